@@ -1,0 +1,57 @@
+"""Positional Encoding Explorer core: exact, vectorized sinusoidal positional encodings and their
+structure (conventions, wavelengths, similarity, relative-position rotation, uniqueness at low
+precision, and the embedding + encoding forward pass).
+
+>>> import pe_core
+>>> pe_core.sinusoidal_encoding(2048, 512).shape
+(2048, 512)
+"""
+
+from pe_core._validation import MAX_ELEMENTS
+from pe_core.conventions import CONVENTIONS, ColumnLayout, Convention, column_roles
+from pe_core.embedding import add_to_embeddings
+from pe_core.encoding import (
+    block_mean_encoding,
+    frequencies,
+    reference_encoding,
+    sinusoidal_encoding,
+    wavelengths,
+)
+from pe_core.precision import PRECISIONS, FloatFormat, quantize
+from pe_core.rotation import relative_rotation
+from pe_core.similarity import cosine_similarity, offset_similarity, similarity_matrix
+from pe_core.uniqueness import (
+    CASTS,
+    PAIRWISE_LIMIT,
+    UniquenessReport,
+    nearest_neighbor_distances,
+    uniqueness_report,
+)
+
+__all__ = [
+    "CASTS",
+    "CONVENTIONS",
+    "MAX_ELEMENTS",
+    "PAIRWISE_LIMIT",
+    "PRECISIONS",
+    "ColumnLayout",
+    "Convention",
+    "FloatFormat",
+    "UniquenessReport",
+    "add_to_embeddings",
+    "block_mean_encoding",
+    "column_roles",
+    "cosine_similarity",
+    "frequencies",
+    "nearest_neighbor_distances",
+    "offset_similarity",
+    "quantize",
+    "reference_encoding",
+    "relative_rotation",
+    "similarity_matrix",
+    "sinusoidal_encoding",
+    "uniqueness_report",
+    "wavelengths",
+]
+
+__version__ = "0.1.0"

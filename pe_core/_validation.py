@@ -1,0 +1,178 @@
+"""Argument checks shared by the public functions of :mod:`pe_core`.
+
+Every check raises ``TypeError`` for a value of the wrong kind and ``ValueError`` for a value of
+the right kind that breaks a rule, with a message that names the argument, echoes the value and
+states the rule.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import operator
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+#: Largest number of elements any single result (or intermediate) may hold: 2**28 elements,
+#: 2 GiB as float64. Larger requests are refused before anything is allocated.
+MAX_ELEMENTS = 2**28
+
+#: Largest d_model: far beyond any model, and small enough that per-column work stays cheap.
+MAX_D_MODEL = 2**20
+
+#: Largest magnitude of a position (or offset): beyond 2**53 consecutive integers are no longer
+#: distinct float64 numbers, so "position k" would not mean one position.
+MAX_POSITION = 2.0**53
+
+
+def _describe(value: object) -> str:
+    """Short repr of an offending value for an error message."""
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def check_d_model(d_model: object) -> int:
+    """Return ``d_model`` as an int, or raise if it is not a positive integer."""
+    if isinstance(d_model, (bool, np.bool_)) or not isinstance(d_model, numbers.Integral):
+        raise TypeError(f"d_model must be a positive integer, got {_describe(d_model)}")
+    d_model = operator.index(d_model)
+    if d_model < 1:
+        raise ValueError(f"d_model must be a positive integer, got {d_model}")
+    if d_model > MAX_D_MODEL:
+        raise ValueError(f"d_model must be at most 2**20 (= {MAX_D_MODEL}), got {d_model}")
+    return d_model
+
+
+def check_real(value: object, name: str) -> float:
+    """Return a finite real scalar as float, or raise naming ``name``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {_describe(value)}")
+    value = float(value)
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be finite, got {value}")
+    return value
+
+
+def check_base(base: object) -> float:
+    """Return ``base`` as float, or raise if it is not finite and > 0."""
+    base = check_real(base, "base")
+    if base <= 0:
+        raise ValueError(f"base must be finite and > 0, got {base}")
+    return base
+
+
+def check_choice(value: object, name: str, choices) -> str:
+    """Return ``value`` if it is one of ``choices`` (strings), else raise listing them."""
+    valid = ", ".join(repr(c) for c in choices)
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be one of {valid}, got {_describe(value)}")
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {valid}, got {_describe(value)}")
+    return value
+
+
+def check_size(n_elements: int, what: str) -> None:
+    """Refuse a request whose result would hold more than :data:`MAX_ELEMENTS` elements."""
+    if n_elements > MAX_ELEMENTS:
+        raise ValueError(
+            f"{what} would hold {n_elements:,} elements, more than the memory budget of "
+            f"{MAX_ELEMENTS:,} (2**28) elements; ask for fewer positions or a smaller d_model"
+        )
+
+
+def as_real_array(values: ArrayLike, name: str, *, ndim: int | None = None) -> NDArray[np.float64]:
+    """Convert an array-like of finite real numbers to float64, or raise naming ``name``."""
+    if isinstance(values, (str, bytes)):
+        raise TypeError(f"{name} must be an array of real numbers, got {_describe(values)}")
+    try:
+        array = np.asarray(values)
+    except (ValueError, TypeError) as error:  # ragged nested lists and the like
+        raise TypeError(
+            f"{name} must be an array of real numbers, got {_describe(values)} ({error})"
+        ) from None
+    if array.dtype.kind == "O":  # e.g. Python ints too large for int64
+        try:
+            array = array.astype(np.float64)
+        except (ValueError, TypeError):
+            raise TypeError(
+                f"{name} must be an array of real numbers, got {_describe(values)}"
+            ) from None
+    elif array.dtype == np.bool_ or array.dtype.kind not in "iuf":
+        raise TypeError(
+            f"{name} must be an array of real numbers (not {array.dtype}), got {_describe(values)}"
+        )
+    if ndim is not None and array.ndim != ndim:
+        raise ValueError(f"{name} must be {ndim}-dimensional, got an array of shape {array.shape}")
+    array = array.astype(np.float64, copy=False)
+    if not np.all(np.isfinite(array)):
+        raise ValueError(f"{name} must be finite (no NaN or inf), got {_describe(values)}")
+    return array
+
+
+@dataclass(frozen=True)
+class Positions:
+    """Validated positions: their values, and whether they are ``start + step * arange(n)``
+    with integer ``start`` and ``step`` (the case the fast exact algorithms use)."""
+
+    values: NDArray[np.float64]
+    start: int | None = None
+    step: int | None = None
+
+    @property
+    def n(self) -> int:
+        return self.values.shape[0]
+
+    @property
+    def is_progression(self) -> bool:
+        return self.step is not None
+
+    @property
+    def max_abs(self) -> float:
+        return float(np.max(np.abs(self.values))) if self.n else 0.0
+
+
+def check_positions(positions: object, name: str = "positions") -> Positions:
+    """Validate ``positions``: an int ``L`` (meaning ``0..L-1``) or a 1-D array-like of reals."""
+    if isinstance(positions, (bool, np.bool_)):
+        raise TypeError(
+            f"{name} must be an int (the number of positions) or a 1-D array of positions, "
+            f"got {positions!r}"
+        )
+    if isinstance(positions, numbers.Integral) or (
+        isinstance(positions, np.ndarray) and positions.ndim == 0 and positions.dtype.kind in "iu"
+    ):
+        length = operator.index(positions)
+        if length < 0:
+            raise ValueError(f"{name} as a count must be >= 0, got {length}")
+        check_size(length, f"{name}={length}")
+        return Positions(np.arange(length, dtype=np.float64), start=0, step=1)
+    if isinstance(positions, numbers.Number) or (
+        isinstance(positions, np.ndarray) and positions.ndim == 0
+    ):
+        raise TypeError(
+            f"{name} must be an int (the number of positions) or a 1-D array of positions, "
+            f"got {_describe(positions)}; wrap a single position in a list: [{positions}]"
+        )
+    values = as_real_array(positions, name, ndim=1)
+    if values.size and np.max(np.abs(values)) > MAX_POSITION:
+        raise ValueError(
+            f"{name} must lie within +/-2**53 (= {MAX_POSITION:.0f}) so that each one is exact in "
+            f"float64, got a position of magnitude {np.max(np.abs(values)):.6g}"
+        )
+    return Positions(values, *_integer_progression(values))
+
+
+def _integer_progression(values: NDArray[np.float64]) -> tuple[int | None, int | None]:
+    """``(start, step)`` if ``values == start + step * arange(n)`` with integer start and step."""
+    if values.size == 0:
+        return None, None
+    start = values[0]
+    step = values[1] - values[0] if values.size > 1 else 1.0
+    if start != math.floor(start) or step != math.floor(step):
+        return None, None
+    expected = start + step * np.arange(values.size, dtype=np.float64)
+    if not np.array_equal(values, expected):
+        return None, None
+    return int(start), int(step)

@@ -1,0 +1,102 @@
+"""The relative-position rotation: the fixed linear map that takes PE(k) to PE(k + offset)."""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+from pe_core._phasors import check_angles, phasors
+from pe_core._validation import (
+    MAX_POSITION,
+    Positions,
+    check_base,
+    check_d_model,
+    check_real,
+    check_size,
+)
+from pe_core.conventions import get_convention
+
+__all__ = ["relative_rotation"]
+
+
+def relative_rotation(
+    offset: float,
+    d_model: int,
+    *,
+    base: float = 10_000.0,
+    convention: str = "vaswani",
+) -> NDArray[np.float64]:
+    """The matrix ``M`` with ``PE(k + offset) = M @ PE(k)`` for every position ``k``.
+
+    Parameters
+    ----------
+    offset : float
+        The shift between positions (any real number within ``+/-2**53``).
+    d_model : int
+        Width of the encoding. For "vaswani" and "split" it must be even (see Raises).
+    base, convention
+        As for :func:`pe_core.sinusoidal_encoding`.
+
+    Returns
+    -------
+    ndarray of float64, shape (d_model, d_model)
+        Orthogonal. For the interleaved layout block-diagonal with one 2x2 rotation per pair;
+        for the halves layouts the same blocks with rows and columns permuted. A zero column
+        ("tensor2tensor", odd ``d_model``) maps to itself.
+
+    Raises
+    ------
+    ValueError
+        For odd ``d_model`` with an unpaired sin column ("vaswani", "split"): ``sin(k*w + t)``
+        needs ``cos(k*w)``, which the encoding does not hold, so no matrix can produce it from
+        ``PE(k)`` for every ``k``. Also for invalid arguments or ``d_model`` above 16384
+        (memory budget).
+
+    Notes
+    -----
+    By the angle-addition formulas, with :math:`t = \\delta w_i`:
+
+    .. math::
+
+        \\begin{pmatrix} \\sin((k+\\delta) w_i) \\\\ \\cos((k+\\delta) w_i) \\end{pmatrix}
+        = \\begin{pmatrix} \\cos t & \\sin t \\\\ -\\sin t & \\cos t \\end{pmatrix}
+          \\begin{pmatrix} \\sin(k w_i) \\\\ \\cos(k w_i) \\end{pmatrix}.
+
+    The matrix does not depend on ``k``: this is why the paper pairs sin with cos, so that
+    "PE(pos+k) can be represented as a linear function of PE(pos)".
+
+    Examples
+    --------
+    >>> M = relative_rotation(1, 2)
+    >>> M.round(4)
+    array([[ 0.5403,  0.8415],
+           [-0.8415,  0.5403]])
+    """
+    offset = check_real(offset, "offset")
+    d_model = check_d_model(d_model)
+    base = check_base(base)
+    conv = get_convention(convention)
+    if abs(offset) > MAX_POSITION:
+        raise ValueError(f"offset must lie within +/-2**53, got {offset:.6g}")
+    layout = conv.column_layout(d_model)
+    if not layout.is_paired:
+        raise ValueError(
+            f"no matrix maps PE(k) to PE(k + offset) for odd d_model={d_model} with the "
+            f"{convention!r} convention: its last column sin(k * w) has no cos partner, and "
+            f"sin(k * w + offset * w) needs cos(k * w); use an even d_model or 'tensor2tensor'"
+        )
+    check_size(d_model * d_model, f"a {d_model} x {d_model} rotation matrix")
+    freqs = conv.frequencies(d_model, base)
+    check_angles(Positions(np.array([offset])), freqs)
+    rotor = phasors(np.array([offset]), freqs)[0]
+    cos_t, sin_t = rotor.real, rotor.imag
+    sin_columns = np.arange(d_model)[layout.sin_columns]
+    cos_columns = np.arange(d_model)[layout.cos_columns]
+    matrix = np.zeros((d_model, d_model))
+    matrix[sin_columns, sin_columns] = cos_t
+    matrix[sin_columns, cos_columns] = sin_t
+    matrix[cos_columns, sin_columns] = -sin_t
+    matrix[cos_columns, cos_columns] = cos_t
+    for column in layout.zero_columns:
+        matrix[column, column] = 1.0
+    return matrix

@@ -1,0 +1,307 @@
+"""Encodings: literal values, conventions, the loop reference, float32/16/bfloat16, block means."""
+
+import math
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose, assert_array_equal
+
+import pe_core
+from pe_core import (
+    CONVENTIONS,
+    block_mean_encoding,
+    column_roles,
+    frequencies,
+    reference_encoding,
+    sinusoidal_encoding,
+    wavelengths,
+)
+from pe_core._phasors import two_product
+
+
+class TestLiteralValues:
+    def test_base_100_d4(self):
+        expected = [
+            [0, 1, 0, 1],
+            [0.84147098, 0.54030231, 0.09983342, 0.99500417],
+            [0.90929743, -0.41614684, 0.19866933, 0.98006658],
+            [0.14112001, -0.9899925, 0.29552021, 0.95533649],
+        ]
+        assert_allclose(sinusoidal_encoding(4, 4, base=100), expected, atol=5e-9)
+        assert_allclose(reference_encoding(4, 4, base=100), expected, atol=5e-9)
+
+    @pytest.mark.parametrize(
+        ("convention", "expected"),
+        [
+            ("vaswani", [0.841471, 0.540302, 0.010000, 0.999950]),
+            ("tensor2tensor", [0.841471, 0.000100, 0.540302, 1.000000]),
+            ("split", [0.841471, 0.010000, 0.540302, 0.999950]),
+        ],
+    )
+    def test_check_values_position_1(self, convention, expected):
+        row = sinusoidal_encoding([1], 4, convention=convention)[0]
+        assert_allclose(row, expected, atol=5e-7)
+
+    def test_position_zero_is_sin_zero_cos_one(self):
+        row = sinusoidal_encoding(1, 6)[0]
+        assert_array_equal(row, [0, 1, 0, 1, 0, 1])
+
+    def test_odd_d_model_rules(self):
+        # d_model = 5 at position 1, base 100: w = 100**(-2i/5) for i = 0, 1, 2.
+        w = [1.0, 100 ** (-2 / 5), 100 ** (-4 / 5)]
+        s, c = np.sin(w), np.cos(w)
+        vaswani = sinusoidal_encoding([1], 5, base=100)[0]
+        assert_allclose(vaswani, [s[0], c[0], s[1], c[1], s[2]], rtol=0, atol=1e-15)
+        split = sinusoidal_encoding([1], 5, base=100, convention="split")[0]
+        assert_allclose(split, [s[0], s[1], s[2], c[0], c[1]], rtol=0, atol=1e-15)
+        # tensor2tensor: h = 2 pairs with w = [1, 1/base], then a zero column.
+        t2t = sinusoidal_encoding([1], 5, base=100, convention="tensor2tensor")[0]
+        assert_allclose(t2t, [math.sin(1), math.sin(0.01), math.cos(1), math.cos(0.01), 0])
+
+    def test_distilbert_odd_formula(self):
+        # HF DistilBERT create_sinusoidal_embeddings, written out for d_model = 7.
+        dim, n_pos = 7, 50
+        position_enc = np.array(
+            [
+                [pos / np.power(10000, 2 * (j // 2) / dim) for j in range(dim)]
+                for pos in range(n_pos)
+            ]
+        )
+        expected = np.zeros((n_pos, dim))
+        expected[:, 0::2] = np.sin(position_enc[:, 0::2])
+        expected[:, 1::2] = np.cos(position_enc[:, 1::2])
+        assert_allclose(sinusoidal_encoding(n_pos, dim), expected, rtol=0, atol=1e-13)
+
+    def test_marian_odd_formula(self):
+        # HF MarianSinusoidalPositionalEmbedding._init_weight, for d_model = 7.
+        dim, n_pos = 7, 50
+        position_enc = np.array(
+            [
+                [pos / np.power(10000, 2 * (j // 2) / dim) for j in range(dim)]
+                for pos in range(n_pos)
+            ]
+        )
+        sentinel = dim // 2 if dim % 2 == 0 else dim // 2 + 1
+        expected = np.zeros((n_pos, dim))
+        expected[:, :sentinel] = np.sin(position_enc[:, 0::2])
+        expected[:, sentinel:] = np.cos(position_enc[:, 1::2])
+        got = sinusoidal_encoding(n_pos, dim, convention="split")
+        assert_allclose(got, expected, rtol=0, atol=1e-13)
+
+    def test_tensor2tensor_timing_signal(self):
+        # tensor2tensor get_timing_signal_1d (min_timescale 1, max_timescale base), in NumPy.
+        length, channels, base = 40, 9, 10000.0
+        num_timescales = channels // 2
+        increment = math.log(base) / max(num_timescales - 1, 1)
+        inv_timescales = np.exp(np.arange(num_timescales) * -increment)
+        scaled = np.arange(length)[:, None] * inv_timescales[None, :]
+        expected = np.concatenate([np.sin(scaled), np.cos(scaled)], axis=1)
+        expected = np.pad(expected, [[0, 0], [0, channels % 2]])
+        got = sinusoidal_encoding(length, channels, base=base, convention="tensor2tensor")
+        assert_allclose(got, expected, rtol=0, atol=1e-12)
+
+
+class TestFrequencies:
+    def test_paper_spacing(self):
+        assert_allclose(frequencies(8, base=10000), 10000.0 ** (-np.arange(4) / 4), rtol=1e-15)
+
+    def test_tensor2tensor_endpoints(self):
+        w = frequencies(10, base=10000, convention="tensor2tensor")
+        assert w[0] == 1.0
+        assert w[-1] == 1e-4
+        assert_allclose(wavelengths(10, convention="tensor2tensor")[-1], 2 * np.pi * 1e4)
+
+    def test_tensor2tensor_single_and_no_pair(self):
+        assert_array_equal(frequencies(2, convention="tensor2tensor"), [1.0])
+        assert_array_equal(frequencies(3, convention="tensor2tensor"), [1.0])
+        assert frequencies(1, convention="tensor2tensor").size == 0
+
+    @pytest.mark.parametrize("d_model", [2, 3, 16, 511, 512])
+    def test_wavelength_progression(self, d_model):
+        lam = wavelengths(d_model, base=10000)
+        assert lam[0] == pytest.approx(2 * np.pi)
+        # Geometric: constant ratio base**(2/d).
+        if lam.size > 1:
+            assert_allclose(lam[1:] / lam[:-1], 10000 ** (2 / d_model), rtol=1e-13)
+        if d_model % 2 == 0:
+            assert lam[-1] == pytest.approx(2 * np.pi * 10000 ** (1 - 2 / d_model), rel=1e-14)
+
+    def test_counts_per_convention(self):
+        assert frequencies(7).size == 4
+        assert frequencies(7, convention="split").size == 4
+        assert frequencies(7, convention="tensor2tensor").size == 3
+
+    def test_same_bits_as_reference_formula(self):
+        for d_model in (4, 9, 64, 1000):
+            expected = [10000.0 ** (-2 * i / d_model) for i in range((d_model + 1) // 2)]
+            assert_array_equal(frequencies(d_model), expected)
+
+
+class TestColumnRoles:
+    def test_interleaved(self):
+        pair, role = column_roles(5)
+        assert pair.tolist() == [0, 0, 1, 1, 2]
+        assert role.tolist() == ["sin", "cos", "sin", "cos", "sin"]
+
+    def test_tensor2tensor_zero_column(self):
+        pair, role = column_roles(5, convention="tensor2tensor")
+        assert pair.tolist() == [0, 1, 0, 1, -1]
+        assert role.tolist() == ["sin", "sin", "cos", "cos", "zero"]
+
+    @pytest.mark.parametrize("convention", list(CONVENTIONS))
+    @pytest.mark.parametrize("d_model", [1, 2, 7, 8])
+    def test_roles_describe_the_encoding(self, convention, d_model):
+        positions = np.array([0.0, 1.0, 2.5, 7.0])
+        pair, role = column_roles(d_model, convention=convention)
+        w = frequencies(d_model, convention=convention)
+        expected = np.zeros((positions.size, d_model))
+        for column in range(d_model):
+            if role[column] == "sin":
+                expected[:, column] = np.sin(positions * w[pair[column]])
+            elif role[column] == "cos":
+                expected[:, column] = np.cos(positions * w[pair[column]])
+        got = sinusoidal_encoding(positions, d_model, convention=convention)
+        assert_allclose(got, expected, rtol=0, atol=1e-15)
+
+
+class TestAgainstReference:
+    @pytest.mark.parametrize("convention", list(CONVENTIONS))
+    @pytest.mark.parametrize("d_model", [1, 2, 3, 4, 7, 16, 33])
+    @pytest.mark.parametrize("length", [0, 1, 2, 17, 300])
+    def test_vectorized_equals_loops(self, convention, d_model, length):
+        fast = sinusoidal_encoding(length, d_model, convention=convention)
+        slow = reference_encoding(length, d_model, convention=convention)
+        assert fast.shape == slow.shape == (length, d_model)
+        assert_allclose(fast, slow, rtol=0, atol=1e-12)
+
+    @pytest.mark.parametrize("convention", list(CONVENTIONS))
+    def test_long_blocked_path(self, convention):
+        # 5000 rows x 64: many blocks of the angle-addition kernel, plus a partial block.
+        fast = sinusoidal_encoding(5003, 64, base=500.0, convention=convention)
+        slow = reference_encoding(5003, 64, base=500.0, convention=convention)
+        assert_allclose(fast, slow, rtol=0, atol=1e-12)
+
+    def test_arbitrary_positions(self):
+        positions = [-3.5, 0.25, 1e4 + 0.125, 7, -1e3]
+        for convention in CONVENTIONS:
+            assert_allclose(
+                sinusoidal_encoding(positions, 9, convention=convention),
+                reference_encoding(positions, 9, convention=convention),
+                rtol=0,
+                atol=1e-12,
+            )
+
+    def test_progression_with_offset_and_step(self):
+        # fairseq numbers positions from padding_idx + 1; strided positions use the same kernel.
+        positions = 2 + 3 * np.arange(400)
+        assert_allclose(
+            sinusoidal_encoding(positions, 32),
+            reference_encoding(positions, 32),
+            rtol=0,
+            atol=1e-12,
+        )
+        assert_allclose(
+            sinusoidal_encoding(positions, 32),
+            sinusoidal_encoding(2 + 3 * np.arange(400.0) + 0.0, 32),
+            rtol=0,
+            atol=0,
+        )
+
+    def test_negative_step(self):
+        positions = np.arange(500, -500, -1)
+        assert_allclose(
+            sinusoidal_encoding(positions, 16), reference_encoding(positions, 16), atol=1e-12
+        )
+
+
+def _exact_encoding(positions, d_model):
+    """Oracle to ~1e-19: exact angle p + e (Dekker), then sin/cos in extended precision."""
+    w = frequencies(d_model)
+    p, e = two_product(np.asarray(positions, dtype=float)[:, None], w[None, :])
+    p, e = p.astype(np.longdouble), e.astype(np.longdouble)
+    out = np.empty((p.shape[0], d_model), dtype=np.longdouble)
+    out[:, 0::2] = np.sin(p) * np.cos(e) + np.cos(p) * np.sin(e)
+    out[:, 1::2] = np.cos(p) * np.cos(e) - np.sin(p) * np.sin(e)
+    return out
+
+
+@pytest.mark.skipif(
+    np.finfo(np.longdouble).eps >= np.finfo(np.float64).eps,
+    reason="np.longdouble is float64 on this platform: no extended-precision oracle",
+)
+class TestAccuracyAtLongContext:
+    rows = np.arange(0, 100_000, 997)
+
+    def test_float64_within_a_few_ulps(self):
+        got = sinusoidal_encoding(100_000, 256)[self.rows]
+        error = np.abs(got - _exact_encoding(self.rows, 256)).max()
+        assert error <= 1e-15  # a few ulps; the naive np.sin(k * w) is off by ~7e-12 here
+
+    def test_naive_formula_is_worse(self):
+        angles = self.rows[:, None] * frequencies(256)[None, :]
+        naive = np.empty((self.rows.size, 256))
+        naive[:, 0::2], naive[:, 1::2] = np.sin(angles), np.cos(angles)
+        assert np.abs(naive - _exact_encoding(self.rows, 256)).max() > 1e-12
+
+    def test_float32_within_2e7(self):
+        got = sinusoidal_encoding(100_000, 256, dtype=np.float32)[self.rows]
+        assert got.dtype == np.float32
+        assert np.abs(got - _exact_encoding(self.rows, 256)).max() <= 2e-7
+
+    def test_arbitrary_positions_path(self):
+        positions = self.rows + 0.0
+        positions[0] = 0.5  # not a progression any more
+        got = sinusoidal_encoding(positions, 256)
+        assert np.abs(got - _exact_encoding(positions, 256)).max() <= 1e-15
+
+
+class TestDtypes:
+    def test_float32(self):
+        got = sinusoidal_encoding(1000, 64, dtype=np.float32)
+        assert got.dtype == np.float32
+        assert_allclose(got, sinusoidal_encoding(1000, 64), rtol=0, atol=2e-7)
+
+    def test_float16_is_one_rounding_of_float64(self):
+        exact = sinusoidal_encoding(300, 16)
+        got = sinusoidal_encoding(300, 16, dtype="float16")
+        assert got.dtype == np.float16
+        assert_array_equal(got, exact.astype(np.float16))
+
+    def test_bfloat16_with_ml_dtypes(self):
+        ml_dtypes = pytest.importorskip("ml_dtypes")
+        got = sinusoidal_encoding(300, 16, dtype=ml_dtypes.bfloat16)
+        assert got.dtype == ml_dtypes.bfloat16
+        assert_array_equal(
+            got.astype(np.float64), pe_core.quantize(sinusoidal_encoding(300, 16), "bfloat16")
+        )
+
+
+class TestBlockMeans:
+    @pytest.mark.parametrize("convention", list(CONVENTIONS))
+    @pytest.mark.parametrize(("length", "block"), [(1000, 100), (1003, 10), (7, 3), (5, 5), (5, 9)])
+    def test_equals_mean_of_rows(self, convention, length, block):
+        full = sinusoidal_encoding(length, 12, convention=convention)
+        n_blocks = -(-length // block)
+        expected = np.stack(
+            [full[q * block : (q + 1) * block].mean(axis=0) for q in range(n_blocks)]
+        )
+        got = block_mean_encoding(length, 12, block, convention=convention)
+        assert_allclose(got, expected, rtol=0, atol=1e-12)
+
+    def test_offset_progression(self):
+        positions = 10 + 2 * np.arange(60)
+        full = sinusoidal_encoding(positions, 8)
+        assert_allclose(
+            block_mean_encoding(positions, 8, 6), full.reshape(10, 6, 8).mean(axis=1), atol=1e-12
+        )
+
+    def test_rejects_arbitrary_positions(self):
+        with pytest.raises(ValueError, match="arithmetic progression"):
+            block_mean_encoding([0, 1, 5], 4, 2)
+
+    @pytest.mark.parametrize("bad", [0, -1])
+    def test_bad_block_size(self, bad):
+        with pytest.raises(ValueError, match="block_size"):
+            block_mean_encoding(10, 4, bad)
+        with pytest.raises(TypeError, match="block_size"):
+            block_mean_encoding(10, 4, 2.5)

@@ -1,0 +1,156 @@
+"""Every public function names the bad argument, echoes it and states the rule."""
+
+import numpy as np
+import pytest
+
+import pe_core
+from pe_core import (
+    cosine_similarity,
+    frequencies,
+    offset_similarity,
+    reference_encoding,
+    relative_rotation,
+    similarity_matrix,
+    sinusoidal_encoding,
+    uniqueness_report,
+    wavelengths,
+)
+
+D_MODEL_CASES = [
+    (0, ValueError, "d_model must be a positive integer, got 0"),
+    (-3, ValueError, "d_model must be a positive integer, got -3"),
+    (True, TypeError, "d_model must be a positive integer, got True"),
+    (4.0, TypeError, "d_model must be a positive integer, got 4.0"),
+    ("8", TypeError, "d_model must be a positive integer, got '8'"),
+    (None, TypeError, "d_model must be a positive integer, got None"),
+    (2**21, ValueError, "d_model must be at most"),
+]
+
+BASE_CASES = [
+    (0.0, ValueError, "base must be finite and > 0, got 0.0"),
+    (-10.0, ValueError, "base must be finite and > 0, got -10.0"),
+    (np.inf, ValueError, "base must be finite, got inf"),
+    (np.nan, ValueError, "base must be finite, got nan"),
+    ("10000", TypeError, "base must be a real number, got '10000'"),
+    (False, TypeError, "base must be a real number, got False"),
+]
+
+FUNCTIONS = [
+    lambda d=8, **kw: sinusoidal_encoding(10, d, **kw),
+    lambda d=8, **kw: reference_encoding(3, d, **kw),
+    lambda d=8, **kw: frequencies(d, **kw),
+    lambda d=8, **kw: wavelengths(d, **kw),
+    lambda d=8, **kw: offset_similarity([1, 2], d, **kw),
+    lambda d=8, **kw: relative_rotation(1.0, d, **kw),
+    lambda d=8, **kw: uniqueness_report(10, d, **kw),
+    lambda d=8, **kw: similarity_matrix(10, d, **kw),
+    lambda d=8, **kw: pe_core.nearest_neighbor_distances(10, d, **kw),
+    lambda d=8, **kw: pe_core.block_mean_encoding(10, d, 2, **kw),
+]
+
+
+@pytest.mark.parametrize("function", FUNCTIONS)
+class TestCommonArguments:
+    @pytest.mark.parametrize(("d_model", "error", "message"), D_MODEL_CASES)
+    def test_d_model(self, function, d_model, error, message):
+        with pytest.raises(error, match=message.replace("(", r"\(").replace("*", r"\*")):
+            function(d=d_model)
+
+    @pytest.mark.parametrize(("base", "error", "message"), BASE_CASES)
+    def test_base(self, function, base, error, message):
+        with pytest.raises(error, match=message):
+            function(base=base)
+
+    def test_convention(self, function):
+        with pytest.raises(
+            ValueError,
+            match="convention must be one of 'vaswani', 'tensor2tensor', 'split', got 'bert'",
+        ):
+            function(convention="bert")
+        with pytest.raises(TypeError, match="convention must be one of"):
+            function(convention=None)
+
+
+POSITION_CASES = [
+    (-1, ValueError, "positions as a count must be >= 0, got -1"),
+    (True, TypeError, "positions must be an int"),
+    (2.5, TypeError, "wrap a single position in a list"),
+    ("abc", TypeError, "positions must be an array of real numbers"),
+    (
+        [[0, 1], [2, 3]],
+        ValueError,
+        r"positions must be 1-dimensional, got an array of shape \(2, 2\)",
+    ),
+    ([0, np.nan], ValueError, "positions must be finite"),
+    ([0, np.inf], ValueError, "positions must be finite"),
+    ([1, "a"], TypeError, "positions must be an array of real numbers"),
+    ([[1], [2, 3]], TypeError, "positions must be an array of real numbers"),
+    ([1 + 2j], TypeError, "positions must be an array of real numbers"),
+    ([1e300], ValueError, r"positions must lie within \+/-2\*\*53"),
+    ([2**70], ValueError, r"positions must lie within \+/-2\*\*53"),
+    ([True, False], TypeError, "positions must be an array of real numbers"),
+]
+
+
+class TestPositions:
+    @pytest.mark.parametrize(("positions", "error", "message"), POSITION_CASES)
+    def test_bad_positions(self, positions, error, message):
+        with pytest.raises(error, match=message):
+            sinusoidal_encoding(positions, 8)
+        with pytest.raises(error, match=message):
+            uniqueness_report(positions, 8)
+
+    def test_good_position_forms(self):
+        assert sinusoidal_encoding(np.int64(3), 4).shape == (3, 4)
+        assert sinusoidal_encoding(np.array(3), 4).shape == (3, 4)
+        assert sinusoidal_encoding((0.5, -1), 4).shape == (2, 4)
+        assert sinusoidal_encoding([], 4).shape == (0, 4)
+        assert sinusoidal_encoding(np.arange(5, dtype=np.uint8), 4).shape == (5, 4)
+
+    def test_memory_budget_refused_before_allocation(self):
+        with pytest.raises(ValueError, match=r"would hold 8,192,000,000 elements.*2\*\*28"):
+            sinusoidal_encoding(1_000_000, 8192)
+
+    def test_angles_beyond_float64(self):
+        with pytest.raises(ValueError, match="angles k \\* w_i must stay within 2\\*\\*53"):
+            sinusoidal_encoding(10, 8, base=1e-300)
+
+
+class TestOtherArguments:
+    def test_dtype(self):
+        with pytest.raises(
+            ValueError, match="dtype must be one of float64, float32, float16, bfloat16, got int32"
+        ):
+            sinusoidal_encoding(4, 4, dtype=np.int32)
+        with pytest.raises(TypeError, match="dtype must be one of"):
+            sinusoidal_encoding(4, 4, dtype="float99")
+
+    def test_kind(self):
+        with pytest.raises(
+            ValueError, match="kind must be one of 'cosine', 'dot', 'distance', got 'l1'"
+        ):
+            offset_similarity([1], 8, kind="l1")
+
+    def test_offsets(self):
+        with pytest.raises(ValueError, match="offsets must be finite"):
+            offset_similarity([np.nan], 8)
+        with pytest.raises(TypeError, match="offsets must be an array of real numbers"):
+            offset_similarity("1", 8)
+        with pytest.raises(TypeError, match="offset must be a real number, got '1'"):
+            relative_rotation("1", 8)
+        with pytest.raises(ValueError, match="offset must be finite"):
+            relative_rotation(np.inf, 8)
+
+    def test_precision(self):
+        with pytest.raises(
+            ValueError,
+            match="precision must be one of 'float64', 'float32', 'float16', 'bfloat16', "
+            "got 'int8'",
+        ):
+            uniqueness_report(10, 8, precision="int8")
+
+    def test_cosine_similarity_inputs(self):
+        with pytest.raises(ValueError, match="a must be finite"):
+            cosine_similarity([[np.nan, 1.0]])
+        with pytest.raises(TypeError, match="b must be an array of real numbers"):
+            cosine_similarity([[1.0]], [["x"]])
