@@ -12,6 +12,7 @@ from pe_core.conventions import CONVENTIONS, ColumnLayout, Convention, column_ro
 from pe_core.embedding import add_to_embeddings
 from pe_core.encoding import (
     block_mean_encoding,
+    encoding_columns,
     frequencies,
     reference_encoding,
     sinusoidal_encoding,
@@ -42,6 +43,7 @@ __all__ = [
     "block_mean_encoding",
     "column_roles",
     "cosine_similarity",
+    "encoding_columns",
     "frequencies",
     "nearest_neighbor_distances",
     "offset_similarity",

@@ -10,7 +10,7 @@ import operator
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike, NDArray
 
-from pe_core._phasors import check_angles, encode_into
+from pe_core._phasors import check_angles, encode_into, phasors
 from pe_core._validation import (
     Positions,
     check_base,
@@ -18,11 +18,12 @@ from pe_core._validation import (
     check_positions,
     check_size,
 )
-from pe_core.conventions import get_convention
+from pe_core.conventions import column_roles, get_convention
 from pe_core.precision import round_to_precision
 
 __all__ = [
     "block_mean_encoding",
+    "encoding_columns",
     "frequencies",
     "reference_encoding",
     "sinusoidal_encoding",
@@ -323,3 +324,64 @@ def block_mean_encoding(
     means[:, layout.sin_columns] *= kernel[:, : layout.n_sin]
     means[:, layout.cos_columns] *= kernel[:, : layout.n_cos]
     return means
+
+
+def encoding_columns(
+    positions: int | ArrayLike,
+    d_model: int,
+    columns: ArrayLike,
+    *,
+    base: float = 10_000.0,
+    convention: str = "vaswani",
+) -> NDArray[np.float64]:
+    """A few columns of the encoding, without computing the others.
+
+    Equal to ``sinusoidal_encoding(positions, d_model, ...)[:, columns]`` but costs
+    ``n_positions * len(columns)`` instead of ``n_positions * d_model``: for plotting a few
+    dimensions as smooth curves over many (fractional) positions.
+
+    Parameters
+    ----------
+    positions : int or array_like of float
+        As for :func:`sinusoidal_encoding`.
+    d_model : int
+        Width of the full encoding.
+    columns : array_like of int
+        Column indices in ``[0, d_model)``.
+    base, convention
+        As for :func:`sinusoidal_encoding`.
+
+    Returns
+    -------
+    ndarray of float64, shape (n_positions, len(columns))
+
+    Examples
+    --------
+    >>> encoding_columns([0.0, 0.5], 512, [0, 1]).round(4)
+    array([[0.    , 1.    ],
+           [0.4794, 0.8776]])
+    """
+    d_model = check_d_model(d_model)
+    base = check_base(base)
+    conv = get_convention(convention)
+    wanted = np.asarray(columns)
+    if wanted.dtype == np.bool_ or wanted.dtype.kind not in "iu" or wanted.ndim != 1:
+        if not (wanted.size == 0 and wanted.ndim == 1):
+            raise TypeError(f"columns must be a 1-D array of integers, got {columns!r}")
+        wanted = wanted.astype(np.int64)
+    if wanted.size and (wanted.min() < 0 or wanted.max() >= d_model):
+        raise ValueError(
+            f"columns must lie in [0, d_model) = [0, {d_model}), got {wanted.min()} .. {wanted.max()}"
+        )
+    checked = check_positions(positions)
+    check_size(checked.n * max(1, wanted.size), f"{checked.n} positions x {wanted.size} columns")
+    freqs = conv.frequencies(d_model, base)
+    check_angles(checked, freqs)
+    pair, role = column_roles(d_model, convention=convention)
+    pair, role = pair[wanted], role[wanted]
+    out = np.zeros((checked.n, wanted.size))
+    active = role != "zero"
+    if checked.n and np.any(active):
+        table = phasors(checked.values, freqs[pair[active]])
+        out[:, active] = np.where(role[active] == "sin", table.imag, table.real)
+    return out

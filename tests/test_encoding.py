@@ -305,3 +305,20 @@ class TestBlockMeans:
             block_mean_encoding(10, 4, bad)
         with pytest.raises(TypeError, match="block_size"):
             block_mean_encoding(10, 4, 2.5)
+
+
+class TestEncodingColumns:
+    @pytest.mark.parametrize("convention", list(CONVENTIONS))
+    @pytest.mark.parametrize("d_model", [1, 5, 8])
+    def test_equals_slice_of_full_encoding(self, convention, d_model):
+        positions = np.array([0.0, 0.5, 3.0, -12.25, 1e5])
+        columns = np.arange(d_model)[::-1]
+        full = sinusoidal_encoding(positions, d_model, convention=convention)
+        got = pe_core.encoding_columns(positions, d_model, columns, convention=convention)
+        assert_allclose(got, full[:, columns], rtol=0, atol=1e-15)
+
+    def test_bad_columns(self):
+        with pytest.raises(ValueError, match=r"columns must lie in \[0, d_model\)"):
+            pe_core.encoding_columns(3, 4, [4])
+        with pytest.raises(TypeError, match="columns must be a 1-D array of integers"):
+            pe_core.encoding_columns(3, 4, [0.5])

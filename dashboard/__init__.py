@@ -1,0 +1,1 @@
+"""Positional Encoding Explorer dashboard (Streamlit)."""

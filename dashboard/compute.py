@@ -1,0 +1,278 @@
+"""Cached calls into pe_core, keyed on small parameter tuples, returning display-sized data only.
+
+All caching of the app lives here. Every function takes plain scalars and tuples (cheap to hash)
+and returns arrays of at most about a million cells: Streamlit copies what a cache returns, so a
+cache of full encodings would cost the copy on every rerun.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import streamlit as st
+
+import pe_core
+
+#: Largest side of any chart matrix (rows or columns).
+MAX_CELLS_SIDE = 1024
+#: Largest number of cells in one heatmap: float32 values, about 2.8 MB of JSON (under 4 MB).
+MAX_CELLS = 1 << 19
+#: Largest side of the (square) similarity heatmap.
+MAX_SIMILARITY_SIDE = 720
+#: Points of a smooth curve.
+SMOOTH_POINTS = 2000
+#: Largest matrix offered for download (float64 NPY of 32 MB; the CSV is about 2.5x that).
+MAX_DOWNLOAD_ELEMENTS = 1 << 22
+
+cached = st.cache_data(max_entries=32, max_size="96MB", show_spinner=False)
+
+
+@dataclass(frozen=True)
+class Config:
+    """The shared sidebar parameters."""
+
+    n_positions: int
+    d_model: int
+    base: float
+    convention: str
+
+    @property
+    def core_kwargs(self) -> dict:
+        return {"base": self.base, "convention": self.convention}
+
+
+def closed_form_holds(config: Config) -> bool:
+    """True unless an odd d_model leaves a sin column unpaired (then similarity depends on k)."""
+    return pe_core.CONVENTIONS[config.convention].column_layout(config.d_model).is_paired
+
+
+@dataclass(frozen=True)
+class ColumnInfo:
+    """Per-column facts for hover text: pair index, role, frequency and wavelength."""
+
+    pair: np.ndarray
+    role: np.ndarray
+    frequency: np.ndarray
+    wavelength: np.ndarray
+
+
+@cached
+def column_info(d_model: int, base: float, convention: str) -> ColumnInfo:
+    pair, role = pe_core.column_roles(d_model, convention=convention)
+    freqs = pe_core.frequencies(d_model, base=base, convention=convention)
+    per_column = np.where(pair >= 0, freqs[np.maximum(pair, 0)] if freqs.size else 0.0, np.nan)
+    with np.errstate(divide="ignore"):
+        wavelength = 2 * np.pi / per_column
+    return ColumnInfo(pair, role, per_column, wavelength)
+
+
+@dataclass(frozen=True)
+class HeatmapData:
+    """What the encoding heatmap shows: values, which rows and columns, and how they were reduced."""
+
+    values: np.ndarray  # float32, (rows, columns)
+    row_first: np.ndarray  # first position of each row
+    row_last: np.ndarray  # last position of each row (equal to first unless block means)
+    first_column: int
+    note: str
+
+
+def column_window(d_model: int, first_column: int) -> tuple[int, int]:
+    """The displayed columns ``[first, stop)``: all of them, or a window of ``MAX_CELLS_SIDE``."""
+    first = min(max(0, first_column), max(0, d_model - MAX_CELLS_SIDE))
+    return first, min(d_model, first + MAX_CELLS_SIDE)
+
+
+def row_budget(n_columns: int) -> int:
+    """Rows a heatmap of ``n_columns`` columns may show."""
+    return min(MAX_CELLS_SIDE, MAX_CELLS // max(1, n_columns))
+
+
+@cached
+def heatmap_data(config: Config, mode: str, first_position: int, first_column: int) -> HeatmapData:
+    """The encoding at display size: every row, block means, or a window of rows."""
+    length, d_model = config.n_positions, config.d_model
+    col_first, col_stop = column_window(d_model, first_column)
+    rows = row_budget(col_stop - col_first)
+    notes = []
+    if col_stop - col_first < d_model:
+        notes.append(f"columns {col_first:,}–{col_stop - 1:,} of {d_model:,}")
+    if length <= rows:
+        positions = np.arange(length)
+        values = pe_core.sinusoidal_encoding(length, d_model, **config.core_kwargs)
+        last = positions
+    elif mode == "blocks":
+        block = math.ceil(length / rows)
+        values = pe_core.block_mean_encoding(length, d_model, block, **config.core_kwargs)
+        positions = np.arange(values.shape[0]) * block
+        last = np.minimum(positions + block - 1, length - 1)
+        notes.append(
+            f"each row is the mean of {block:,} consecutive positions (closed form): "
+            f"{values.shape[0]:,} rows for {length:,} positions"
+        )
+    else:
+        first = min(max(0, first_position), length - rows)
+        positions = first + np.arange(rows)
+        values = pe_core.sinusoidal_encoding(positions, d_model, **config.core_kwargs)
+        last = positions
+        notes.append(f"positions {first:,}–{first + rows - 1:,} of {length:,} at full resolution")
+    values = np.ascontiguousarray(values[:, col_first:col_stop], dtype=np.float32)
+    return HeatmapData(values, positions, last, col_first, "; ".join(notes))
+
+
+def encoding_npy(config: Config) -> bytes:
+    """The full float64 encoding as an .npy file (for the download button, made on click)."""
+    buffer = io.BytesIO()
+    np.save(buffer, pe_core.sinusoidal_encoding(config.n_positions, config.d_model, **config.core_kwargs))
+    return buffer.getvalue()
+
+
+def encoding_csv(config: Config) -> bytes:
+    """The full encoding as CSV, 17 significant digits (round-trips float64 exactly)."""
+    values = pe_core.sinusoidal_encoding(config.n_positions, config.d_model, **config.core_kwargs)
+    buffer = io.StringIO()
+    header = "position," + ",".join(f"dim_{j}" for j in range(config.d_model))
+    table = np.column_stack([np.arange(config.n_positions), values])
+    np.savetxt(buffer, table, delimiter=",", header=header, comments="", fmt=["%d"] + ["%.17g"] * config.d_model)
+    return buffer.getvalue().encode()
+
+
+@dataclass(frozen=True)
+class SinusoidData:
+    smooth_positions: np.ndarray
+    smooth_values: np.ndarray  # (points, dims)
+    integer_positions: np.ndarray  # empty when there are too many to mark
+    integer_values: np.ndarray
+
+
+@cached
+def sinusoid_data(config: Config, dims: tuple[int, ...], first: int, span: int) -> SinusoidData:
+    """Chosen columns against position: a smooth curve and the values at integer positions."""
+    last = min(first + span - 1, config.n_positions - 1)
+    smooth = np.linspace(first, last, SMOOTH_POINTS)
+    smooth_values = pe_core.encoding_columns(smooth, config.d_model, list(dims), **config.core_kwargs)
+    if last - first + 1 <= SMOOTH_POINTS // 2:
+        integers = np.arange(first, last + 1)
+        integer_values = pe_core.encoding_columns(integers, config.d_model, list(dims), **config.core_kwargs)
+    else:
+        integers, integer_values = np.zeros(0), np.zeros((0, len(dims)))
+    return SinusoidData(smooth, smooth_values, integers, integer_values)
+
+
+@cached
+def rows_at(config: Config, positions: tuple[int, ...]) -> np.ndarray:
+    """Full encoding rows of a few positions (value against dimension)."""
+    return pe_core.sinusoidal_encoding(list(positions), config.d_model, **config.core_kwargs)
+
+
+@cached
+def wavelengths_by_convention(d_model: int, base: float) -> dict[str, np.ndarray]:
+    return {name: pe_core.wavelengths(d_model, base=base, convention=name) for name in pe_core.CONVENTIONS}
+
+
+@dataclass(frozen=True)
+class SimilarityData:
+    matrix: np.ndarray  # float32 (n, n)
+    positions: np.ndarray
+    note: str
+
+
+def similarity_positions(length: int, mode: str, first: int) -> tuple[np.ndarray, str]:
+    """Which positions the similarity heatmap compares (at most ``MAX_SIMILARITY_SIDE``)."""
+    if length <= MAX_SIMILARITY_SIDE:
+        return np.arange(length), ""
+    if mode == "sampled":
+        step = math.ceil(length / MAX_SIMILARITY_SIDE)
+        positions = np.arange(0, length, step)
+        return positions, f"every {step}th position of {length:,} ({positions.size} positions, exact values)"
+    first = min(max(0, first), length - MAX_SIMILARITY_SIDE)
+    positions = first + np.arange(MAX_SIMILARITY_SIDE)
+    return positions, f"positions {first:,}–{positions[-1]:,} of {length:,}"
+
+
+@cached
+def similarity_data(config: Config, kind: str, mode: str, first: int) -> SimilarityData:
+    positions, note = similarity_positions(config.n_positions, mode, first)
+    matrix = pe_core.similarity_matrix(positions, config.d_model, kind=kind, **config.core_kwargs)
+    return SimilarityData(matrix.astype(np.float32), positions, note)
+
+
+@dataclass(frozen=True)
+class ProfileData:
+    offsets: np.ndarray
+    values: np.ndarray  # the closed form at ``offsets`` (or the bucket minimum when reduced)
+    upper: np.ndarray | None  # bucket maximum when the profile was reduced to an envelope
+    checks: dict[int, tuple[np.ndarray, np.ndarray]]  # start k -> (offsets, direct values)
+    note: str
+
+
+PROFILE_POINTS = 2000
+CHECK_OFFSETS = 24
+
+
+@cached
+def profile_data(config: Config, kind: str) -> ProfileData:
+    """Similarity against offset by closed form, and direct checks from a few starting positions."""
+    length = config.n_positions
+    n_offsets = max(length, 2)
+    closed_form = closed_form_holds(config)
+    checks = _direct_checks(config, kind, n_offsets)
+    if not closed_form:
+        return ProfileData(np.zeros(0), np.zeros(0), None, checks, "")
+    profile = pe_core.offset_similarity(np.arange(n_offsets), config.d_model, kind=kind, **config.core_kwargs)
+    if n_offsets <= PROFILE_POINTS * 2:
+        return ProfileData(np.arange(n_offsets), profile, None, checks, "")
+    bucket = math.ceil(n_offsets / PROFILE_POINTS)
+    padded = np.pad(profile, (0, bucket * PROFILE_POINTS - n_offsets), mode="edge")
+    buckets = padded.reshape(PROFILE_POINTS, bucket)
+    offsets = np.arange(PROFILE_POINTS) * bucket
+    note = f"envelope: lowest and highest value in each run of {bucket} offsets (all {n_offsets:,} computed)"
+    return ProfileData(offsets, buckets.min(axis=1), buckets.max(axis=1), checks, note)
+
+
+def check_starts(length: int) -> tuple[int, ...]:
+    """A few different starting positions k for the direct checks."""
+    return tuple(sorted({0, length // 3, (2 * length) // 3}))
+
+
+def _direct_checks(config: Config, kind: str, n_offsets: int) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+    offsets = np.unique(np.linspace(0, n_offsets - 1, CHECK_OFFSETS).round().astype(int))
+    checks = {}
+    for start in check_starts(config.n_positions):
+        rows = pe_core.sinusoidal_encoding(np.concatenate(([start], start + offsets)), config.d_model, **config.core_kwargs)
+        anchor, shifted = rows[0], rows[1:]
+        if kind == "dot":
+            values = shifted @ anchor
+        elif kind == "distance":
+            values = np.linalg.norm(shifted - anchor, axis=1)
+        else:
+            values = pe_core.cosine_similarity(anchor[None, :], shifted)[0]
+        checks[start] = (offsets, values)
+    return checks
+
+
+@cached
+def uniqueness(config: Config, precision: str, cast: str) -> pe_core.UniquenessReport:
+    return pe_core.uniqueness_report(config.n_positions, config.d_model, precision=precision, cast=cast, **config.core_kwargs)
+
+
+@dataclass(frozen=True)
+class NeighbourData:
+    positions: np.ndarray
+    distances: np.ndarray
+    note: str
+
+
+@cached
+def nearest_neighbours(config: Config) -> NeighbourData:
+    """Nearest-neighbour distance per position; above 2000 positions the minimum per bucket."""
+    distances = pe_core.nearest_neighbor_distances(config.n_positions, config.d_model, **config.core_kwargs)
+    if distances.size <= PROFILE_POINTS * 2:
+        return NeighbourData(np.arange(distances.size), distances, "")
+    bucket = math.ceil(distances.size / PROFILE_POINTS)
+    padded = np.pad(distances, (0, bucket * PROFILE_POINTS - distances.size), mode="edge")
+    note = f"lowest value in each run of {bucket} positions"
+    return NeighbourData(np.arange(PROFILE_POINTS) * bucket, padded.reshape(-1, bucket).min(axis=1), note)

@@ -1,0 +1,308 @@
+"""Figure factories: arrays in, ``plotly.graph_objects.Figure`` out. No Streamlit, no state."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+#: Diverging scale for values in [-1, 1]: blue negative, white 0, red positive.
+DIVERGING = "RdBu_r"
+CONVENTION_COLOURS = {"vaswani": "#1f77b4", "tensor2tensor": "#ff7f0e", "split": "#2ca02c"}
+LINE_COLOURS = (
+    "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2",
+    "#7f7f7f", "#bcbd22", "#393b79", "#ad494a",
+)  # fmt: skip
+
+
+def _layout(fig: go.Figure, *, title: str, subtitle: str = "", height: int = 460) -> go.Figure:
+    text = f"{title}<br><sup>{subtitle}</sup>" if subtitle else title
+    fig.update_layout(
+        title={"text": text, "x": 0.0, "xanchor": "left"},
+        height=height,
+        margin={"l": 70, "r": 20, "t": 80 if subtitle else 50, "b": 50},
+        hoverlabel={"align": "left"},
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "right", "x": 1.0},
+    )
+    return fig
+
+
+def nice_step(span: float, n_ticks: int = 10) -> int:
+    """A round tick step (1, 2 or 5 times a power of ten) giving about ``n_ticks`` ticks."""
+    raw = max(span / n_ticks, 1.0)
+    magnitude = 10 ** int(np.floor(np.log10(raw)))
+    return int(next(m * magnitude for m in (1, 2, 5, 10) if m * magnitude >= raw))
+
+
+def _sparse_ticks(labels: Sequence[str], numbers: Sequence[int], n_ticks: int = 10):
+    """Ticks on a categorical axis at round numbers: the first category of each new step."""
+    if not labels:
+        return [], []
+    step = nice_step(numbers[-1] - numbers[0], n_ticks)
+    buckets = np.asarray(numbers) // step
+    picked = np.flatnonzero(np.diff(buckets, prepend=buckets[0] - 1))
+    return [labels[j] for j in picked], [f"{numbers[j]:,}" for j in picked]
+
+
+def column_labels(
+    columns: Sequence[int],
+    pair: Sequence[int],
+    role: Sequence[str],
+    frequency: Sequence[float],
+    wavelength: Sequence[float],
+) -> list[str]:
+    """One description per column for the hover box: index, pair, sin or cos, ω and λ."""
+    labels = []
+    for column, i, kind, w, lam in zip(columns, pair, role, frequency, wavelength, strict=True):
+        if kind == "zero":
+            labels.append(f"column {column} (zero padding)")
+        else:
+            labels.append(f"column {column}: pair i={i}, {kind}, ω={w:.4g} rad/pos, λ={lam:.4g} pos")
+    return labels
+
+
+def row_labels(first: Sequence[int], last: Sequence[int]) -> list[str]:
+    """One description per row: a position, or the block of positions a mean covers."""
+    return [
+        f"position {a:,}" if a == b else f"positions {a:,}–{b:,} (mean)"
+        for a, b in zip(first, last, strict=True)
+    ]
+
+
+def encoding_heatmap(
+    values: np.ndarray,
+    *,
+    rows: Sequence[str],
+    row_numbers: Sequence[int],
+    columns: Sequence[str],
+    column_numbers: Sequence[int],
+    title: str = "Positional encoding",
+    subtitle: str = "",
+    zmin: float = -1.0,
+    zmax: float = 1.0,
+    colorbar_title: str = "value",
+) -> go.Figure:
+    """Positions (rows) x dimensions (columns) with the colour scale fixed to ``[zmin, zmax]``.
+
+    ``rows`` and ``columns`` are unique descriptions used as categorical axes, so the hover box
+    says everything about a cell while the ticks show plain numbers.
+    """
+    row_ticks, row_text = _sparse_ticks(rows, row_numbers)
+    column_ticks, column_text = _sparse_ticks(columns, column_numbers)
+    fig = go.Figure(
+        go.Heatmap(
+            z=values,
+            x=list(columns),
+            y=list(rows),
+            zmin=zmin,
+            zmax=zmax,
+            colorscale=DIVERGING,
+            colorbar={"title": {"text": colorbar_title}, "thickness": 14},
+            hovertemplate="%{y}<br>%{x}<br>value %{z:.6f}<extra></extra>",
+        )
+    )
+    fig.update_yaxes(
+        title="position", autorange="reversed", tickmode="array", tickvals=row_ticks, ticktext=row_text
+    )
+    fig.update_xaxes(
+        title="dimension (column)", tickmode="array", tickvals=column_ticks, ticktext=column_text
+    )
+    return _layout(fig, title=title, subtitle=subtitle, height=560)
+
+
+def sinusoid_lines(
+    smooth_positions: np.ndarray,
+    smooth_values: np.ndarray,
+    integer_positions: np.ndarray,
+    integer_values: np.ndarray,
+    *,
+    labels: Sequence[str],
+    title: str = "Value against position",
+    subtitle: str = "",
+) -> go.Figure:
+    """One smooth curve per chosen dimension, with markers where the positions are integers."""
+    fig = go.Figure()
+    for j, label in enumerate(labels):
+        colour = LINE_COLOURS[j % len(LINE_COLOURS)]
+        fig.add_trace(
+            go.Scatter(
+                x=smooth_positions,
+                y=smooth_values[:, j],
+                mode="lines",
+                name=label,
+                line={"color": colour, "width": 1.6},
+                legendgroup=label,
+                hovertemplate=f"{label}<br>position %{{x:.2f}}<br>value %{{y:.6f}}<extra></extra>",
+            )
+        )
+        if integer_positions.size:
+            fig.add_trace(
+                go.Scatter(
+                    x=integer_positions,
+                    y=integer_values[:, j],
+                    mode="markers",
+                    name=f"{label} at integer positions",
+                    marker={"color": colour, "size": 5},
+                    legendgroup=label,
+                    showlegend=False,
+                    hovertemplate=f"{label}<br>position %{{x}}<br>value %{{y:.6f}}<extra></extra>",
+                )
+            )
+    fig.update_yaxes(title="value", range=[-1.08, 1.08], zeroline=True)
+    fig.update_xaxes(title="position k")
+    return _layout(fig, title=title, subtitle=subtitle)
+
+
+def dimension_lines(
+    rows: np.ndarray, *, positions: Sequence[int], column_hover: Sequence[str], title: str = ""
+) -> go.Figure:
+    """Each chosen position's encoding as a line across the dimensions."""
+    fig = go.Figure()
+    columns = np.arange(rows.shape[1])
+    for j, position in enumerate(positions):
+        fig.add_trace(
+            go.Scatter(
+                x=columns,
+                y=rows[j],
+                mode="lines+markers" if rows.shape[1] <= 64 else "lines",
+                name=f"position {position:,}",
+                line={"color": LINE_COLOURS[j % len(LINE_COLOURS)], "width": 1.4},
+                marker={"size": 4},
+                customdata=list(column_hover),
+                hovertemplate=f"position {position:,}<br>%{{customdata}}<br>value %{{y:.6f}}<extra></extra>",
+            )
+        )
+    fig.update_yaxes(title="value", range=[-1.08, 1.08])
+    fig.update_xaxes(title="dimension (column)")
+    return _layout(fig, title=title or "Value against dimension, one line per position")
+
+
+def wavelength_chart(
+    wavelengths: Mapping[str, np.ndarray],
+    *,
+    current: str,
+    n_positions: int,
+    base: float,
+    d_model: int,
+) -> go.Figure:
+    """Wavelength against pair index on a log axis, with 2π, the longest wavelength and L marked."""
+    fig = go.Figure()
+    for name, lam in wavelengths.items():
+        is_current = name == current
+        fig.add_trace(
+            go.Scatter(
+                x=np.arange(lam.size),
+                y=lam,
+                mode="lines+markers" if lam.size <= 64 else "lines",
+                name=name + (" (current)" if is_current else ""),
+                line={"color": CONVENTION_COLOURS.get(name), "width": 3 if is_current else 1.5,
+                      "dash": "solid" if is_current else "dot"},
+                marker={"size": 5},
+                hovertemplate=f"{name}<br>pair i=%{{x}}<br>λ=%{{y:.6g}} positions<extra></extra>",
+            )
+        )
+    longest = 2 * np.pi * base ** (1 - 2 / d_model)
+    marks = [
+        (2 * np.pi, "2π (fastest pair)", "#555"),
+        (longest, f"2π·base^(1−2/d) = {longest:,.4g} (longest, paper)", "#1f77b4"),
+        (2 * np.pi * base, f"2π·base = {2 * np.pi * base:,.4g} (the paper's rounding)", "#999"),
+        (n_positions, f"L = {n_positions:,} positions", "#d62728"),
+    ]
+    for y, text, colour in marks:
+        fig.add_hline(
+            y=y, line={"color": colour, "dash": "dash", "width": 1},
+            annotation={"text": text, "font": {"color": colour, "size": 11}},
+            annotation_position="top left",
+        )  # fmt: skip
+    fig.update_yaxes(type="log", title="wavelength λ_i = 2π / ω_i (positions)")
+    fig.update_xaxes(title="pair index i")
+    return _layout(fig, title="Wavelengths form a geometric progression (a straight line on a log axis)")
+
+
+def similarity_heatmap(
+    matrix: np.ndarray, *, positions: np.ndarray, kind: str, subtitle: str = ""
+) -> go.Figure:
+    """Similarity between positions; cosine on the fixed range [-1, 1]."""
+    labels = [f"position {p:,}" for p in positions.tolist()]
+    if kind == "cosine":
+        zmin, zmax, scale = -1.0, 1.0, DIVERGING
+    else:
+        zmin, zmax, scale = float(matrix.min()), float(matrix.max()), "Viridis"
+    ticks, text = _sparse_ticks(labels, positions.tolist())
+    fig = go.Figure(
+        go.Heatmap(
+            z=matrix,
+            x=labels,
+            y=labels,
+            zmin=zmin,
+            zmax=zmax,
+            colorscale=scale,
+            colorbar={"title": {"text": kind}, "thickness": 14},
+            hovertemplate=f"%{{y}} vs %{{x}}<br>{kind} %{{z:.6f}}<extra></extra>",
+        )
+    )
+    axis = {"tickmode": "array", "tickvals": ticks, "ticktext": text}
+    fig.update_xaxes(title="position", **axis)
+    fig.update_yaxes(title="position", autorange="reversed", scaleanchor="x", **axis)
+    titles = {"cosine": "Cosine similarity", "dot": "Dot product", "distance": "Euclidean distance"}
+    return _layout(fig, title=f"{titles[kind]} between positions", subtitle=subtitle, height=620)
+
+
+def offset_profile_chart(
+    offsets: np.ndarray,
+    values: np.ndarray,
+    *,
+    upper: np.ndarray | None,
+    checks: Mapping[int, tuple[np.ndarray, np.ndarray]],
+    kind: str,
+    subtitle: str = "",
+) -> go.Figure:
+    """Similarity against offset from the closed form, with direct values from a few k on it."""
+    fig = go.Figure()
+    if offsets.size:
+        if upper is not None:
+            fig.add_trace(
+                go.Scatter(x=offsets, y=upper, mode="lines", line={"width": 0.5, "color": "#1f77b4"},
+                           name="closed form (highest in run)", hoverinfo="skip", showlegend=False)
+            )  # fmt: skip
+            fig.add_trace(
+                go.Scatter(x=offsets, y=values, mode="lines", fill="tonexty", line={"width": 0.5, "color": "#1f77b4"},
+                           name="closed form (envelope)", hovertemplate="offset %{x:,}<br>lowest %{y:.6f}<extra></extra>")
+            )  # fmt: skip
+        else:
+            fig.add_trace(
+                go.Scatter(
+                    x=offsets, y=values, mode="lines", name="closed form",
+                    line={"color": "#1f77b4", "width": 1.6},
+                    hovertemplate=f"offset %{{x:,}}<br>{kind} %{{y:.6f}}<extra></extra>",
+                )
+            )  # fmt: skip
+    symbols = ("circle-open", "x-thin-open", "diamond-open")
+    for j, (start, (check_offsets, check_values)) in enumerate(checks.items()):
+        fig.add_trace(
+            go.Scatter(
+                x=check_offsets, y=check_values, mode="markers", name=f"direct, from k = {start:,}",
+                marker={"symbol": symbols[j % 3], "size": 9, "color": LINE_COLOURS[(j + 1) % len(LINE_COLOURS)],
+                        "line": {"width": 1.5}},
+                hovertemplate=f"k = {start:,}<br>offset %{{x:,}}<br>{kind} %{{y:.6f}}<extra></extra>",
+            )
+        )  # fmt: skip
+    names = {"cosine": "cosine similarity", "dot": "dot product", "distance": "distance"}
+    fig.update_yaxes(title=names[kind])
+    fig.update_xaxes(title="offset between positions")
+    return _layout(fig, title=f"{names[kind].capitalize()} against offset", subtitle=subtitle)
+
+
+def nearest_neighbour_chart(positions: np.ndarray, distances: np.ndarray, *, subtitle: str = "") -> go.Figure:
+    """Distance from each position's encoding to its nearest other position's."""
+    fig = go.Figure(
+        go.Scatter(
+            x=positions, y=distances, mode="lines", line={"color": "#9467bd", "width": 1.6},
+            name="nearest-neighbour distance",
+            hovertemplate="position %{x:,}<br>nearest distance %{y:.6f}<extra></extra>",
+        )
+    )  # fmt: skip
+    fig.update_yaxes(title="distance to the nearest other position", rangemode="tozero")
+    fig.update_xaxes(title="position")
+    return _layout(fig, title="Nearest-neighbour distance of every position", subtitle=subtitle, height=380)

@@ -1,0 +1,71 @@
+"""The sidebar shared by every view: presets, positions, d_model, base, convention."""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+import pe_core
+from dashboard import state
+from dashboard.compute import Config
+
+#: The base control's stops: 1-2-5 steps on a log scale.
+BASE_STOPS = tuple(float(m * 10.0**e) for e in range(0, 9) for m in (1, 2, 5) if 2 <= m * 10.0**e <= 1e8)
+
+
+def base_options(current: float) -> list[float]:
+    """The log-scale stops, plus the current value if a link or preset chose another one."""
+    return sorted(set(BASE_STOPS) | {float(current)})
+
+
+def render() -> Config:
+    with st.sidebar:
+        st.header("Parameters")
+        st.session_state["preset"] = state.matching_preset()
+        st.selectbox(
+            "Preset",
+            options=[state.CUSTOM, *state.PRESETS],
+            key="preset",
+            on_change=state.apply_preset,
+            help="Sets several parameters at once.",
+        )
+        preset = state.PRESETS.get(st.session_state["preset"])
+        if preset is not None:
+            st.caption(preset.note)
+        st.number_input(
+            "Number of positions L", min_value=1, max_value=state.MAX_POSITIONS, step=1, key="L",
+            help="Positions 0 to L−1 (1 to 1,000,000).",
+        )  # fmt: skip
+        st.number_input(
+            "d_model", min_value=1, max_value=state.MAX_D_MODEL, step=1, key="d",
+            help="Width of the encoding (1 to 8192). Odd values follow the convention's rule.",
+        )  # fmt: skip
+        st.select_slider(
+            "base (log scale)",
+            options=base_options(state.value("base")),
+            format_func=lambda b: f"{b:,g}",
+            key="base",
+            help="The longest wavelength is about 2π·base. 10,000 in the paper.",
+        )
+        conventions = list(pe_core.CONVENTIONS)
+        st.selectbox(
+            "Convention",
+            options=conventions,
+            format_func=lambda name: f"{name} ({pe_core.CONVENTIONS[name].layout})",
+            key="conv",
+        )
+        convention = pe_core.CONVENTIONS[state.value("conv")]
+        st.caption(
+            f"{convention.description} {convention.formula}. "
+            f"Used by {', '.join(convention.libraries[:4])}."
+        )
+        st.divider()
+        st.caption(
+            "The address bar always holds a link to what you see: copy it to share this view "
+            "with these parameters."
+        )
+    return Config(int(state.value("L")), int(state.value("d")), float(state.value("base")), state.value("conv"))
+
+
+def longest_wavelength(config: Config) -> float:
+    return float(np.max(pe_core.wavelengths(config.d_model, **config.core_kwargs), initial=0.0))

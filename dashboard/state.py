@@ -1,0 +1,236 @@
+"""The app's parameters: their defaults and rules, presets, and their round trip through the URL.
+
+Every parameter a person would want in a shared link has one entry in :data:`PARAMS`. Its name is
+both the widget key in ``st.session_state`` and the URL query parameter. On the first run of a
+session the URL is read and checked (a bad value gives a warning and the default); after every
+run :func:`sync_url` writes the non-default values back, so the address bar is always a link to
+what is on screen.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import streamlit as st
+
+import pe_core
+
+MAX_POSITIONS = 1_000_000
+MAX_D_MODEL = 8192
+MIN_BASE, MAX_BASE = 1.01, 1e9
+
+VIEWS = {
+    "heatmap": "Heatmap",
+    "sinusoids": "Sinusoids",
+    "wavelengths": "Wavelengths",
+    "similarity": "Similarity",
+    "uniqueness": "Uniqueness",
+}
+PRECISIONS = tuple(pe_core.PRECISIONS)
+CASTS = ("outputs", "angles", "positions")
+SIMILARITY_KINDS = ("cosine", "dot", "distance")
+
+
+def _int_in(low: int, high: int) -> Callable[[str], int]:
+    def parse(raw: str) -> int:
+        try:
+            value = int(raw)
+        except ValueError:
+            raise ValueError(f"not an integer, expected {low:,} to {high:,}") from None
+        if not low <= value <= high:
+            raise ValueError(f"out of range, expected {low:,} to {high:,}")
+        return value
+
+    return parse
+
+
+def _parse_base(raw: str) -> float:
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ValueError("not a number") from None
+    if not (math.isfinite(value) and MIN_BASE <= value <= MAX_BASE):
+        raise ValueError(f"out of range, expected {MIN_BASE} to {MAX_BASE:g}")
+    return value
+
+
+def _one_of(choices) -> Callable[[str], str]:
+    def parse(raw: str) -> str:
+        if raw not in choices:
+            raise ValueError(f"expected one of {', '.join(choices)}")
+        return raw
+
+    return parse
+
+
+def _int_list(raw: str) -> list[int]:
+    try:
+        values = [int(part) for part in raw.split(",") if part.strip()]
+    except ValueError:
+        raise ValueError("expected integers separated by commas, e.g. 0,1,4") from None
+    if not values or len(values) > 12 or min(values) < 0 or max(values) >= MAX_POSITIONS:
+        raise ValueError("expected 1 to 12 integers from 0 to 999,999")
+    return sorted(set(values))
+
+
+def _boolean(raw: str) -> bool:
+    if raw not in ("true", "false"):
+        raise ValueError("expected true or false")
+    return raw == "true"
+
+
+def _format_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return ",".join(str(v) for v in value)
+    if isinstance(value, float):
+        return f"{value:g}" if value == float(f"{value:g}") else repr(value)
+    return str(value)
+
+
+@dataclass(frozen=True)
+class Param:
+    """One shareable parameter: its URL/session key, default and parser."""
+
+    key: str
+    default: Any
+    parse: Callable[[str], Any]
+    label: str
+
+
+PARAMS: dict[str, Param] = {
+    p.key: p
+    for p in [
+        Param("view", "heatmap", _one_of(tuple(VIEWS)), "view"),
+        Param("L", 2048, _int_in(1, MAX_POSITIONS), "number of positions"),
+        Param("d", 512, _int_in(1, MAX_D_MODEL), "d_model"),
+        Param("base", 10000.0, _parse_base, "base"),
+        Param("conv", "vaswani", _one_of(tuple(pe_core.CONVENTIONS)), "convention"),
+        Param("hm_mode", "blocks", _one_of(("blocks", "window")), "heatmap rows"),
+        Param("hm_start", 0, _int_in(0, MAX_POSITIONS - 1), "heatmap first position"),
+        Param("hm_col", 0, _int_in(0, MAX_D_MODEL - 1), "heatmap first column"),
+        Param("dims", [0, 1, 2, 3], _int_list, "dimensions"),
+        Param("sin_from", 0, _int_in(0, MAX_POSITIONS - 1), "first position"),
+        Param("sin_span", 100, _int_in(2, MAX_POSITIONS), "positions shown"),
+        Param("at", [0, 1, 10, 50], _int_list, "positions"),
+        Param("overlay", True, _boolean, "overlay conventions"),
+        Param("sim_kind", "cosine", _one_of(SIMILARITY_KINDS), "similarity"),
+        Param("sim_mode", "sampled", _one_of(("sampled", "window")), "similarity positions"),
+        Param("sim_start", 0, _int_in(0, MAX_POSITIONS - 1), "similarity first position"),
+        Param("prec", "float64", _one_of(PRECISIONS), "precision"),
+        Param("cast", "outputs", _one_of(CASTS), "rounding at"),
+    ]
+}
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A named configuration that sets several parameters at once."""
+
+    name: str
+    values: dict[str, Any]
+    note: str
+
+
+PRESETS: dict[str, Preset] = {
+    p.name: p
+    for p in [
+        Preset(
+            "Attention Is All You Need",
+            {"L": 2048, "d": 512, "base": 10000.0, "conv": "vaswani"},
+            "The paper's base model: d_model 512, base 10000.",
+        ),
+        Preset(
+            "Tutorial",
+            {"L": 10, "d": 4, "base": 100.0, "conv": "vaswani"},
+            "Small enough to read every number.",
+        ),
+        Preset("Lab", {"L": 128, "d": 256, "base": 10000.0, "conv": "vaswani"}, "A mid-size lab setup."),
+        Preset("d2l", {"L": 60, "d": 32, "base": 10000.0, "conv": "vaswani"}, "Dive into Deep Learning, 11.6."),
+        Preset(
+            "Annotated Transformer",
+            {"L": 100, "d": 20, "base": 10000.0, "conv": "vaswani", "dims": [4, 5, 6, 7]},
+            "The Annotated Transformer's sinusoid plot: dimensions 4 to 7.",
+        ),
+    ]
+}
+CUSTOM = "Custom"
+
+
+def value(key: str) -> Any:
+    """Current value of a parameter (its default until set, or when a control was cleared)."""
+    current = st.session_state.get(key)
+    return PARAMS[key].default if current is None else current
+
+
+def init_from_url() -> None:
+    """Once per session: move valid URL values into session state, collect warnings for the rest."""
+    if st.session_state.get("_url_read"):
+        return
+    st.session_state["_url_read"] = True
+    warnings = []
+    for key in st.query_params:
+        raw = st.query_params.get(key, "")
+        param = PARAMS.get(key)
+        if param is None:
+            warnings.append(f"Ignored unknown URL parameter `{key}`.")
+            continue
+        try:
+            st.session_state[key] = param.parse(raw)
+        except ValueError as error:
+            warnings.append(
+                f"Ignored URL parameter `{key}={raw[:40]}` ({param.label}: {error}); "
+                f"using the default {_format_value(param.default)}."
+            )
+    for key, param in PARAMS.items():
+        st.session_state.setdefault(key, param.default)
+    st.session_state["_url_warnings"] = warnings
+
+
+def url_warnings() -> list[str]:
+    return st.session_state.get("_url_warnings", [])
+
+
+def dismiss_url_warnings() -> None:
+    st.session_state["_url_warnings"] = []
+
+
+def sync_url() -> None:
+    """Write every non-default parameter to the URL (only when something changed)."""
+    wanted = {
+        key: _format_value(value(key))
+        for key, param in PARAMS.items()
+        if value(key) != param.default
+    }
+    if wanted != st.query_params.to_dict():
+        st.query_params.from_dict(wanted)
+
+
+def apply_preset() -> None:
+    """Callback of the preset selector: set all of the preset's parameters at once."""
+    preset = PRESETS.get(st.session_state.get("preset"))
+    if preset is None:
+        return
+    for key, new_value in preset.values.items():
+        st.session_state[key] = new_value
+    if "dims" not in preset.values:
+        st.session_state["dims"] = PARAMS["dims"].default
+
+
+def matching_preset() -> str:
+    """The preset whose values are all current, or ``CUSTOM``."""
+    for preset in PRESETS.values():
+        if all(value(key) == v for key, v in preset.values.items()):
+            return preset.name
+    return CUSTOM
+
+
+def clamp(key: str, low: int, high: int) -> int:
+    """Keep a parameter inside bounds that depend on other parameters (before its widget)."""
+    current = min(max(value(key), low), high)
+    st.session_state[key] = current
+    return current

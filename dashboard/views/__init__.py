@@ -1,0 +1,1 @@
+"""One module per view; each has ``render(config)``."""
