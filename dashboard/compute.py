@@ -71,7 +71,7 @@ def column_info(d_model: int, base: float, convention: str) -> ColumnInfo:
 
 @dataclass(frozen=True)
 class HeatmapData:
-    """What the encoding heatmap shows: values, which rows and columns, and how they were reduced."""
+    """What the encoding heatmap shows: values, rows and columns, and how they were reduced."""
 
     values: np.ndarray  # float32, (rows, columns)
     row_first: np.ndarray  # first position of each row
@@ -126,7 +126,10 @@ def heatmap_data(config: Config, mode: str, first_position: int, first_column: i
 def encoding_npy(config: Config) -> bytes:
     """The full float64 encoding as an .npy file (for the download button, made on click)."""
     buffer = io.BytesIO()
-    np.save(buffer, pe_core.sinusoidal_encoding(config.n_positions, config.d_model, **config.core_kwargs))
+    np.save(
+        buffer,
+        pe_core.sinusoidal_encoding(config.n_positions, config.d_model, **config.core_kwargs),
+    )
     return buffer.getvalue()
 
 
@@ -136,7 +139,14 @@ def encoding_csv(config: Config) -> bytes:
     buffer = io.StringIO()
     header = "position," + ",".join(f"dim_{j}" for j in range(config.d_model))
     table = np.column_stack([np.arange(config.n_positions), values])
-    np.savetxt(buffer, table, delimiter=",", header=header, comments="", fmt=["%d"] + ["%.17g"] * config.d_model)
+    np.savetxt(
+        buffer,
+        table,
+        delimiter=",",
+        header=header,
+        comments="",
+        fmt=["%d"] + ["%.17g"] * config.d_model,
+    )
     return buffer.getvalue().encode()
 
 
@@ -153,10 +163,14 @@ def sinusoid_data(config: Config, dims: tuple[int, ...], first: int, span: int) 
     """Chosen columns against position: a smooth curve and the values at integer positions."""
     last = min(first + span - 1, config.n_positions - 1)
     smooth = np.linspace(first, last, SMOOTH_POINTS)
-    smooth_values = pe_core.encoding_columns(smooth, config.d_model, list(dims), **config.core_kwargs)
+    smooth_values = pe_core.encoding_columns(
+        smooth, config.d_model, list(dims), **config.core_kwargs
+    )
     if last - first + 1 <= SMOOTH_POINTS // 2:
         integers = np.arange(first, last + 1)
-        integer_values = pe_core.encoding_columns(integers, config.d_model, list(dims), **config.core_kwargs)
+        integer_values = pe_core.encoding_columns(
+            integers, config.d_model, list(dims), **config.core_kwargs
+        )
     else:
         integers, integer_values = np.zeros(0), np.zeros((0, len(dims)))
     return SinusoidData(smooth, smooth_values, integers, integer_values)
@@ -170,7 +184,10 @@ def rows_at(config: Config, positions: tuple[int, ...]) -> np.ndarray:
 
 @cached
 def wavelengths_by_convention(d_model: int, base: float) -> dict[str, np.ndarray]:
-    return {name: pe_core.wavelengths(d_model, base=base, convention=name) for name in pe_core.CONVENTIONS}
+    return {
+        name: pe_core.wavelengths(d_model, base=base, convention=name)
+        for name in pe_core.CONVENTIONS
+    }
 
 
 @dataclass(frozen=True)
@@ -187,7 +204,10 @@ def similarity_positions(length: int, mode: str, first: int) -> tuple[np.ndarray
     if mode == "sampled":
         step = math.ceil(length / MAX_SIMILARITY_SIDE)
         positions = np.arange(0, length, step)
-        return positions, f"every {step}th position of {length:,} ({positions.size} positions, exact values)"
+        return positions, (
+            f"positions 0, {step}, {2 * step}, … of {length:,}: every {step} positions "
+            f"({positions.size} rows, exact values)"
+        )
     first = min(max(0, first), length - MAX_SIMILARITY_SIDE)
     positions = first + np.arange(MAX_SIMILARITY_SIDE)
     return positions, f"positions {first:,}–{positions[-1]:,} of {length:,}"
@@ -222,15 +242,26 @@ def profile_data(config: Config, kind: str) -> ProfileData:
     checks = _direct_checks(config, kind, n_offsets)
     if not closed_form:
         return ProfileData(np.zeros(0), np.zeros(0), None, checks, "")
-    profile = pe_core.offset_similarity(np.arange(n_offsets), config.d_model, kind=kind, **config.core_kwargs)
+    profile = pe_core.offset_similarity(
+        np.arange(n_offsets), config.d_model, kind=kind, **config.core_kwargs
+    )
     if n_offsets <= PROFILE_POINTS * 2:
         return ProfileData(np.arange(n_offsets), profile, None, checks, "")
-    bucket = math.ceil(n_offsets / PROFILE_POINTS)
-    padded = np.pad(profile, (0, bucket * PROFILE_POINTS - n_offsets), mode="edge")
-    buckets = padded.reshape(PROFILE_POINTS, bucket)
-    offsets = np.arange(PROFILE_POINTS) * bucket
-    note = f"envelope: lowest and highest value in each run of {bucket} offsets (all {n_offsets:,} computed)"
-    return ProfileData(offsets, buckets.min(axis=1), buckets.max(axis=1), checks, note)
+    bucket, lowest, highest = bucket_extremes(profile, PROFILE_POINTS)
+    note = (
+        f"envelope: lowest and highest value in each run of {bucket} offsets "
+        f"(all {n_offsets:,} computed)"
+    )
+    return ProfileData(np.arange(lowest.size) * bucket, lowest, highest, checks, note)
+
+
+def bucket_extremes(values: np.ndarray, n_buckets: int) -> tuple[int, np.ndarray, np.ndarray]:
+    """Split ``values`` into at most ``n_buckets`` runs of equal length (the last may be
+    shorter); return the run length and each run's minimum and maximum."""
+    bucket = math.ceil(values.size / n_buckets)
+    count = math.ceil(values.size / bucket)
+    padded = np.pad(values, (0, count * bucket - values.size), mode="edge").reshape(count, bucket)
+    return bucket, padded.min(axis=1), padded.max(axis=1)
 
 
 def check_starts(length: int) -> tuple[int, ...]:
@@ -238,11 +269,15 @@ def check_starts(length: int) -> tuple[int, ...]:
     return tuple(sorted({0, length // 3, (2 * length) // 3}))
 
 
-def _direct_checks(config: Config, kind: str, n_offsets: int) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+def _direct_checks(
+    config: Config, kind: str, n_offsets: int
+) -> dict[int, tuple[np.ndarray, np.ndarray]]:
     offsets = np.unique(np.linspace(0, n_offsets - 1, CHECK_OFFSETS).round().astype(int))
     checks = {}
     for start in check_starts(config.n_positions):
-        rows = pe_core.sinusoidal_encoding(np.concatenate(([start], start + offsets)), config.d_model, **config.core_kwargs)
+        rows = pe_core.sinusoidal_encoding(
+            np.concatenate(([start], start + offsets)), config.d_model, **config.core_kwargs
+        )
         anchor, shifted = rows[0], rows[1:]
         if kind == "dot":
             values = shifted @ anchor
@@ -256,7 +291,9 @@ def _direct_checks(config: Config, kind: str, n_offsets: int) -> dict[int, tuple
 
 @cached
 def uniqueness(config: Config, precision: str, cast: str) -> pe_core.UniquenessReport:
-    return pe_core.uniqueness_report(config.n_positions, config.d_model, precision=precision, cast=cast, **config.core_kwargs)
+    return pe_core.uniqueness_report(
+        config.n_positions, config.d_model, precision=precision, cast=cast, **config.core_kwargs
+    )
 
 
 @dataclass(frozen=True)
@@ -269,10 +306,11 @@ class NeighbourData:
 @cached
 def nearest_neighbours(config: Config) -> NeighbourData:
     """Nearest-neighbour distance per position; above 2000 positions the minimum per bucket."""
-    distances = pe_core.nearest_neighbor_distances(config.n_positions, config.d_model, **config.core_kwargs)
+    distances = pe_core.nearest_neighbor_distances(
+        config.n_positions, config.d_model, **config.core_kwargs
+    )
     if distances.size <= PROFILE_POINTS * 2:
         return NeighbourData(np.arange(distances.size), distances, "")
-    bucket = math.ceil(distances.size / PROFILE_POINTS)
-    padded = np.pad(distances, (0, bucket * PROFILE_POINTS - distances.size), mode="edge")
+    bucket, lowest, _ = bucket_extremes(distances, PROFILE_POINTS)
     note = f"lowest value in each run of {bucket} positions"
-    return NeighbourData(np.arange(PROFILE_POINTS) * bucket, padded.reshape(-1, bucket).min(axis=1), note)
+    return NeighbourData(np.arange(lowest.size) * bucket, lowest, note)

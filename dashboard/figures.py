@@ -11,9 +11,19 @@ import plotly.graph_objects as go
 DIVERGING = "RdBu_r"
 CONVENTION_COLOURS = {"vaswani": "#1f77b4", "tensor2tensor": "#ff7f0e", "split": "#2ca02c"}
 LINE_COLOURS = (
-    "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2",
-    "#7f7f7f", "#bcbd22", "#393b79", "#ad494a",
-)  # fmt: skip
+    "#1f77b4",
+    "#d62728",
+    "#2ca02c",
+    "#9467bd",
+    "#ff7f0e",
+    "#17becf",
+    "#8c564b",
+    "#e377c2",
+    "#7f7f7f",
+    "#bcbd22",
+    "#393b79",
+    "#ad494a",
+)
 
 
 def _layout(fig: go.Figure, *, title: str, subtitle: str = "", height: int = 460) -> go.Figure:
@@ -58,7 +68,9 @@ def column_labels(
         if kind == "zero":
             labels.append(f"column {column} (zero padding)")
         else:
-            labels.append(f"column {column}: pair i={i}, {kind}, ω={w:.4g} rad/pos, λ={lam:.4g} pos")
+            labels.append(
+                f"column {column}: pair i={i}, {kind}, ω={w:.4g} rad/pos, λ={lam:.4g} pos"
+            )
     return labels
 
 
@@ -103,7 +115,11 @@ def encoding_heatmap(
         )
     )
     fig.update_yaxes(
-        title="position", autorange="reversed", tickmode="array", tickvals=row_ticks, ticktext=row_text
+        title="position",
+        autorange="reversed",
+        tickmode="array",
+        tickvals=row_ticks,
+        ticktext=row_text,
     )
     fig.update_xaxes(
         title="dimension (column)", tickmode="array", tickvals=column_ticks, ticktext=column_text
@@ -170,7 +186,9 @@ def dimension_lines(
                 line={"color": LINE_COLOURS[j % len(LINE_COLOURS)], "width": 1.4},
                 marker={"size": 4},
                 customdata=list(column_hover),
-                hovertemplate=f"position {position:,}<br>%{{customdata}}<br>value %{{y:.6f}}<extra></extra>",
+                hovertemplate=(
+                    f"position {position:,}<br>%{{customdata}}<br>value %{{y:.6f}}<extra></extra>"
+                ),
             )
         )
     fig.update_yaxes(title="value", range=[-1.08, 1.08])
@@ -196,28 +214,46 @@ def wavelength_chart(
                 y=lam,
                 mode="lines+markers" if lam.size <= 64 else "lines",
                 name=name + (" (current)" if is_current else ""),
-                line={"color": CONVENTION_COLOURS.get(name), "width": 3 if is_current else 1.5,
-                      "dash": "solid" if is_current else "dot"},
+                line={
+                    "color": CONVENTION_COLOURS.get(name),
+                    "width": 3 if is_current else 1.5,
+                    "dash": "solid" if is_current else "dot",
+                },
                 marker={"size": 5},
                 hovertemplate=f"{name}<br>pair i=%{{x}}<br>λ=%{{y:.6g}} positions<extra></extra>",
             )
         )
     longest = 2 * np.pi * base ** (1 - 2 / d_model)
-    marks = [
-        (2 * np.pi, "2π (fastest pair)", "#555"),
-        (longest, f"2π·base^(1−2/d) = {longest:,.4g} (longest, paper)", "#1f77b4"),
-        (2 * np.pi * base, f"2π·base = {2 * np.pi * base:,.4g} (the paper's rounding)", "#999"),
-        (n_positions, f"L = {n_positions:,} positions", "#d62728"),
+    marks = [  # value, label, colour, which side, label above (bottom) or below (top) the line
+        (2 * np.pi, "2π (fastest pair)", "#555", "left", "bottom"),
+        (n_positions, f"L = {n_positions:,} positions", "#d62728", "left", "bottom"),
+        (longest, f"longest: 2π·base^(1−2/d) = {longest:,.5g}", "#1f77b4", "right", "top"),
+        (
+            2 * np.pi * base,
+            f"2π·base = {2 * np.pi * base:,.5g} (the paper's rounding)",
+            "#888",
+            "right",
+            "bottom",
+        ),
     ]
-    for y, text, colour in marks:
-        fig.add_hline(
-            y=y, line={"color": colour, "dash": "dash", "width": 1},
-            annotation={"text": text, "font": {"color": colour, "size": 11}},
-            annotation_position="top left",
-        )  # fmt: skip
+    for y, text, colour, side, anchor in marks:
+        fig.add_hline(y=y, line={"color": colour, "dash": "dash", "width": 1})
+        # Annotations on a log axis are placed in log10 units (add_hline's own annotation is not).
+        fig.add_annotation(
+            x=0 if side == "left" else 1,
+            xref="paper",
+            xanchor=side,
+            y=np.log10(y),
+            yanchor=anchor,
+            text=text,
+            showarrow=False,
+            font={"color": colour, "size": 11},
+        )
     fig.update_yaxes(type="log", title="wavelength λ_i = 2π / ω_i (positions)")
     fig.update_xaxes(title="pair index i")
-    return _layout(fig, title="Wavelengths form a geometric progression (a straight line on a log axis)")
+    return _layout(
+        fig, title="Wavelengths form a geometric progression (a straight line on a log axis)"
+    )
 
 
 def similarity_heatmap(
@@ -263,46 +299,79 @@ def offset_profile_chart(
     if offsets.size:
         if upper is not None:
             fig.add_trace(
-                go.Scatter(x=offsets, y=upper, mode="lines", line={"width": 0.5, "color": "#1f77b4"},
-                           name="closed form (highest in run)", hoverinfo="skip", showlegend=False)
-            )  # fmt: skip
+                go.Scatter(
+                    x=offsets,
+                    y=upper,
+                    mode="lines",
+                    line={"width": 0.5, "color": "#1f77b4"},
+                    name="closed form (highest in run)",
+                    hoverinfo="skip",
+                    showlegend=False,
+                )
+            )
             fig.add_trace(
-                go.Scatter(x=offsets, y=values, mode="lines", fill="tonexty", line={"width": 0.5, "color": "#1f77b4"},
-                           name="closed form (envelope)", hovertemplate="offset %{x:,}<br>lowest %{y:.6f}<extra></extra>")
-            )  # fmt: skip
+                go.Scatter(
+                    x=offsets,
+                    y=values,
+                    mode="lines",
+                    fill="tonexty",
+                    line={"width": 0.5, "color": "#1f77b4"},
+                    name="closed form (envelope)",
+                    hovertemplate="offset %{x:,}<br>lowest %{y:.6f}<extra></extra>",
+                )
+            )
         else:
             fig.add_trace(
                 go.Scatter(
-                    x=offsets, y=values, mode="lines", name="closed form",
+                    x=offsets,
+                    y=values,
+                    mode="lines",
+                    name="closed form",
                     line={"color": "#1f77b4", "width": 1.6},
                     hovertemplate=f"offset %{{x:,}}<br>{kind} %{{y:.6f}}<extra></extra>",
                 )
-            )  # fmt: skip
+            )
     symbols = ("circle-open", "x-thin-open", "diamond-open")
     for j, (start, (check_offsets, check_values)) in enumerate(checks.items()):
         fig.add_trace(
             go.Scatter(
-                x=check_offsets, y=check_values, mode="markers", name=f"direct, from k = {start:,}",
-                marker={"symbol": symbols[j % 3], "size": 9, "color": LINE_COLOURS[(j + 1) % len(LINE_COLOURS)],
-                        "line": {"width": 1.5}},
-                hovertemplate=f"k = {start:,}<br>offset %{{x:,}}<br>{kind} %{{y:.6f}}<extra></extra>",
+                x=check_offsets,
+                y=check_values,
+                mode="markers",
+                name=f"direct, from k = {start:,}",
+                marker={
+                    "symbol": symbols[j % 3],
+                    "size": 9,
+                    "color": LINE_COLOURS[(j + 1) % len(LINE_COLOURS)],
+                    "line": {"width": 1.5},
+                },
+                hovertemplate=(
+                    f"k = {start:,}<br>offset %{{x:,}}<br>{kind} %{{y:.6f}}<extra></extra>"
+                ),
             )
-        )  # fmt: skip
+        )
     names = {"cosine": "cosine similarity", "dot": "dot product", "distance": "distance"}
     fig.update_yaxes(title=names[kind])
     fig.update_xaxes(title="offset between positions")
     return _layout(fig, title=f"{names[kind].capitalize()} against offset", subtitle=subtitle)
 
 
-def nearest_neighbour_chart(positions: np.ndarray, distances: np.ndarray, *, subtitle: str = "") -> go.Figure:
+def nearest_neighbour_chart(
+    positions: np.ndarray, distances: np.ndarray, *, subtitle: str = ""
+) -> go.Figure:
     """Distance from each position's encoding to its nearest other position's."""
     fig = go.Figure(
         go.Scatter(
-            x=positions, y=distances, mode="lines", line={"color": "#9467bd", "width": 1.6},
+            x=positions,
+            y=distances,
+            mode="lines",
+            line={"color": "#9467bd", "width": 1.6},
             name="nearest-neighbour distance",
             hovertemplate="position %{x:,}<br>nearest distance %{y:.6f}<extra></extra>",
         )
-    )  # fmt: skip
+    )
     fig.update_yaxes(title="distance to the nearest other position", rangemode="tozero")
     fig.update_xaxes(title="position")
-    return _layout(fig, title="Nearest-neighbour distance of every position", subtitle=subtitle, height=380)
+    return _layout(
+        fig, title="Nearest-neighbour distance of every position", subtitle=subtitle, height=380
+    )

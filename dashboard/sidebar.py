@@ -10,7 +10,9 @@ from dashboard import state
 from dashboard.compute import Config
 
 #: The base control's stops: 1-2-5 steps on a log scale.
-BASE_STOPS = tuple(float(m * 10.0**e) for e in range(0, 9) for m in (1, 2, 5) if 2 <= m * 10.0**e <= 1e8)
+BASE_STOPS = tuple(
+    float(m * 10.0**e) for e in range(0, 9) for m in (1, 2, 5) if 2 <= m * 10.0**e <= 1e8
+)
 
 
 def base_options(current: float) -> list[float]:
@@ -33,13 +35,21 @@ def render() -> Config:
         if preset is not None:
             st.caption(preset.note)
         st.number_input(
-            "Number of positions L", min_value=1, max_value=state.MAX_POSITIONS, step=1, key="L",
+            "Number of positions L",
+            min_value=1,
+            max_value=state.MAX_POSITIONS,
+            step=1,
+            key="L",
             help="Positions 0 to L−1 (1 to 1,000,000).",
-        )  # fmt: skip
+        )
         st.number_input(
-            "d_model", min_value=1, max_value=state.MAX_D_MODEL, step=1, key="d",
+            "d_model",
+            min_value=1,
+            max_value=state.MAX_D_MODEL,
+            step=1,
+            key="d",
             help="Width of the encoding (1 to 8192). Odd values follow the convention's rule.",
-        )  # fmt: skip
+        )
         st.select_slider(
             "base (log scale)",
             options=base_options(state.value("base")),
@@ -64,7 +74,12 @@ def render() -> Config:
             "The address bar always holds a link to what you see: copy it to share this view "
             "with these parameters."
         )
-    return Config(int(state.value("L")), int(state.value("d")), float(state.value("base")), state.value("conv"))
+    return Config(
+        int(state.value("L")),
+        int(state.value("d")),
+        float(state.value("base")),
+        state.value("conv"),
+    )
 
 
 def longest_wavelength(config: Config) -> float:

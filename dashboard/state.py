@@ -149,8 +149,14 @@ PRESETS: dict[str, Preset] = {
             {"L": 10, "d": 4, "base": 100.0, "conv": "vaswani"},
             "Small enough to read every number.",
         ),
-        Preset("Lab", {"L": 128, "d": 256, "base": 10000.0, "conv": "vaswani"}, "A mid-size lab setup."),
-        Preset("d2l", {"L": 60, "d": 32, "base": 10000.0, "conv": "vaswani"}, "Dive into Deep Learning, 11.6."),
+        Preset(
+            "Lab", {"L": 128, "d": 256, "base": 10000.0, "conv": "vaswani"}, "A mid-size lab setup."
+        ),
+        Preset(
+            "d2l",
+            {"L": 60, "d": 32, "base": 10000.0, "conv": "vaswani"},
+            "Dive into Deep Learning, 11.6.",
+        ),
         Preset(
             "Annotated Transformer",
             {"L": 100, "d": 20, "base": 10000.0, "conv": "vaswani", "dims": [4, 5, 6, 7]},

@@ -371,7 +371,8 @@ def encoding_columns(
         wanted = wanted.astype(np.int64)
     if wanted.size and (wanted.min() < 0 or wanted.max() >= d_model):
         raise ValueError(
-            f"columns must lie in [0, d_model) = [0, {d_model}), got {wanted.min()} .. {wanted.max()}"
+            f"columns must lie in [0, d_model) = [0, {d_model}), "
+            f"got {wanted.min()} .. {wanted.max()}"
         )
     checked = check_positions(positions)
     check_size(checked.n * max(1, wanted.size), f"{checked.n} positions x {wanted.size} columns")

@@ -42,24 +42,34 @@ def _heatmap(config: Config) -> None:
                     format_func={"blocks": "Block means", "window": "Window"}.get,
                     key="hm_mode",
                     persist_state="session",
-                    help=f"At most {rows:,} rows are drawn: average blocks of positions (exact closed form) "
+                    help=f"At most {rows:,} rows are drawn: average blocks of positions "
+                    "(exact closed form) "
                     "or show a window of consecutive positions.",
                 )
             if state.value("hm_mode") == "window":
                 with middle:
                     state.clamp("hm_start", 0, config.n_positions - rows)
                     st.number_input(
-                        "First position", min_value=0, max_value=config.n_positions - rows,
-                        step=max(1, rows // 2), key="hm_start", persist_state="session",
-                    )  # fmt: skip
+                        "First position",
+                        min_value=0,
+                        max_value=config.n_positions - rows,
+                        step=max(1, rows // 2),
+                        key="hm_start",
+                        persist_state="session",
+                    )
         if config.d_model > compute.MAX_CELLS_SIDE:
             with right:
                 state.clamp("hm_col", 0, config.d_model - compute.MAX_CELLS_SIDE)
                 st.number_input(
-                    "First column", min_value=0, max_value=config.d_model - compute.MAX_CELLS_SIDE,
-                    step=256, key="hm_col", persist_state="session",
-                    help=f"{compute.MAX_CELLS_SIDE} of the {config.d_model:,} columns are drawn at a time.",
-                )  # fmt: skip
+                    "First column",
+                    min_value=0,
+                    max_value=config.d_model - compute.MAX_CELLS_SIDE,
+                    step=256,
+                    key="hm_col",
+                    persist_state="session",
+                    help=f"{compute.MAX_CELLS_SIDE} of the {config.d_model:,} columns "
+                    "are drawn at a time.",
+                )
     mode = state.value("hm_mode") or "blocks"
     data = compute.heatmap_data(config, mode, state.value("hm_start"), state.value("hm_col"))
     info = compute.column_info(config.d_model, config.base, config.convention)
@@ -103,17 +113,26 @@ def _downloads(config: Config) -> None:
         st.caption(
             f"The full matrix has {size:,} values, too many to download here "
             f"(limit {compute.MAX_DOWNLOAD_ELEMENTS:,}). In Python: "
-            f"`pe_core.sinusoidal_encoding({config.n_positions}, {config.d_model}, base={config.base:g}, "
+            f"`pe_core.sinusoidal_encoding({config.n_positions}, {config.d_model}, "
+            f"base={config.base:g}, "
             f"convention='{config.convention}')`."
         )
         return
     stem = f"pe_{config.convention}_L{config.n_positions}_d{config.d_model}_base{config.base:g}"
     left, right, _ = st.columns([1, 1, 3])
     left.download_button(
-        "Download CSV", data=lambda: compute.encoding_csv(config), file_name=f"{stem}.csv",
-        mime="text/csv", key="download_csv", on_click="ignore",
-    )  # fmt: skip
+        "Download CSV",
+        data=lambda: compute.encoding_csv(config),
+        file_name=f"{stem}.csv",
+        mime="text/csv",
+        key="download_csv",
+        on_click="ignore",
+    )
     right.download_button(
-        "Download NPY", data=lambda: compute.encoding_npy(config), file_name=f"{stem}.npy",
-        mime="application/octet-stream", key="download_npy", on_click="ignore",
-    )  # fmt: skip
+        "Download NPY",
+        data=lambda: compute.encoding_npy(config),
+        file_name=f"{stem}.npy",
+        mime="application/octet-stream",
+        key="download_npy",
+        on_click="ignore",
+    )

@@ -32,23 +32,33 @@ def render(config: Config) -> None:
     ui.chart(fig, "similarity_matrix")
     if not paired:
         st.info(
-            f"With odd d_model = {config.d_model} the {config.convention} convention leaves its last sin "
-            "column without a cos partner. That column's contribution sin(k·ω)·sin((k+δ)·ω) depends on "
-            "k itself, so the similarity is no longer a function of the offset alone: there is no closed "
-            "form, and the direct values from different k below differ slightly."
+            f"With odd d_model = {config.d_model} the {config.convention} convention leaves its "
+            "last sin column without a cos partner. That column's contribution "
+            "sin(k·ω)·sin((k+δ)·ω) depends on k itself, so the similarity is no longer a function "
+            "of the offset alone: there is no closed form, and the direct values from different k "
+            "below differ slightly."
         )
     profile = compute.profile_data(config, kind)
     fig = figures.offset_profile_chart(
-        profile.offsets, profile.values, upper=profile.upper, checks=profile.checks, kind=kind,
-        subtitle=profile.note or "closed form for every offset from 0 to L−1; markers: direct computation",
-    )  # fmt: skip
+        profile.offsets,
+        profile.values,
+        upper=profile.upper,
+        checks=profile.checks,
+        kind=kind,
+        subtitle=profile.note
+        or "closed form for every offset from 0 to L−1; markers: direct computation",
+    )
     ui.chart(fig, "similarity_profile")
 
 
 def _controls(config: Config) -> None:
-    left, middle, right = st.columns(3)
+    left, middle, right = st.columns([3, 2, 2])
     left.segmented_control(
-        "Measure", options=list(KIND_NAMES), format_func=KIND_NAMES.get, key="sim_kind", persist_state="session"
+        "Measure",
+        options=list(KIND_NAMES),
+        format_func=KIND_NAMES.get,
+        key="sim_kind",
+        persist_state="session",
     )
     if config.n_positions > compute.MAX_SIMILARITY_SIDE:
         middle.segmented_control(
@@ -61,4 +71,11 @@ def _controls(config: Config) -> None:
         if state.value("sim_mode") == "window":
             high = config.n_positions - compute.MAX_SIMILARITY_SIDE
             state.clamp("sim_start", 0, high)
-            right.number_input("First position", min_value=0, max_value=high, step=100, key="sim_start", persist_state="session")
+            right.number_input(
+                "First position",
+                min_value=0,
+                max_value=high,
+                step=100,
+                key="sim_start",
+                persist_state="session",
+            )

@@ -1,4 +1,4 @@
-"""Sinusoids: each dimension is a sinusoid of the position, each position a sinusoid across dimensions."""
+"""Sinusoids: each dimension is a sinusoid of the position, each position a wave over dimensions."""
 
 from __future__ import annotations
 
@@ -34,15 +34,29 @@ def _by_position(config: Config) -> None:
     left.multiselect(
         "Dimensions (columns)",
         options=list(range(config.d_model)),
-        format_func=lambda j: f"{j} ({info.role[j]} i={info.pair[j]})" if info.role[j] != "zero" else f"{j} (zero)",
+        format_func=lambda j: (
+            f"{j} ({info.role[j]} i={info.pair[j]})" if info.role[j] != "zero" else f"{j} (zero)"
+        ),
         max_selections=MAX_DIMS,
         key="dims",
         persist_state="session",
     )
     state.clamp("sin_from", 0, max(0, config.n_positions - 2))
-    middle.number_input("First position", min_value=0, max_value=max(0, config.n_positions - 2), key="sin_from", persist_state="session")
+    middle.number_input(
+        "First position",
+        min_value=0,
+        max_value=max(0, config.n_positions - 2),
+        key="sin_from",
+        persist_state="session",
+    )
     state.clamp("sin_span", 2, max(2, config.n_positions))
-    right.number_input("Positions shown", min_value=2, max_value=max(2, config.n_positions), key="sin_span", persist_state="session")
+    right.number_input(
+        "Positions shown",
+        min_value=2,
+        max_value=max(2, config.n_positions),
+        key="sin_span",
+        persist_state="session",
+    )
     dims = state.value("dims")
     if not dims:
         st.info("Choose at least one dimension to plot.")
@@ -55,20 +69,28 @@ def _by_position(config: Config) -> None:
     first, span = state.value("sin_from"), state.value("sin_span")
     data = compute.sinusoid_data(config, tuple(dims), first, span)
     labels = [
-        f"dim {j} ({info.role[j]}, λ={info.wavelength[j]:.3g})" if info.role[j] != "zero" else f"dim {j} (zero)"
+        f"dim {j} ({info.role[j]}, λ={info.wavelength[j]:.3g})"
+        if info.role[j] != "zero"
+        else f"dim {j} (zero)"
         for j in dims
     ]
     last = int(data.smooth_positions[-1])
     subtitle = (
         f"positions {first:,}–{last:,}; markers at the integer positions"
         if data.integer_positions.size
-        else f"positions {first:,}–{last:,}: too many integer positions to mark ({last - first + 1:,}); "
+        else f"positions {first:,}–{last:,}: too many integer positions to mark "
+        f"({last - first + 1:,}); "
         "narrow the range to see the samples"
     )
     fig = figures.sinusoid_lines(
-        data.smooth_positions, data.smooth_values, data.integer_positions, data.integer_values,
-        labels=labels, title="Value against position, one curve per dimension", subtitle=subtitle,
-    )  # fmt: skip
+        data.smooth_positions,
+        data.smooth_values,
+        data.integer_positions,
+        data.integer_values,
+        labels=labels,
+        title="Value against position, one curve per dimension",
+        subtitle=subtitle,
+    )
     ui.chart(fig, "sinusoids_position")
     state.sync_url()
 
@@ -77,7 +99,9 @@ def _parse_positions(text: str, n_positions: int) -> list[int]:
     try:
         values = sorted({int(part) for part in text.replace(";", ",").split(",") if part.strip()})
     except ValueError:
-        raise ValueError("positions must be whole numbers separated by commas, e.g. 0, 1, 10, 50") from None
+        raise ValueError(
+            "positions must be whole numbers separated by commas, e.g. 0, 1, 10, 50"
+        ) from None
     if not values:
         raise ValueError("give at least one position, e.g. 0, 1, 10, 50")
     if len(values) > MAX_DIMS:
@@ -90,7 +114,9 @@ def _parse_positions(text: str, n_positions: int) -> list[int]:
 def _on_positions_text() -> None:
     st.session_state["_at_error"] = ""
     try:
-        st.session_state["at"] = _parse_positions(st.session_state["_at_text"], st.session_state["L"])
+        st.session_state["at"] = _parse_positions(
+            st.session_state["_at_text"], st.session_state["L"]
+        )
     except ValueError as error:
         st.session_state["_at_error"] = str(error)
 
@@ -105,16 +131,20 @@ def _by_dimension(config: Config) -> None:
         "Positions to compare across dimensions",
         key="_at_text",
         on_change=_on_positions_text,
-        help=f"Up to {MAX_DIMS} positions from 0 to {config.n_positions - 1:,}, separated by commas.",
+        help=f"Up to {MAX_DIMS} positions from 0 to {config.n_positions - 1:,}, "
+        "separated by commas.",
     )
     if st.session_state.get("_at_error"):
         st.warning(f"{st.session_state['_at_error']}; still showing {', '.join(map(str, at))}.")
     info = compute.column_info(config.d_model, config.base, config.convention)
     rows = compute.rows_at(config, tuple(at))
     hover = figures.column_labels(
-        list(range(config.d_model)), info.pair.tolist(), info.role.tolist(),
-        info.frequency.tolist(), info.wavelength.tolist(),
-    )  # fmt: skip
+        list(range(config.d_model)),
+        info.pair.tolist(),
+        info.role.tolist(),
+        info.frequency.tolist(),
+        info.wavelength.tolist(),
+    )
     fig = figures.dimension_lines(np.asarray(rows), positions=at, column_hover=hover)
     ui.chart(fig, "sinusoids_dimension")
     state.sync_url()

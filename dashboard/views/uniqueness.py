@@ -9,11 +9,12 @@ import pe_core
 from dashboard import compute, figures, state, ui
 from dashboard.compute import Config
 
-CAST_NAMES = {
-    "outputs": "Outputs (encoding stored in it)",
-    "angles": "Angles (k·ω computed in it)",
-    "positions": "Positions (ids stored in it)",
-}
+CAST_NAMES = {"outputs": "stored encoding", "angles": "angles k·ω", "positions": "position ids"}
+CAST_HELP = (
+    "stored encoding: computed exactly, then stored at this precision. angles k·ω: the angle is "
+    "computed at this precision, then sin and cos. position ids: the positions themselves are "
+    "stored at this precision (257 becomes 256 in bfloat16)."
+)
 
 
 def render(config: Config) -> None:
@@ -29,9 +30,16 @@ def render(config: Config) -> None:
         r"2\sqrt{\textstyle\sum_i \sin^2(\omega_i \delta / 2)}",
     )
     left, right = st.columns([2, 3])
-    left.segmented_control("Precision", options=list(pe_core.PRECISIONS), key="prec", persist_state="session")
+    left.segmented_control(
+        "Precision", options=list(pe_core.PRECISIONS), key="prec", persist_state="session"
+    )
     right.segmented_control(
-        "Rounding happens at", options=list(CAST_NAMES), format_func=CAST_NAMES.get, key="cast", persist_state="session"
+        "Rounding happens at",
+        options=list(CAST_NAMES),
+        format_func=CAST_NAMES.get,
+        key="cast",
+        persist_state="session",
+        help=CAST_HELP,
     )
     precision, cast = state.value("prec"), state.value("cast")
     with st.spinner("Checking every pair of positions…"):
@@ -39,36 +47,51 @@ def render(config: Config) -> None:
     verdict = report.summary()
     (st.success if report.all_distinct else st.error)(verdict.capitalize() + ".")
     columns = st.columns(4)
-    columns[0].metric("Smallest distance", "—" if report.min_distance is None else f"{report.min_distance:.4g}",
-                      help=_bound_help(report))  # fmt: skip
-    columns[1].metric(
-        "Closest pair", "—" if report.closest_pair is None else f"{report.closest_pair[0]:,} & {report.closest_pair[1]:,}"
+    columns[0].metric(
+        "Smallest distance",
+        "—" if report.min_distance is None else f"{report.min_distance:.4g}",
+        help=_bound_help(report),
     )
-    columns[2].metric("Largest cosine", "—" if report.max_cosine is None else f"{report.max_cosine:.6f}")
+    columns[1].metric(
+        "Closest pair",
+        "—"
+        if report.closest_pair is None
+        else f"{report.closest_pair[0]:,} & {report.closest_pair[1]:,}",
+    )
+    columns[2].metric(
+        "Largest cosine", "—" if report.max_cosine is None else f"{report.max_cosine:.6f}"
+    )
     columns[3].metric(
         "First collision",
-        "none" if report.first_collision is None else f"{report.first_collision:,} = {report.collides_with:,}",
+        "none"
+        if report.first_collision is None
+        else f"{report.first_collision:,} = {report.collides_with:,}",
         help=f"{report.n_duplicates:,} positions repeat an earlier encoding.",
     )
-    if report.nearest_offsets:
-        st.markdown("**Closest offsets** (the deepest dips of the distance against offset, closest first)")
-        table = pd.DataFrame(report.nearest_offsets, columns=["offset", "distance (exact)"])
-        table.insert(0, "example pair", [f"0 & {int(o):,}" for o in table["offset"]])
-        st.dataframe(table, hide_index=True, width="stretch")
-    if compute.closed_form_holds(config):
+    chart_column, table_column = st.columns([3, 2])
+    if compute.closed_form_holds(config) or config.n_positions <= pe_core.PAIRWISE_LIMIT:
         data = compute.nearest_neighbours(config)
         fig = figures.nearest_neighbour_chart(
-            data.positions, data.distances,
+            data.positions,
+            data.distances,
             subtitle=(data.note + "; " if data.note else "") + "exact encoding (float64)",
-        )  # fmt: skip
-        ui.chart(fig, "uniqueness_neighbours")
+        )
+        with chart_column:
+            ui.chart(fig, "uniqueness_neighbours")
+    if report.nearest_offsets:
+        table = pd.DataFrame(report.nearest_offsets, columns=["offset", "distance"])
+        table.insert(0, "example pair", [f"0 & {int(o):,}" for o in table["offset"]])
+        with table_column:
+            st.markdown("**Closest offsets**: the deepest dips of distance against offset")
+            st.dataframe(table, hide_index=True, width="stretch")
     st.caption(f"Method: {report.method}. {_bound_help(report)}")
 
 
 def _bound_help(report: pe_core.UniquenessReport) -> str:
     if report.distance_error_bound > 1e-9:
         return (
-            f"Computed on the exact encoding; rounding to {report.precision} can move it by at most "
+            f"Computed on the exact encoding; rounding to {report.precision} can move it by "
+            "at most "
             f"{report.distance_error_bound:.2g}, not enough for any two positions to coincide."
         )
     return "Exact to rounding error."

@@ -24,7 +24,9 @@ def render(config: Config) -> None:
     all_wavelengths = compute.wavelengths_by_convention(config.d_model, config.base)
     current = all_wavelengths[config.convention]
     if current.size == 0:
-        st.info("With d_model = 1 the tensor2tensor convention has no sin/cos pair (one zero column).")
+        st.info(
+            "With d_model = 1 the tensor2tensor convention has no sin/cos pair (one zero column)."
+        )
         return
     full_cycles = int(np.sum(current <= config.n_positions))
     left, middle, right = st.columns(3)
@@ -38,7 +40,11 @@ def render(config: Config) -> None:
     st.toggle("Overlay the other conventions", key="overlay", persist_state="session")
     shown = all_wavelengths if state.value("overlay") else {config.convention: current}
     fig = figures.wavelength_chart(
-        shown, current=config.convention, n_positions=config.n_positions, base=config.base, d_model=config.d_model
+        shown,
+        current=config.convention,
+        n_positions=config.n_positions,
+        base=config.base,
+        d_model=config.d_model,
     )
     ui.chart(fig, "wavelengths_main")
     frequencies = 2 * np.pi / current

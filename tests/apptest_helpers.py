@@ -1,0 +1,55 @@
+"""Helpers for driving the app with streamlit.testing.v1.AppTest."""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+import numpy as np
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parents[1] / "dashboard" / "app.py")
+VIEW_LABELS = {
+    "heatmap": "Heatmap",
+    "sinusoids": "Sinusoids",
+    "wavelengths": "Wavelengths",
+    "similarity": "Similarity",
+    "uniqueness": "Uniqueness",
+}
+
+
+def new_app(**query) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=120)
+    for key, value in query.items():
+        at.query_params[key] = str(value)
+    return at
+
+
+def open_view(at: AppTest, view: str) -> AppTest:
+    at.session_state["view_tab"] = VIEW_LABELS.get(view, view)
+    return at.run()
+
+
+def figures(at: AppTest) -> list[dict]:
+    """Every Plotly figure on the page, as the JSON the browser receives."""
+    return [json.loads(element.proto.spec) for element in at.get("plotly_chart")]
+
+
+def figure_payloads(at: AppTest) -> list[int]:
+    return [len(element.proto.spec) for element in at.get("plotly_chart")]
+
+
+def decode(array) -> np.ndarray:
+    """A Plotly typed array ({dtype, bdata, shape}) or plain list, as a NumPy array."""
+    if isinstance(array, dict) and "bdata" in array:
+        values = np.frombuffer(base64.b64decode(array["bdata"]), dtype=array["dtype"])
+        shape = [int(s) for s in str(array.get("shape", values.size)).split(",")]
+        return values.reshape(shape)
+    return np.asarray(array)
+
+
+def no_errors(at: AppTest) -> None:
+    """Nothing went wrong: no exception element and no error box."""
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]

@@ -1,0 +1,185 @@
+"""The Streamlit app, driven by AppTest: defaults, views, presets, URL state, bad input."""
+
+import numpy as np
+import pytest
+
+import pe_core
+from tests.apptest_helpers import (
+    VIEW_LABELS,
+    decode,
+    figure_payloads,
+    figures,
+    new_app,
+    no_errors,
+    open_view,
+)
+
+pytestmark = pytest.mark.timeout(600)
+
+
+@pytest.fixture(scope="module")
+def default_app():
+    at = new_app()
+    at.run()
+    return at
+
+
+class TestDefaults:
+    def test_runs_and_shows_the_heatmap(self, default_app):
+        no_errors(default_app)
+        (heatmap,) = figures(default_app)
+        trace = heatmap["data"][0]
+        assert trace["type"] == "heatmap"
+        assert (trace["zmin"], trace["zmax"]) == (-1, 1)
+        z = decode(trace["z"])
+        assert z.shape == (1024, 512)  # 2048 positions as 1024 block means of 2
+
+    def test_block_means_are_the_encoding_means(self, default_app):
+        z = decode(figures(default_app)[0]["data"][0]["z"])
+        exact = pe_core.sinusoidal_encoding(2048, 512).reshape(1024, 2, 512).mean(axis=1)
+        np.testing.assert_allclose(z, exact, atol=1e-6)  # float32 on the wire
+
+    def test_hover_describes_cells(self, default_app):
+        trace = figures(default_app)[0]["data"][0]
+        assert trace["x"][3].startswith("column 3: pair i=1, cos, ω=")
+        assert trace["y"][1] == "positions 2–3 (mean)"
+        assert "value %{z" in trace["hovertemplate"]
+
+    def test_clean_url_at_defaults(self, default_app):
+        assert default_app.query_params == {}
+
+
+@pytest.mark.parametrize("view", list(VIEW_LABELS))
+def test_each_view_runs(view):
+    at = new_app()
+    at.run()
+    open_view(at, view)
+    no_errors(at)
+    assert figures(at), f"{view} shows no chart"
+    assert at.query_params.get("view") == (None if view == "heatmap" else view)
+    assert max(figure_payloads(at)) < 4_000_000
+
+
+@pytest.mark.parametrize(
+    "preset", ["Tutorial", "Lab", "d2l", "Annotated Transformer", "Attention Is All You Need"]
+)
+def test_each_preset(preset):
+    at = new_app(L=50, d=6)
+    at.run()
+    at.selectbox(key="preset").select(preset).run()
+    no_errors(at)
+    values = {
+        "Tutorial": (10, 4, 100.0),
+        "Lab": (128, 256, 10000.0),
+        "d2l": (60, 32, 10000.0),
+        "Annotated Transformer": (100, 20, 10000.0),
+        "Attention Is All You Need": (2048, 512, 10000.0),
+    }[preset]
+    assert (at.session_state["L"], at.session_state["d"], at.session_state["base"]) == values
+    z = decode(figures(at)[0]["data"][0]["z"])
+    assert z.shape[1] == values[1]
+    if preset == "Annotated Transformer":
+        open_view(at, "sinusoids")
+        no_errors(at)
+        names = [t["name"] for t in figures(at)[0]["data"] if t["mode"] == "lines"]
+        assert [n.split(" ")[1] for n in names] == ["4", "5", "6", "7"]
+
+
+def test_tutorial_shows_the_textbook_table():
+    at = new_app()
+    at.run()
+    at.selectbox(key="preset").select("Tutorial").run()
+    table = at.dataframe[0].value
+    assert table.shape == (10, 4)
+    assert table.iloc[1].tolist() == [0.8415, 0.5403, 0.0998, 0.995]
+
+
+def test_changing_a_parameter_changes_the_figure():
+    at = new_app(L=64, d=32)
+    at.run()
+    before = decode(figures(at)[0]["data"][0]["z"])
+    at.number_input(key="d").set_value(16).run()
+    after = decode(figures(at)[0]["data"][0]["z"])
+    assert before.shape == (64, 32) and after.shape == (64, 16)
+    assert at.query_params["d"] == "16"
+
+
+class TestUrl:
+    def test_parameters_are_read(self):
+        at = new_app(L=100, d=20, base=500, conv="split", view="sinusoids", dims="4,5,6,7")
+        at.run()
+        no_errors(at)
+        assert not at.warning
+        assert at.number_input(key="L").value == 100
+        assert at.number_input(key="d").value == 20
+        assert at.select_slider(key="base").value == 500.0
+        assert at.selectbox(key="conv").value == "split"
+        assert at.multiselect(key="dims").value == [4, 5, 6, 7]
+        assert at.query_params["view"] == "sinusoids"
+
+    def test_bad_values_warn_and_fall_back(self):
+        at = new_app(L="abc", d=0, base=-1, conv="bert", view="nope", prec="float8", spam="1")
+        at.run()
+        no_errors(at)
+        text = " ".join(w.value for w in at.warning)
+        for key in ("L=abc", "d=0", "base=-1", "conv=bert", "view=nope", "prec=float8", "`spam`"):
+            assert key in text
+        assert at.number_input(key="L").value == 2048
+        assert at.number_input(key="d").value == 512
+        assert figures(at)
+
+    def test_huge_values_are_refused(self):
+        at = new_app(L=10**12, d=10**6)
+        at.run()
+        assert len(at.warning) == 2
+        assert at.number_input(key="L").value == 2048
+
+    def test_shared_link_round_trip(self):
+        at = new_app()
+        at.run()
+        at.number_input(key="L").set_value(300).run()
+        at.selectbox(key="conv").select("tensor2tensor").run()
+        open_view(at, "similarity")
+        shared = dict(at.query_params)
+        assert shared == {"L": "300", "conv": "tensor2tensor", "view": "similarity"}
+        again = new_app(**shared)
+        again.run()
+        assert again.number_input(key="L").value == 300
+        assert again.selectbox(key="conv").value == "tensor2tensor"
+        assert figures(again)[0]["data"][0]["type"] == "heatmap"  # the similarity matrix
+
+
+@pytest.mark.parametrize("view", list(VIEW_LABELS))
+def test_odd_d_model(view):
+    at = new_app(L=300, d=7, view=view)
+    at.run()
+    no_errors(at)
+    assert figures(at)
+
+
+@pytest.mark.parametrize("view", list(VIEW_LABELS))
+def test_top_of_every_range(view):
+    at = new_app(L=1_000_000, d=8192, base=1e9, view=view)
+    at.run()
+    no_errors(at)
+    for figure in figures(at):
+        for trace in figure["data"]:
+            if trace["type"] == "heatmap":
+                assert decode(trace["z"]).size <= 1 << 19
+    assert max(figure_payloads(at), default=0) < 4_000_000
+
+
+def test_odd_d_model_at_a_million_positions_explains_itself():
+    at = new_app(L=1_000_000, d=7, view="uniqueness")
+    at.run()
+    assert not at.exception
+    assert any("pair by pair" in w.value for w in at.warning)
+
+
+def test_precision_changes_the_verdict():
+    at = new_app(L=1000, d=512, view="uniqueness")
+    at.run()
+    assert "all 1,000 positions have distinct encodings" in at.success[0].value.lower()
+    at.segmented_control(key="prec").set_value("bfloat16").run()
+    at.segmented_control(key="cast").set_value("positions").run()
+    assert "positions 256 and 257 collide" in at.error[0].value.lower()
