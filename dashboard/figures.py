@@ -122,7 +122,11 @@ def encoding_heatmap(
         ticktext=row_text,
     )
     fig.update_xaxes(
-        title="dimension (column)", tickmode="array", tickvals=column_ticks, ticktext=column_text
+        title="dimension (column)",
+        tickmode="array",
+        tickvals=column_ticks,
+        ticktext=column_text,
+        showgrid=False,
     )
     return _layout(fig, title=title, subtitle=subtitle, height=560)
 
@@ -278,7 +282,7 @@ def similarity_heatmap(
             hovertemplate=f"%{{y}} vs %{{x}}<br>{kind} %{{z:.6f}}<extra></extra>",
         )
     )
-    axis = {"tickmode": "array", "tickvals": ticks, "ticktext": text}
+    axis = {"tickmode": "array", "tickvals": ticks, "ticktext": text, "showgrid": False}
     fig.update_xaxes(title="position", **axis)
     fig.update_yaxes(title="position", autorange="reversed", scaleanchor="x", **axis)
     titles = {"cosine": "Cosine similarity", "dot": "Dot product", "distance": "Euclidean distance"}
