@@ -18,6 +18,7 @@ from pe_core.encoding import (
     sinusoidal_encoding,
     wavelengths,
 )
+from pe_core.identify import Identification, identify_encoding
 from pe_core.precision import PRECISIONS, FloatFormat, quantize
 from pe_core.rotation import relative_rotation
 from pe_core.similarity import cosine_similarity, offset_similarity, similarity_matrix
@@ -38,6 +39,7 @@ __all__ = [
     "ColumnLayout",
     "Convention",
     "FloatFormat",
+    "Identification",
     "UniquenessReport",
     "add_to_embeddings",
     "block_mean_encoding",
@@ -45,6 +47,7 @@ __all__ = [
     "cosine_similarity",
     "encoding_columns",
     "frequencies",
+    "identify_encoding",
     "nearest_neighbor_distances",
     "offset_similarity",
     "quantize",
