@@ -226,7 +226,8 @@ def identify_encoding(matrix: ArrayLike) -> Identification:
 
     Examples
     --------
-    >>> found = identify_encoding(sinusoidal_encoding(2 + np.arange(50), 16, convention="tensor2tensor"))
+    >>> matrix = sinusoidal_encoding(2 + np.arange(50), 16, convention="tensor2tensor")
+    >>> found = identify_encoding(matrix)
     >>> found.convention, found.base, found.start, found.matches
     ('tensor2tensor', 10000.0, 2.0, True)
     """

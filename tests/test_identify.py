@@ -35,10 +35,8 @@ class TestIdentify:
     )
     def test_low_precision_copies(self, dtype, level):
         exact = sinusoidal_encoding(2 + np.arange(100), 64, convention="tensor2tensor")
-        if dtype == "bfloat16":
-            matrix = pe_core.quantize(exact, "bfloat16")
-        else:
-            matrix = exact.astype(dtype)
+        bfloat16 = dtype == "bfloat16"
+        matrix = pe_core.quantize(exact, "bfloat16") if bfloat16 else exact.astype(dtype)
         found = identify_encoding(matrix)
         assert (found.convention, found.base, found.start) == ("tensor2tensor", 10000.0, 2)
         assert found.matches and found.precision == level
