@@ -5,7 +5,17 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import sidebar, state, ui
-from dashboard.views import heatmap, similarity, sinusoids, uniqueness, wavelengths
+from dashboard.views import (
+    conventions,
+    embeddings,
+    example,
+    heatmap,
+    rotation,
+    similarity,
+    sinusoids,
+    uniqueness,
+    wavelengths,
+)
 
 VIEW_MODULES = {
     "heatmap": heatmap,
@@ -13,6 +23,10 @@ VIEW_MODULES = {
     "wavelengths": wavelengths,
     "similarity": similarity,
     "uniqueness": uniqueness,
+    "rotation": rotation,
+    "embeddings": embeddings,
+    "conventions": conventions,
+    "example": example,
 }
 
 st.set_page_config(page_title="Positional Encoding Explorer", page_icon="🌊", layout="wide")

@@ -314,3 +314,146 @@ def nearest_neighbours(config: Config) -> NeighbourData:
     bucket, lowest, _ = bucket_extremes(distances, PROFILE_POINTS)
     note = f"lowest value in each run of {bucket} positions"
     return NeighbourData(np.arange(lowest.size) * bucket, lowest, note)
+
+
+# --- Relative position (rotation) -------------------------------------------------------------
+
+#: Largest d_model whose full rotation matrix is built (2048**2 float64 = 32 MB).
+MAX_ROTATION_D_MODEL = 2048
+#: Side of the displayed window of the rotation matrix.
+ROTATION_WINDOW = 256
+
+
+@dataclass(frozen=True)
+class RotationData:
+    window: np.ndarray | None  # float32 block of M, or None when M is not built
+    window_first: int
+    angles: np.ndarray  # offset * w_i, one per pair
+    shifted: np.ndarray | None  # PE(k + offset)
+    rotated: np.ndarray | None  # M @ PE(k)
+    residual: float | None
+
+
+@cached
+def rotation_data(config: Config, offset: float, k: int, first: int) -> RotationData:
+    """M(offset), a display window of it, and the check PE(k + offset) = M @ PE(k)."""
+    freqs = pe_core.frequencies(config.d_model, **config.core_kwargs)
+    layout = pe_core.CONVENTIONS[config.convention].column_layout(config.d_model)
+    angles = offset * freqs[: layout.n_cos]
+    if config.d_model > MAX_ROTATION_D_MODEL:
+        return RotationData(None, 0, angles, None, None, None)
+    matrix = pe_core.relative_rotation(offset, config.d_model, **config.core_kwargs)
+    rows = pe_core.sinusoidal_encoding([k, k + offset], config.d_model, **config.core_kwargs)
+    rotated = matrix @ rows[0]
+    residual = float(np.max(np.abs(rotated - rows[1])))
+    first = min(max(0, first), max(0, config.d_model - ROTATION_WINDOW))
+    window = matrix[first : first + ROTATION_WINDOW, first : first + ROTATION_WINDOW]
+    return RotationData(window.astype(np.float32), first, angles, rows[1], rotated, residual)
+
+
+@cached
+def circle_points(config: Config, pairs: tuple[int, ...], n_points: int) -> np.ndarray:
+    """(sin, cos) of k * w_i for k = 0 .. n_points-1 and each pair: shape (n_points, pairs, 2)."""
+    pair_of, role = pe_core.column_roles(config.d_model, convention=config.convention)
+    columns = []
+    for i in pairs:
+        columns.append(int(np.flatnonzero((pair_of == i) & (role == "sin"))[0]))
+        columns.append(int(np.flatnonzero((pair_of == i) & (role == "cos"))[0]))
+    values = pe_core.encoding_columns(n_points, config.d_model, columns, **config.core_kwargs)
+    return values.reshape(n_points, len(pairs), 2)
+
+
+# --- Embeddings + encoding ----------------------------------------------------------------------
+
+PAD = "<pad>"
+
+
+@dataclass(frozen=True)
+class EmbeddingData:
+    tokens: list[list[str]]  # per sequence, padded
+    embeddings: np.ndarray  # (batch, seq, d): the embeddings as added (scaled if asked)
+    encoding: np.ndarray  # (seq, d)
+    total: np.ndarray  # (batch, seq, d): the layer's output
+    norms: dict[str, np.ndarray]  # per position (mean over the batch)
+
+
+def tokenize(text: str, max_sequences: int = 16, max_tokens: int = 64) -> list[list[str]]:
+    """Whitespace tokens of each non-empty line (at most ``max_sequences`` x ``max_tokens``)."""
+    lines = [line.split()[:max_tokens] for line in text.splitlines() if line.split()]
+    return lines[:max_sequences]
+
+
+@cached
+def embedding_data(
+    config: Config,
+    sentences: tuple[tuple[str, ...], ...] | None,
+    shape: tuple[int, int],
+    seed: int,
+    std: float,
+    scale: bool,
+    dropout: float,
+    dropout_seed: int,
+) -> EmbeddingData:
+    """Embed sentences (or random tokens of ``shape``), add the encoding, as the layer does."""
+    rng = np.random.default_rng(seed)
+    d_model = config.d_model
+    if sentences is not None:
+        length = max(len(s) for s in sentences)
+        tokens = [list(s) + [PAD] * (length - len(s)) for s in sentences]
+        vocabulary = sorted({t for s in sentences for t in s})
+        table = {word: rng.normal(0.0, std, d_model) for word in vocabulary}
+        table[PAD] = np.zeros(d_model)  # padding embeds to zero, as with padding_idx
+        embeddings = np.array([[table[t] for t in row] for row in tokens])
+    else:
+        batch, length = shape
+        tokens = [[f"t{b}.{j}" for j in range(length)] for b in range(batch)]
+        embeddings = rng.normal(0.0, std, (batch, length, d_model))
+    encoding = pe_core.sinusoidal_encoding(length, d_model, **config.core_kwargs)
+    total = pe_core.add_to_embeddings(
+        embeddings, encoding, scale=scale, dropout=dropout, rng=dropout_seed
+    )
+    scaled = embeddings * np.sqrt(d_model) if scale else embeddings
+    norms = {
+        "embedding" + (" × √d_model" if scale else ""): np.linalg.norm(scaled, axis=2).mean(axis=0),
+        "encoding": np.linalg.norm(encoding, axis=1),
+        "sum (layer output)": np.linalg.norm(total, axis=2).mean(axis=0),
+    }
+    return EmbeddingData(tokens, scaled, encoding, total, norms)
+
+
+# --- Conventions lab -----------------------------------------------------------------------------
+
+
+@cached
+def convention_profiles(config: Config, n_offsets: int) -> dict[str, np.ndarray]:
+    """Cosine similarity against offset for every convention whose closed form holds."""
+    profiles = {}
+    for name in pe_core.CONVENTIONS:
+        variant = Config(config.n_positions, config.d_model, config.base, name)
+        if (
+            closed_form_holds(variant)
+            and pe_core.frequencies(config.d_model, base=config.base, convention=name).size
+        ):
+            profiles[name] = pe_core.offset_similarity(
+                np.arange(n_offsets), config.d_model, base=config.base, convention=name
+            )
+    return profiles
+
+
+@cached
+def layout_permutation_error(config: Config) -> float:
+    """max |split - vaswani[:, permutation]|: the two layouts hold the same numbers."""
+    rows = min(config.n_positions, 256)
+    vaswani = pe_core.sinusoidal_encoding(rows, config.d_model, base=config.base)
+    split = pe_core.sinusoidal_encoding(rows, config.d_model, base=config.base, convention="split")
+    permutation = np.concatenate([np.arange(0, config.d_model, 2), np.arange(1, config.d_model, 2)])
+    return float(np.max(np.abs(split - vaswani[:, permutation]), initial=0.0))
+
+
+@cached
+def identify(data: bytes, name: str):
+    """Parse an uploaded file and identify it (cached on the file's bytes)."""
+    from dashboard.uploads import load_matrix
+
+    matrix = load_matrix(name, data)
+    return matrix.shape, pe_core.identify_encoding(matrix)

@@ -379,3 +379,211 @@ def nearest_neighbour_chart(
     return _layout(
         fig, title="Nearest-neighbour distance of every position", subtitle=subtitle, height=380
     )
+
+
+def rotation_heatmap(
+    window: np.ndarray, *, first: int, d_model: int, hover: Sequence[str]
+) -> go.Figure:
+    """A square window of the rotation matrix M(offset); ``hover`` describes each row/column."""
+    labels = list(hover)
+    numbers = list(range(first, first + window.shape[0]))
+    ticks, text = _sparse_ticks(labels, numbers)
+    fig = go.Figure(
+        go.Heatmap(
+            z=window,
+            x=labels,
+            y=labels,
+            zmin=-1.0,
+            zmax=1.0,
+            colorscale=DIVERGING,
+            colorbar={"title": {"text": "M"}, "thickness": 14},
+            hovertemplate="row %{y}<br>column %{x}<br>M = %{z:.6f}<extra></extra>",
+        )
+    )
+    axis = {"tickmode": "array", "tickvals": ticks, "ticktext": text, "showgrid": False}
+    fig.update_xaxes(title="column of PE(k)", **axis)
+    fig.update_yaxes(title="row of PE(k + offset)", autorange="reversed", scaleanchor="x", **axis)
+    shown = f"rows and columns {first}–{first + window.shape[0] - 1} of {d_model}"
+    subtitle = "the whole matrix" if window.shape[0] == d_model else shown
+    return _layout(fig, title="The rotation matrix M(offset)", subtitle=subtitle, height=560)
+
+
+def vector_comparison(
+    shifted: np.ndarray, rotated: np.ndarray, *, k: int, offset: float
+) -> go.Figure:
+    """PE(k + offset) and M @ PE(k) over the dimensions: two names for the same vector."""
+    columns = np.arange(shifted.size)
+    fig = go.Figure(
+        [
+            go.Scatter(
+                x=columns,
+                y=shifted,
+                mode="lines",
+                name=f"PE({k} + {offset:g}) computed directly",
+                line={"color": "#1f77b4", "width": 3},
+                hovertemplate="column %{x}<br>%{y:.6f}<extra>PE(k + offset)</extra>",
+            ),
+            go.Scatter(
+                x=columns,
+                y=rotated,
+                mode="markers" if shifted.size <= 256 else "lines",
+                name=f"M({offset:g}) @ PE({k})",
+                marker={"color": "#d62728", "size": 5},
+                line={"color": "#d62728", "width": 1, "dash": "dot"},
+                hovertemplate="column %{x}<br>%{y:.6f}<extra>M @ PE(k)</extra>",
+            ),
+        ]
+    )
+    fig.update_yaxes(title="value", range=[-1.08, 1.08])
+    fig.update_xaxes(title="dimension (column)")
+    return _layout(fig, title="Shift by the offset, or rotate: the same vector", height=380)
+
+
+def unit_circles(
+    points: np.ndarray, *, pairs: Sequence[int], frequencies: Sequence[float]
+) -> go.Figure:
+    """One unit circle per pair: the point (sin(k w_i), cos(k w_i)) for k = 0, 1, 2, ..."""
+    from plotly.subplots import make_subplots
+
+    n = len(pairs)
+    titles = [
+        f"pair i={i}: ω={w:.3g}, λ={2 * np.pi / w:.3g}"
+        for i, w in zip(pairs, frequencies, strict=True)
+    ]
+    fig = make_subplots(rows=1, cols=n, subplot_titles=titles, horizontal_spacing=0.04)
+    theta = np.linspace(0, 2 * np.pi, 200)
+    k = np.arange(points.shape[0])
+    for j in range(n):
+        fig.add_trace(
+            go.Scatter(
+                x=np.sin(theta),
+                y=np.cos(theta),
+                mode="lines",
+                line={"color": "#ccc", "width": 1},
+                hoverinfo="skip",
+                showlegend=False,
+            ),
+            row=1,
+            col=j + 1,
+        )
+        fig.add_trace(
+            go.Scatter(
+                x=points[:, j, 0],
+                y=points[:, j, 1],
+                mode="lines+markers",
+                marker={
+                    "color": k,
+                    "colorscale": "Viridis",
+                    "size": 6,
+                    "showscale": j == n - 1,
+                    "colorbar": {"title": {"text": "k"}, "thickness": 12},
+                },
+                line={"color": "rgba(120,120,120,0.35)", "width": 1},
+                customdata=k,
+                showlegend=False,
+                hovertemplate="k = %{customdata}<br>sin = %{x:.4f}<br>cos = %{y:.4f}<extra></extra>",
+            ),
+            row=1,
+            col=j + 1,
+        )
+        fig.update_xaxes(
+            range=[-1.15, 1.15],
+            showticklabels=False,
+            zeroline=True,
+            row=1,
+            col=j + 1,
+            title_text="sin(k·ω)" if j == 0 else None,
+        )
+        fig.update_yaxes(
+            range=[-1.15, 1.15],
+            showticklabels=False,
+            zeroline=True,
+            row=1,
+            col=j + 1,
+            scaleanchor=f"x{j + 1 if j else ''}",
+            title_text="cos(k·ω)" if j == 0 else None,
+        )
+    return _layout(
+        fig,
+        title=f"Each pair is a point turning on the unit circle (k = 0 … {points.shape[0] - 1})",
+        height=360,
+    )
+
+
+def norms_chart(norms: Mapping[str, np.ndarray]) -> go.Figure:
+    """Per-position norms of the embedding, the encoding and their sum."""
+    colours = ("#2ca02c", "#1f77b4", "#d62728")
+    fig = go.Figure()
+    for (name, values), colour in zip(norms.items(), colours, strict=False):
+        fig.add_trace(
+            go.Scatter(
+                x=np.arange(values.size),
+                y=values,
+                mode="lines+markers",
+                name=name,
+                line={"color": colour},
+                hovertemplate=f"{name}<br>position %{{x}}<br>norm %{{y:.4f}}<extra></extra>",
+            )
+        )
+    fig.update_yaxes(title="Euclidean norm (mean over the batch)", rangemode="tozero")
+    fig.update_xaxes(title="position in the sequence")
+    return _layout(fig, title="Who dominates the sum: embedding or encoding?", height=380)
+
+
+def matrix_heatmap(
+    values: np.ndarray,
+    *,
+    rows: Sequence[str],
+    columns: Sequence[int],
+    title: str,
+    subtitle: str = "",
+    symmetric_range: float | None = None,
+    height: int = 360,
+) -> go.Figure:
+    """A plain matrix heatmap with a symmetric colour range (embeddings, sums, differences)."""
+    limit = (
+        symmetric_range
+        if symmetric_range is not None
+        else float(np.max(np.abs(values), initial=1e-12))
+    )
+    labels = [f"column {c}" for c in columns]
+    column_ticks, column_text = _sparse_ticks(labels, list(columns))
+    fig = go.Figure(
+        go.Heatmap(
+            z=values,
+            x=labels,
+            y=list(rows),
+            zmin=-limit,
+            zmax=limit,
+            colorscale=DIVERGING,
+            colorbar={"thickness": 12},
+            hovertemplate="%{y}<br>%{x}<br>value %{z:.4f}<extra></extra>",
+        )
+    )
+    fig.update_yaxes(autorange="reversed", showgrid=False)
+    fig.update_xaxes(tickmode="array", tickvals=column_ticks, ticktext=column_text, showgrid=False)
+    return _layout(fig, title=title, subtitle=subtitle, height=height)
+
+
+def profiles_overlay(profiles: Mapping[str, np.ndarray], *, current: str) -> go.Figure:
+    """Cosine similarity against offset, one line per convention."""
+    fig = go.Figure()
+    dashes = {"vaswani": "solid", "split": "dot", "tensor2tensor": "solid"}
+    for name, values in profiles.items():
+        fig.add_trace(
+            go.Scatter(
+                x=np.arange(values.size),
+                y=values,
+                mode="lines",
+                name=name + (" (current)" if name == current else ""),
+                line={
+                    "color": CONVENTION_COLOURS.get(name),
+                    "width": 3 if name != "split" else 2,
+                    "dash": dashes.get(name, "solid"),
+                },
+                hovertemplate=f"{name}<br>offset %{{x}}<br>cosine %{{y:.6f}}<extra></extra>",
+            )
+        )
+    fig.update_yaxes(title="cosine similarity")
+    fig.update_xaxes(title="offset between positions")
+    return _layout(fig, title="Similarity against offset for each convention", height=380)

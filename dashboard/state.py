@@ -28,8 +28,14 @@ VIEWS = {
     "wavelengths": "Wavelengths",
     "similarity": "Similarity",
     "uniqueness": "Uniqueness",
+    "rotation": "Relative position",
+    "embeddings": "Embeddings",
+    "conventions": "Conventions",
+    "example": "Worked example",
 }
 PRECISIONS = tuple(pe_core.PRECISIONS)
+DEFAULT_SENTENCES = "the cat sat on the mat\na dog barked\nthe bird flew over the tall tree"
+EMBEDDING_STDS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0)
 CASTS = ("outputs", "angles", "positions")
 SIMILARITY_KINDS = ("cosine", "dot", "distance")
 
@@ -57,11 +63,46 @@ def _parse_base(raw: str) -> float:
     return value
 
 
+def _float_in(low: float, high: float) -> Callable[[str], float]:
+    def parse(raw: str) -> float:
+        try:
+            value = float(raw)
+        except ValueError:
+            raise ValueError(f"not a number, expected {low:g} to {high:g}") from None
+        if not (math.isfinite(value) and low <= value <= high):
+            raise ValueError(f"out of range, expected {low:g} to {high:g}")
+        return value
+
+    return parse
+
+
+def _text(max_length: int) -> Callable[[str], str]:
+    def parse(raw: str) -> str:
+        if len(raw) > max_length:
+            raise ValueError(f"longer than {max_length} characters")
+        return raw
+
+    return parse
+
+
 def _one_of(choices) -> Callable[[str], str]:
     def parse(raw: str) -> str:
         if raw not in choices:
             raise ValueError(f"expected one of {', '.join(choices)}")
         return raw
+
+    return parse
+
+
+def _one_of_float(choices) -> Callable[[str], float]:
+    def parse(raw: str) -> float:
+        try:
+            value = float(raw)
+        except ValueError:
+            raise ValueError(f"expected one of {', '.join(map(str, choices))}") from None
+        if value not in choices:
+            raise ValueError(f"expected one of {', '.join(map(str, choices))}")
+        return value
 
     return parse
 
@@ -123,6 +164,21 @@ PARAMS: dict[str, Param] = {
         Param("sim_start", 0, _int_in(0, MAX_POSITIONS - 1), "similarity first position"),
         Param("prec", "float64", _one_of(PRECISIONS), "precision"),
         Param("cast", "outputs", _one_of(CASTS), "rounding at"),
+        Param("rot_offset", 1.0, _float_in(-MAX_POSITIONS, MAX_POSITIONS), "offset"),
+        Param("rot_k", 5, _int_in(0, MAX_POSITIONS - 1), "position k"),
+        Param("rot_pairs", [0, 4, 16, 64], _int_list, "pairs"),
+        Param("emb_mode", "sentences", _one_of(("sentences", "random")), "embedding input"),
+        Param("emb_text", DEFAULT_SENTENCES, _text(600), "sentences"),
+        Param("emb_batch", 3, _int_in(1, 16), "batch"),
+        Param("emb_seq", 8, _int_in(1, 256), "sequence length"),
+        Param("emb_seed", 0, _int_in(0, 2**31 - 1), "embedding seed"),
+        Param("emb_std", 0.02, _one_of_float(EMBEDDING_STDS), "embedding std"),
+        Param("emb_scale", True, _boolean, "scale by sqrt(d_model)"),
+        Param("emb_dropout", 0.0, _float_in(0.0, 0.9), "dropout"),
+        Param("emb_dseed", 0, _int_in(0, 2**31 - 1), "dropout seed"),
+        Param(
+            "lab_other", "tensor2tensor", _one_of(tuple(pe_core.CONVENTIONS)), "compared convention"
+        ),
     ]
 }
 

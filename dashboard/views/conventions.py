@@ -1,0 +1,186 @@
+"""Conventions lab: the conventions side by side, and "identify my matrix"."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+import pe_core
+from dashboard import compute, figures, state, ui, uploads
+from dashboard.compute import Config
+
+PANEL_ROWS = 64
+
+
+def render(config: Config) -> None:
+    ui.explain(
+        "Libraries write the same idea in three ways. The layout decides where the sin and cos "
+        "columns go: interleaved (vaswani) or in two halves (split, tensor2tensor). The spacing "
+        "decides the frequencies: the paper's base^(−2i/d_model) (vaswani, split) or "
+        "tensor2tensor's base^(−i/(h−1)), which ends exactly at 1/base. Changing the layout only "
+        "permutes columns, so distances and similarities between positions do not change at "
+        "all; changing the spacing changes the frequencies, and with them the similarity.",
+    )
+    _side_by_side(config)
+    _what_changes(config)
+    _library_table()
+    st.divider()
+    _identify()
+
+
+def _panel(config: Config, name: str) -> tuple[np.ndarray, int]:
+    variant = Config(min(config.n_positions, PANEL_ROWS), config.d_model, config.base, name)
+    data = compute.heatmap_data(variant, "window", 0, 0)
+    return data.values, data.values.shape[0]
+
+
+def _side_by_side(config: Config) -> None:
+    st.subheader("The same positions under each convention")
+    panels = st.columns(len(pe_core.CONVENTIONS))
+    for column, name in zip(panels, pe_core.CONVENTIONS, strict=True):
+        values, n_rows = _panel(config, name)
+        shown_columns = list(range(values.shape[1]))
+        rows = [f"position {k}" for k in range(n_rows)]
+        with column:
+            ui.chart(
+                figures.matrix_heatmap(
+                    values,
+                    rows=rows,
+                    columns=shown_columns,
+                    title=name,
+                    subtitle=pe_core.CONVENTIONS[name].formula,
+                    symmetric_range=1.0,
+                    height=340,
+                ),
+                f"lab_panel_{name}",
+            )
+    other = st.selectbox(
+        f"Difference: {config.convention} minus",
+        options=[n for n in pe_core.CONVENTIONS],
+        key="lab_other",
+        persist_state="session",
+    )
+    mine, n_rows = _panel(config, config.convention)
+    theirs, _ = _panel(config, other)
+    difference = mine.astype(np.float64) - theirs
+    rows = [f"position {k}" for k in range(n_rows)]
+    ui.chart(
+        figures.matrix_heatmap(
+            difference,
+            rows=rows,
+            columns=list(range(difference.shape[1])),
+            title=f"{config.convention} − {other}",
+            subtitle=f"largest |difference| {np.max(np.abs(difference), initial=0):.3g}; "
+            f"first {n_rows} positions",
+            symmetric_range=2.0,
+            height=340,
+        ),
+        "lab_difference",
+    )
+
+
+def _what_changes(config: Config) -> None:
+    st.subheader("Layout permutes columns; spacing changes the similarity")
+    n_offsets = int(min(max(config.n_positions, 2), 4096))
+    profiles = compute.convention_profiles(config, n_offsets)
+    left, right = st.columns([2, 1])
+    with left:
+        if profiles:
+            ui.chart(figures.profiles_overlay(profiles, current=config.convention), "lab_profiles")
+        else:
+            st.info(
+                "No closed-form similarity for this d_model (an odd d_model leaves a sin column unpaired)."
+            )
+    with right:
+        if config.d_model % 2 == 0:
+            st.metric(
+                "max |split − vaswani with columns permuted|",
+                f"{compute.layout_permutation_error(config):.1e}",
+                help="Permuting vaswani's columns into two halves gives split exactly.",
+            )
+        if "vaswani" in profiles and "split" in profiles:
+            same = float(np.max(np.abs(profiles["vaswani"] - profiles["split"])))
+            st.metric(
+                "max |similarity(vaswani) − similarity(split)|",
+                f"{same:.1e}",
+                help="Same frequencies.",
+            )
+        if "vaswani" in profiles and "tensor2tensor" in profiles:
+            changed = float(np.max(np.abs(profiles["vaswani"] - profiles["tensor2tensor"])))
+            st.metric(
+                "max |similarity(vaswani) − similarity(tensor2tensor)|",
+                f"{changed:.3g}",
+                help="Different frequency spacing.",
+            )
+        st.plotly_chart(
+            figures.wavelength_chart(
+                compute.wavelengths_by_convention(config.d_model, config.base),
+                current=config.convention,
+                n_positions=config.n_positions,
+                base=config.base,
+                d_model=config.d_model,
+            ).update_layout(height=300, showlegend=False, title={"text": "Wavelengths"}),
+            key="lab_wavelengths",
+            width="stretch",
+        )
+
+
+def _library_table() -> None:
+    table = pd.DataFrame(
+        [
+            {
+                "convention": c.name,
+                "layout": c.layout,
+                "frequencies": c.formula,
+                "odd d_model": c.odd_rule,
+                "used by": ", ".join(c.libraries),
+            }
+            for c in pe_core.CONVENTIONS.values()
+        ]
+    )
+    st.dataframe(table, hide_index=True, width="stretch")
+
+
+def _identify() -> None:
+    st.subheader("Identify my matrix")
+    st.markdown(
+        "Upload an encoding matrix with positions in rows (.npy, or .csv like this app's download) "
+        "and the lab finds the convention, base and first position that explain it, or says that "
+        "none does and where it differs."
+    )
+    upload = st.file_uploader(
+        "Encoding matrix",
+        type=["npy", "csv"],
+        key="lab_upload",
+        max_upload_size=uploads.MAX_BYTES // (1024 * 1024),
+    )
+    if upload is None:
+        return
+    data = upload.getvalue()
+    try:
+        with st.spinner("Fitting each convention…"):
+            shape, found = compute.identify(data, upload.name)
+    except uploads.UploadError as error:
+        st.error(f"Cannot read '{upload.name}': {error}.")
+        return
+    st.caption(f"'{upload.name}': {shape[0]:,} × {shape[1]:,} values.")
+    if found.matches:
+        st.success(f"Identified: {found.summary()}.")
+    else:
+        st.warning(found.summary().capitalize() + ".")
+    table = pd.DataFrame(
+        [
+            {
+                "convention": c.convention,
+                "base": c.base,
+                "first position": c.start,
+                "largest |difference|": c.max_abs_error,
+                "at (row, column)": str(c.worst_cell),
+            }
+            for c in found.candidates
+        ]
+    )
+    st.dataframe(table, hide_index=True, width="stretch")
+    if found.transposed:
+        st.info("The matrix had positions in its columns; it was transposed before fitting.")

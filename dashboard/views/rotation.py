@@ -1,0 +1,122 @@
+"""Relative position as a rotation: PE(k + offset) = M(offset) @ PE(k) for every k."""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from dashboard import compute, figures, state, ui
+from dashboard.compute import Config
+
+CIRCLE_POINTS = 60
+
+
+def render(config: Config) -> None:
+    ui.explain(
+        "Why does the paper pair every sin with a cos? Because then shifting a position by an "
+        "offset δ is the same linear map for every position: each (sin, cos) pair turns by the "
+        "angle δ·ω_i, a 2×2 rotation. So PE(k+δ) = M(δ)·PE(k) with one matrix M(δ) that does not "
+        "depend on k, and a model can learn to attend by relative position.\n\n"
+        "It also explains the similarity view: M(δ) is orthogonal, so PE(k)·PE(k+δ) = "
+        "Σ cos(δ·ω_i) depends only on δ. And cos is even: an offset of +δ and −δ give the same "
+        "dot product, so from the encodings alone the model cannot tell which token comes first.",
+        r"\begin{pmatrix}\sin((k+\delta)\omega_i)\\ \cos((k+\delta)\omega_i)\end{pmatrix} = "
+        r"\begin{pmatrix}\cos\delta\omega_i & \sin\delta\omega_i\\ -\sin\delta\omega_i & "
+        r"\cos\delta\omega_i\end{pmatrix}\begin{pmatrix}\sin k\omega_i\\ \cos k\omega_i\end{pmatrix}",
+        expanded=True,
+    )
+    if not compute.closed_form_holds(config):
+        st.warning(
+            f"No such matrix exists for odd d_model = {config.d_model} with the {config.convention} "
+            "convention. Its last column sin(k·ω) has no cos partner, and sin((k+δ)·ω) = "
+            "sin(kω)cos(δω) + cos(kω)sin(δω) needs cos(kω), which the encoding does not hold. "
+            "Choose an even d_model, or the tensor2tensor convention (its odd column is zero)."
+        )
+        return
+    left, right = st.columns(2)
+    left.number_input(
+        "Offset δ",
+        min_value=-float(state.MAX_POSITIONS),
+        max_value=float(state.MAX_POSITIONS),
+        step=1.0,
+        key="rot_offset",
+        persist_state="session",
+        format="%g",
+    )
+    state.clamp("rot_k", 0, config.n_positions - 1)
+    right.number_input(
+        "Position k",
+        min_value=0,
+        max_value=config.n_positions - 1,
+        key="rot_k",
+        persist_state="session",
+    )
+    offset, k = float(state.value("rot_offset")), int(state.value("rot_k"))
+    data = compute.rotation_data(config, offset, k, 0)
+    if data.window is None:
+        st.info(
+            f"M is a {config.d_model:,} × {config.d_model:,} matrix; it is built here for d_model up "
+            f"to {compute.MAX_ROTATION_D_MODEL:,}. Its blocks rotate pair i by δ·ω_i: "
+            f"{data.angles[0]:.4g} rad for the fastest pair, {data.angles[-1]:.4g} rad for the slowest."
+        )
+    else:
+        columns = np.arange(data.window_first, data.window_first + data.window.shape[0])
+        hover = _axis_hover(config, columns, data.angles)
+        ui.chart(
+            figures.rotation_heatmap(
+                data.window, first=data.window_first, d_model=config.d_model, hover=hover
+            ),
+            "rotation_matrix",
+        )
+        st.metric(
+            "Largest |PE(k + δ) − M(δ) @ PE(k)|",
+            f"{data.residual:.1e}",
+            help="Zero up to floating-point rounding: the same vector, two ways.",
+        )
+        ui.chart(
+            figures.vector_comparison(data.shifted, data.rotated, k=k, offset=offset),
+            "rotation_vectors",
+        )
+    _circles(config)
+
+
+def _axis_hover(config: Config, columns: np.ndarray, angles: np.ndarray) -> list[str]:
+    info = compute.column_info(config.d_model, config.base, config.convention)
+    labels = []
+    for column in columns.tolist():
+        i, role = int(info.pair[column]), str(info.role[column])
+        if role == "zero":
+            labels.append(f"{column} (zero)")
+        else:
+            labels.append(f"{column} ({role} i={i}, block angle δ·ω_i = {angles[i]:.4g} rad)")
+    return labels
+
+
+@st.fragment
+def _circles(config: Config) -> None:
+    n_pairs = compute.column_info(config.d_model, config.base, config.convention).pair.max() + 1
+    pairs = [i for i in state.value("rot_pairs") if i < n_pairs][:6] or [0]
+    st.session_state["rot_pairs"] = pairs
+    st.multiselect(
+        "Pairs to watch on the unit circle",
+        options=list(range(int(n_pairs))),
+        max_selections=6,
+        key="rot_pairs",
+        persist_state="session",
+        help="Fast pairs (small i) spin around the circle; slow pairs (large i) barely move.",
+    )
+    pairs = state.value("rot_pairs")
+    if pairs:
+        n_points = min(config.n_positions, CIRCLE_POINTS)
+        points = compute.circle_points(config, tuple(pairs), n_points)
+        freqs = compute.column_info(config.d_model, config.base, config.convention)
+        frequency_of = {
+            int(p): float(w)
+            for p, w, r in zip(freqs.pair, freqs.frequency, freqs.role, strict=True)
+            if r == "sin"
+        }
+        ui.chart(
+            figures.unit_circles(points, pairs=pairs, frequencies=[frequency_of[i] for i in pairs]),
+            "rotation_circles",
+        )
+    state.sync_url()
