@@ -320,14 +320,14 @@ def nearest_neighbours(config: Config) -> NeighbourData:
 
 #: Largest d_model whose full rotation matrix is built (2048**2 float64 = 32 MB).
 MAX_ROTATION_D_MODEL = 2048
-#: Side of the displayed window of the rotation matrix.
-ROTATION_WINDOW = 256
+#: Pairs in the displayed window of the rotation matrix: 16 blocks of 2x2, big enough to see.
+ROTATION_PAIRS = 16
 
 
 @dataclass(frozen=True)
 class RotationData:
-    window: np.ndarray | None  # float32 block of M, or None when M is not built
-    window_first: int
+    window: np.ndarray | None  # float32 rows/columns ``indices`` of M, or None when M is not built
+    indices: np.ndarray  # the columns of the pairs shown (contiguous only when interleaved)
     angles: np.ndarray  # offset * w_i, one per pair
     shifted: np.ndarray | None  # PE(k + offset)
     rotated: np.ndarray | None  # M @ PE(k)
@@ -335,20 +335,22 @@ class RotationData:
 
 
 @cached
-def rotation_data(config: Config, offset: float, k: int, first: int) -> RotationData:
-    """M(offset), a display window of it, and the check PE(k + offset) = M @ PE(k)."""
+def rotation_data(config: Config, offset: float, k: int, first_pair: int) -> RotationData:
+    """M(offset) for the pairs ``first_pair ..`` (16 of them), and PE(k + offset) = M @ PE(k)."""
     freqs = pe_core.frequencies(config.d_model, **config.core_kwargs)
     layout = pe_core.CONVENTIONS[config.convention].column_layout(config.d_model)
     angles = offset * freqs[: layout.n_cos]
     if config.d_model > MAX_ROTATION_D_MODEL:
-        return RotationData(None, 0, angles, None, None, None)
+        return RotationData(None, np.zeros(0, dtype=int), angles, None, None, None)
     matrix = pe_core.relative_rotation(offset, config.d_model, **config.core_kwargs)
     rows = pe_core.sinusoidal_encoding([k, k + offset], config.d_model, **config.core_kwargs)
     rotated = matrix @ rows[0]
     residual = float(np.max(np.abs(rotated - rows[1])))
-    first = min(max(0, first), max(0, config.d_model - ROTATION_WINDOW))
-    window = matrix[first : first + ROTATION_WINDOW, first : first + ROTATION_WINDOW]
-    return RotationData(window.astype(np.float32), first, angles, rows[1], rotated, residual)
+    pair, role = pe_core.column_roles(config.d_model, convention=config.convention)
+    first = min(max(0, first_pair), max(0, layout.n_cos - ROTATION_PAIRS))
+    indices = np.flatnonzero((pair >= first) & (pair < first + ROTATION_PAIRS) & (role != "zero"))
+    window = matrix[np.ix_(indices, indices)]
+    return RotationData(window.astype(np.float32), indices, angles, rows[1], rotated, residual)
 
 
 @cached
@@ -413,10 +415,17 @@ def embedding_data(
         embeddings, encoding, scale=scale, dropout=dropout, rng=dropout_seed
     )
     scaled = embeddings * np.sqrt(d_model) if scale else embeddings
+    # Mean over the sequences that have a real token at each position (padding excluded).
+    real = np.array([[t != PAD for t in row] for row in tokens], dtype=float)
+    count = np.maximum(real.sum(axis=0), 1.0)
+
+    def mean_norm(x):
+        return (np.linalg.norm(x, axis=2) * real).sum(axis=0) / count
+
     norms = {
-        "embedding" + (" × √d_model" if scale else ""): np.linalg.norm(scaled, axis=2).mean(axis=0),
+        "embedding" + (" × √d_model" if scale else ""): mean_norm(scaled),
         "encoding": np.linalg.norm(encoding, axis=1),
-        "sum (layer output)": np.linalg.norm(total, axis=2).mean(axis=0),
+        "sum (layer output)": mean_norm(total),
     }
     return EmbeddingData(tokens, scaled, encoding, total, norms)
 

@@ -382,12 +382,12 @@ def nearest_neighbour_chart(
 
 
 def rotation_heatmap(
-    window: np.ndarray, *, first: int, d_model: int, hover: Sequence[str]
+    window: np.ndarray, *, indices: Sequence[int], d_model: int, hover: Sequence[str]
 ) -> go.Figure:
-    """A square window of the rotation matrix M(offset); ``hover`` describes each row/column."""
+    """Rows and columns ``indices`` of the rotation matrix M(offset); ``hover`` describes each."""
     labels = list(hover)
-    numbers = list(range(first, first + window.shape[0]))
-    ticks, text = _sparse_ticks(labels, numbers)
+    numbers = list(indices)
+    ticks, text = labels[::2], [str(n) for n in numbers[::2]]
     fig = go.Figure(
         go.Heatmap(
             z=window,
@@ -403,15 +403,22 @@ def rotation_heatmap(
     axis = {"tickmode": "array", "tickvals": ticks, "ticktext": text, "showgrid": False}
     fig.update_xaxes(title="column of PE(k)", **axis)
     fig.update_yaxes(title="row of PE(k + offset)", autorange="reversed", scaleanchor="x", **axis)
-    shown = f"rows and columns {first}–{first + window.shape[0] - 1} of {d_model}"
+    contiguous = numbers == list(range(numbers[0], numbers[0] + len(numbers)))
+    shown = (
+        f"rows and columns {numbers[0]}–{numbers[-1]} of {d_model}"
+        if contiguous
+        else f"the sin and cos columns of {len(numbers) // 2} pairs, of {d_model} columns"
+    )
     subtitle = "the whole matrix" if window.shape[0] == d_model else shown
     return _layout(fig, title="The rotation matrix M(offset)", subtitle=subtitle, height=560)
 
 
 def vector_comparison(
-    shifted: np.ndarray, rotated: np.ndarray, *, k: int, offset: float
+    shifted: np.ndarray, rotated: np.ndarray, *, k: int, offset: float, max_columns: int = 32
 ) -> go.Figure:
-    """PE(k + offset) and M @ PE(k) over the dimensions: two names for the same vector."""
+    """PE(k + offset) and M @ PE(k) over the first columns: two names for the same vector."""
+    n_columns = shifted.size
+    shifted, rotated = shifted[:max_columns], rotated[:max_columns]
     columns = np.arange(shifted.size)
     fig = go.Figure(
         [
@@ -420,13 +427,14 @@ def vector_comparison(
                 y=shifted,
                 mode="lines",
                 name=f"PE({k} + {offset:g}) computed directly",
+                line_shape="linear",
                 line={"color": "#1f77b4", "width": 3},
                 hovertemplate="column %{x}<br>%{y:.6f}<extra>PE(k + offset)</extra>",
             ),
             go.Scatter(
                 x=columns,
                 y=rotated,
-                mode="markers" if shifted.size <= 256 else "lines",
+                mode="markers",
                 name=f"M({offset:g}) @ PE({k})",
                 marker={"color": "#d62728", "size": 5},
                 line={"color": "#d62728", "width": 1, "dash": "dot"},
@@ -436,7 +444,10 @@ def vector_comparison(
     )
     fig.update_yaxes(title="value", range=[-1.08, 1.08])
     fig.update_xaxes(title="dimension (column)")
-    return _layout(fig, title="Shift by the offset, or rotate: the same vector", height=380)
+    shown = "" if n_columns <= max_columns else f"first {max_columns} of {n_columns} columns"
+    return _layout(
+        fig, title="Shift by the offset, or rotate: the same vector", subtitle=shown, height=380
+    )
 
 
 def unit_circles(
@@ -481,7 +492,9 @@ def unit_circles(
                 line={"color": "rgba(120,120,120,0.35)", "width": 1},
                 customdata=k,
                 showlegend=False,
-                hovertemplate="k = %{customdata}<br>sin = %{x:.4f}<br>cos = %{y:.4f}<extra></extra>",
+                hovertemplate=(
+                    "k = %{customdata}<br>sin = %{x:.4f}<br>cos = %{y:.4f}<extra></extra>"
+                ),
             ),
             row=1,
             col=j + 1,

@@ -15,9 +15,54 @@ PLOTLY_CONFIG = {"displaylogo": False, "modeBarButtonsToRemove": ["lasso2d", "se
 
 
 def chart(fig: go.Figure, key: str) -> None:
-    """Show a figure and remember it as this chart's last good version."""
+    """Show a figure, offer it as standalone HTML, and remember it as the last good version."""
     st.session_state[f"_last_chart_{key}"] = fig
     st.plotly_chart(fig, key=key, config=PLOTLY_CONFIG, width="stretch")
+    st.download_button(
+        "Chart as interactive HTML",
+        data=lambda: fig.to_html(include_plotlyjs=True, full_html=True, config=PLOTLY_CONFIG),
+        file_name=f"{key}.html",
+        mime="text/html",
+        key=f"html_{key}",
+        on_click="ignore",
+        type="tertiary",
+        icon=":material/download:",
+    )
+
+
+def matrix_downloads(config) -> None:
+    """Download buttons for the full encoding matrix (CSV and NPY), built on click."""
+    from dashboard import compute
+
+    size = config.n_positions * config.d_model
+    if size > compute.MAX_DOWNLOAD_ELEMENTS:
+        st.caption(
+            f"The full matrix has {size:,} values, too many to download here "
+            f"(limit {compute.MAX_DOWNLOAD_ELEMENTS:,}). In Python: "
+            f"`pe_core.sinusoidal_encoding({config.n_positions}, {config.d_model}, "
+            f"base={config.base:g}, convention='{config.convention}')`."
+        )
+        return
+    stem = f"pe_{config.convention}_L{config.n_positions}_d{config.d_model}_base{config.base:g}"
+    left, right, _ = st.columns([1, 1, 3])
+    left.download_button(
+        "Matrix as CSV",
+        data=lambda: compute.encoding_csv(config),
+        file_name=f"{stem}.csv",
+        mime="text/csv",
+        key="download_csv",
+        on_click="ignore",
+        icon=":material/download:",
+    )
+    right.download_button(
+        "Matrix as NPY",
+        data=lambda: compute.encoding_npy(config),
+        file_name=f"{stem}.npy",
+        mime="application/octet-stream",
+        key="download_npy",
+        on_click="ignore",
+        icon=":material/download:",
+    )
 
 
 def last_good_charts(prefix: str) -> None:

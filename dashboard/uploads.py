@@ -99,6 +99,8 @@ def _load_csv(data: bytes) -> np.ndarray:
     first = lines[0].split(delimiter)
     skip_header = not _all_numbers(first)
     rows = lines[1:] if skip_header else lines
+    if not rows:
+        raise UploadError("the .csv file has a header but no rows of numbers")
     if len(rows) * len(first) > MAX_ELEMENTS:
         raise UploadError(f"the .csv file has more than {MAX_ELEMENTS:,} values")
     try:

@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 import pe_core
-from dashboard import compute, figures, state, ui, uploads
+from dashboard import compute, figures, ui, uploads
 from dashboard.compute import Config
 
 PANEL_ROWS = 64
@@ -90,28 +90,32 @@ def _what_changes(config: Config) -> None:
             ui.chart(figures.profiles_overlay(profiles, current=config.convention), "lab_profiles")
         else:
             st.info(
-                "No closed-form similarity for this d_model (an odd d_model leaves a sin column unpaired)."
+                "No closed-form similarity for this d_model "
+                "(an odd d_model leaves a sin column unpaired)."
             )
     with right:
         if config.d_model % 2 == 0:
             st.metric(
-                "max |split − vaswani with columns permuted|",
+                "split vs permuted vaswani",
                 f"{compute.layout_permutation_error(config):.1e}",
-                help="Permuting vaswani's columns into two halves gives split exactly.",
+                help="Largest difference after permuting vaswani's columns into two halves: "
+                "split exactly.",
             )
         if "vaswani" in profiles and "split" in profiles:
             same = float(np.max(np.abs(profiles["vaswani"] - profiles["split"])))
             st.metric(
-                "max |similarity(vaswani) − similarity(split)|",
+                "Similarity: vaswani vs split",
                 f"{same:.1e}",
-                help="Same frequencies.",
+                help="Largest difference of the cosine similarity against offset: "
+                "same frequencies, different layout.",
             )
         if "vaswani" in profiles and "tensor2tensor" in profiles:
             changed = float(np.max(np.abs(profiles["vaswani"] - profiles["tensor2tensor"])))
             st.metric(
-                "max |similarity(vaswani) − similarity(tensor2tensor)|",
+                "Similarity: vaswani vs tensor2tensor",
                 f"{changed:.3g}",
-                help="Different frequency spacing.",
+                help="Largest difference of the cosine similarity against offset: "
+                "different frequency spacing.",
             )
         st.plotly_chart(
             figures.wavelength_chart(

@@ -42,11 +42,13 @@ def render(config: Config) -> None:
     batch, seq, d_model = data.total.shape
     st.markdown(
         f"**Shapes:** embeddings ({batch}, {seq}, {d_model}) + encoding ({seq}, {d_model}) "
-        f"→ output ({batch}, {seq}, {d_model}); the encoding is broadcast over the batch of {batch}."
+        f"→ output ({batch}, {seq}, {d_model}); the encoding is broadcast over the batch "
+        f"of {batch}."
     )
     if seq > config.n_positions:
         st.caption(
-            f"The sequences are longer than L = {config.n_positions}; the encoding is computed for {seq} positions."
+            f"The sequences are longer than L = {config.n_positions}; the encoding is "
+            f"computed for {seq} positions."
         )
     item = 0
     if batch > 1:
@@ -61,28 +63,32 @@ def render(config: Config) -> None:
     columns = list(range(min(d_model, MAX_COLUMNS_SHOWN)))
     note = "" if d_model <= MAX_COLUMNS_SHOWN else f"first {MAX_COLUMNS_SHOWN} of {d_model} columns"
     rows = [f"{k}: {token}" for k, token in enumerate(data.tokens[item])]
+    positions = [f"position {k}" for k in range(seq)]
     limit = float(max(np.max(np.abs(data.total[item][:, columns]), initial=1.0), 1.0))
-    for values, title, key in (
+    for values, title, key, labels in (
         (
             data.embeddings[item],
             "Token embeddings" + (" × √d_model" if state.value("emb_scale") else ""),
             "emb_embeddings",
+            rows,
         ),
         (
             data.encoding,
             "Positional encoding PE[:seq] (the same for every sequence)",
             "emb_encoding",
+            positions,
         ),
         (
             data.total[item],
             "Sum: the layer's output" + (" after dropout" if state.value("emb_dropout") else ""),
             "emb_total",
+            rows,
         ),
     ):
         ui.chart(
             figures.matrix_heatmap(
                 values[:, columns],
-                rows=rows,
+                rows=labels,
                 columns=columns,
                 title=title,
                 subtitle=note,
@@ -91,7 +97,7 @@ def render(config: Config) -> None:
             key,
         )
         if seq <= 12 and d_model <= 8:
-            st.dataframe(pd.DataFrame(values, index=rows).round(4), width="stretch")
+            st.dataframe(pd.DataFrame(values, index=labels).round(4), width="stretch")
     ui.chart(figures.norms_chart(data.norms), "emb_norms")
 
 

@@ -69,7 +69,8 @@ def render(config: Config) -> None:
             )
         else:
             st.info(
-                "The PyTorch snippet follows the PyTorch tutorial, which uses the vaswani convention."
+                "The PyTorch snippet follows the PyTorch tutorial, which uses the vaswani "
+                "convention."
             )
     with tabs[2]:
         st.code(
@@ -78,6 +79,7 @@ def render(config: Config) -> None:
             ),
             language="python",
         )
+    ui.matrix_downloads(config)
     st.caption(
         "Each snippet builds all L positions. They use the textbook formula in float64, which "
         "matches pe_core to about 1e-12 up to tens of thousands of positions; pe_core carries the "

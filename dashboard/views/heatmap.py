@@ -25,7 +25,7 @@ def render(config: Config) -> None:
     _heatmap(config)
     if config.n_positions <= TABLE_MAX_ROWS and config.d_model <= TABLE_MAX_COLUMNS:
         _table(config)
-    _downloads(config)
+    ui.matrix_downloads(config)
 
 
 @st.fragment
@@ -105,34 +105,3 @@ def _table(config: Config) -> None:
     frame.index.name = "position"
     st.markdown("**The same numbers as a table** (4 decimals; the downloads keep every digit)")
     st.dataframe(frame, width="stretch")
-
-
-def _downloads(config: Config) -> None:
-    size = config.n_positions * config.d_model
-    if size > compute.MAX_DOWNLOAD_ELEMENTS:
-        st.caption(
-            f"The full matrix has {size:,} values, too many to download here "
-            f"(limit {compute.MAX_DOWNLOAD_ELEMENTS:,}). In Python: "
-            f"`pe_core.sinusoidal_encoding({config.n_positions}, {config.d_model}, "
-            f"base={config.base:g}, "
-            f"convention='{config.convention}')`."
-        )
-        return
-    stem = f"pe_{config.convention}_L{config.n_positions}_d{config.d_model}_base{config.base:g}"
-    left, right, _ = st.columns([1, 1, 3])
-    left.download_button(
-        "Download CSV",
-        data=lambda: compute.encoding_csv(config),
-        file_name=f"{stem}.csv",
-        mime="text/csv",
-        key="download_csv",
-        on_click="ignore",
-    )
-    right.download_button(
-        "Download NPY",
-        data=lambda: compute.encoding_npy(config),
-        file_name=f"{stem}.npy",
-        mime="application/octet-stream",
-        key="download_npy",
-        on_click="ignore",
-    )

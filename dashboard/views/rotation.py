@@ -22,12 +22,14 @@ def render(config: Config) -> None:
         "dot product, so from the encodings alone the model cannot tell which token comes first.",
         r"\begin{pmatrix}\sin((k+\delta)\omega_i)\\ \cos((k+\delta)\omega_i)\end{pmatrix} = "
         r"\begin{pmatrix}\cos\delta\omega_i & \sin\delta\omega_i\\ -\sin\delta\omega_i & "
-        r"\cos\delta\omega_i\end{pmatrix}\begin{pmatrix}\sin k\omega_i\\ \cos k\omega_i\end{pmatrix}",
+        r"\cos\delta\omega_i\end{pmatrix}"
+        r"\begin{pmatrix}\sin k\omega_i\\ \cos k\omega_i\end{pmatrix}",
         expanded=True,
     )
     if not compute.closed_form_holds(config):
         st.warning(
-            f"No such matrix exists for odd d_model = {config.d_model} with the {config.convention} "
+            f"No such matrix exists for odd d_model = {config.d_model} with the "
+            f"{config.convention} "
             "convention. Its last column sin(k·ω) has no cos partner, and sin((k+δ)·ω) = "
             "sin(kω)cos(δω) + cos(kω)sin(δω) needs cos(kω), which the encoding does not hold. "
             "Choose an even d_model, or the tensor2tensor convention (its odd column is zero)."
@@ -52,31 +54,45 @@ def render(config: Config) -> None:
         persist_state="session",
     )
     offset, k = float(state.value("rot_offset")), int(state.value("rot_k"))
-    data = compute.rotation_data(config, offset, k, 0)
+    n_pairs = (
+        int(compute.column_info(config.d_model, config.base, config.convention).pair.max()) + 1
+    )
+    if n_pairs > compute.ROTATION_PAIRS:
+        state.clamp("rot_first", 0, n_pairs - compute.ROTATION_PAIRS)
+        st.number_input(
+            f"First pair shown in M (16 of {n_pairs})",
+            min_value=0,
+            max_value=n_pairs - compute.ROTATION_PAIRS,
+            step=8,
+            key="rot_first",
+            persist_state="session",
+        )
+    data = compute.rotation_data(config, offset, k, int(state.value("rot_first")))
     if data.window is None:
         st.info(
-            f"M is a {config.d_model:,} × {config.d_model:,} matrix; it is built here for d_model up "
-            f"to {compute.MAX_ROTATION_D_MODEL:,}. Its blocks rotate pair i by δ·ω_i: "
-            f"{data.angles[0]:.4g} rad for the fastest pair, {data.angles[-1]:.4g} rad for the slowest."
+            f"M is a {config.d_model:,} × {config.d_model:,} matrix; it is built here for d_model "
+            f"up to {compute.MAX_ROTATION_D_MODEL:,}. Its blocks rotate pair i by δ·ω_i: "
+            f"{data.angles[0]:.4g} rad for the fastest pair, {data.angles[-1]:.4g} rad for the "
+            "slowest."
         )
     else:
-        columns = np.arange(data.window_first, data.window_first + data.window.shape[0])
-        hover = _axis_hover(config, columns, data.angles)
-        ui.chart(
-            figures.rotation_heatmap(
-                data.window, first=data.window_first, d_model=config.d_model, hover=hover
-            ),
-            "rotation_matrix",
+        hover = _axis_hover(config, data.indices, data.angles)
+        fig = figures.rotation_heatmap(
+            data.window, indices=data.indices.tolist(), d_model=config.d_model, hover=hover
         )
-        st.metric(
-            "Largest |PE(k + δ) − M(δ) @ PE(k)|",
-            f"{data.residual:.1e}",
-            help="Zero up to floating-point rounding: the same vector, two ways.",
-        )
-        ui.chart(
-            figures.vector_comparison(data.shifted, data.rotated, k=k, offset=offset),
-            "rotation_vectors",
-        )
+        left, right = st.columns([1, 1])
+        with left:
+            ui.chart(fig, "rotation_matrix")
+        with right:
+            st.metric(
+                "Largest |PE(k + δ) − M(δ) @ PE(k)|",
+                f"{data.residual:.1e}",
+                help="Zero up to floating-point rounding: the same vector, two ways.",
+            )
+            ui.chart(
+                figures.vector_comparison(data.shifted, data.rotated, k=k, offset=offset),
+                "rotation_vectors",
+            )
     _circles(config)
 
 

@@ -1,0 +1,201 @@
+"""AppTest for the rotation, embeddings, conventions and worked-example views."""
+
+import io
+
+import numpy as np
+import pytest
+
+import pe_core
+from tests.apptest_helpers import decode, figures, new_app, no_errors
+
+pytestmark = pytest.mark.timeout(600)
+
+NEW_VIEWS = ["rotation", "embeddings", "conventions", "example"]
+PRESETS = ["Tutorial", "Lab", "d2l", "Annotated Transformer", "Attention Is All You Need"]
+
+
+@pytest.mark.parametrize("view", NEW_VIEWS)
+@pytest.mark.parametrize("preset", PRESETS)
+def test_each_view_under_each_preset(view, preset):
+    at = new_app(view=view)
+    at.run()
+    at.selectbox(key="preset").select(preset).run()
+    no_errors(at)
+    assert at.query_params.get("view") == view
+
+
+@pytest.mark.parametrize("view", NEW_VIEWS)
+@pytest.mark.parametrize("d_model", [1, 7])
+def test_odd_d_model(view, d_model):
+    at = new_app(view=view, d=d_model, L=50)
+    at.run()
+    no_errors(at)
+
+
+class TestRotation:
+    def test_residual_and_matrix(self):
+        at = new_app(view="rotation", L=100, d=8, base=100, rot_offset=3, rot_k=7)
+        at.run()
+        no_errors(at)
+        residual = next(m for m in at.metric if "M(δ) @ PE(k)" in m.label)
+        assert float(residual.value) < 1e-12
+        matrix = decode(figures(at)[0]["data"][0]["z"])
+        np.testing.assert_allclose(matrix, pe_core.relative_rotation(3, 8, base=100), atol=1e-7)
+
+    def test_odd_d_model_explains_why(self):
+        at = new_app(view="rotation", d=7)
+        at.run()
+        assert any("no cos partner" in w.value for w in at.warning)
+
+    def test_offset_in_the_url(self):
+        at = new_app(view="rotation")
+        at.run()
+        at.number_input(key="rot_offset").set_value(12.0).run()
+        assert at.query_params["rot_offset"] == "12"
+
+    def test_large_d_model_says_what_it_shows(self):
+        at = new_app(view="rotation", d=4096)
+        at.run()
+        no_errors(at)
+        assert any("built here for d_model up to" in i.value for i in at.info)
+
+
+class TestEmbeddings:
+    def test_sentences_shapes_and_broadcast(self):
+        at = new_app(view="embeddings", d=16, L=20)
+        at.run()
+        no_errors(at)
+        assert (
+            "(3, 7, 16)"
+            in at.markdown[[("Shapes" in m.value) for m in at.markdown].index(True)].value
+        )
+        embeddings, encoding, total, _ = figures(at)
+        e, p, s = (decode(f["data"][0]["z"]) for f in (embeddings, encoding, total))
+        np.testing.assert_allclose(s, e + p, atol=1e-5)  # float32 on the wire
+        np.testing.assert_allclose(p, pe_core.sinusoidal_encoding(7, 16), atol=1e-6)
+
+    def test_random_tokens_and_dropout(self):
+        at = new_app(
+            view="embeddings", d=8, L=20, emb_mode="random", emb_batch=2, emb_seq=5, emb_dropout=0.5
+        )
+        at.run()
+        no_errors(at)
+        total = decode(figures(at)[2]["data"][0]["z"])
+        assert total.shape == (5, 8) and np.any(total == 0)
+
+    def test_empty_text(self):
+        at = new_app(view="embeddings")
+        at.run()
+        at.text_area(key="emb_text").set_value("   ").run()
+        no_errors(at)
+        assert any("at least one sentence" in i.value for i in at.info)
+
+    def test_norm_chart(self):
+        at = new_app(view="embeddings", d=4)
+        at.run()
+        norms = figures(at)[-1]
+        encoding = next(t for t in norms["data"] if t["name"] == "encoding")
+        np.testing.assert_allclose(decode(encoding["y"]), np.sqrt(2.0))
+
+
+def _npy(array) -> bytes:
+    buffer = io.BytesIO()
+    np.save(buffer, array)
+    return buffer.getvalue()
+
+
+class TestConventionsLab:
+    def test_layout_permutes_spacing_changes(self):
+        at = new_app(view="conventions", L=200, d=64)
+        at.run()
+        no_errors(at)
+        values = {m.label: m.value for m in at.metric}
+        assert float(values["split vs permuted vaswani"]) == 0.0
+        assert float(values["Similarity: vaswani vs split"]) == 0.0
+        assert float(values["Similarity: vaswani vs tensor2tensor"]) > 1e-3
+
+    @pytest.mark.parametrize("convention", list(pe_core.CONVENTIONS))
+    @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16])
+    def test_identify_uploads(self, convention, dtype):
+        matrix = pe_core.sinusoidal_encoding(
+            2 + np.arange(80), 32, convention=convention, dtype=dtype
+        )
+        at = new_app(view="conventions")
+        at.run()
+        at.file_uploader(key="lab_upload").upload(
+            "mine.npy", _npy(matrix), "application/octet-stream"
+        ).run()
+        no_errors(at)
+        assert (
+            f"Identified: {convention} convention, base 10000, positions from 2"
+            in at.success[0].value
+        )
+
+    def test_identify_csv_download_round_trip(self):
+        from dashboard.compute import Config, encoding_csv
+
+        data = encoding_csv(Config(40, 12, 500.0, "split"))
+        at = new_app(view="conventions")
+        at.run()
+        at.file_uploader(key="lab_upload").upload("pe.csv", data, "text/csv").run()
+        assert "split convention, base 500, positions from 0" in at.success[0].value
+        assert "exact in float64" in at.success[0].value
+
+    def test_transposed(self):
+        at = new_app(view="conventions")
+        at.run()
+        upload = _npy(pe_core.sinusoidal_encoding(100, 16).T)
+        at.file_uploader(key="lab_upload").upload("t.npy", upload, "application/octet-stream").run()
+        assert "transposed" in at.success[0].value
+        assert any("transposed" in i.value for i in at.info)
+
+    @pytest.mark.parametrize(
+        ("name", "data", "message"),
+        [
+            ("g.npy", b"\x93NUMPY garbage", "Cannot read"),
+            ("o.npy", None, "pickled objects are never loaded"),
+            ("t.csv", b"1,2\nthree,4\n", "not a number"),
+            ("n.npy", _npy(np.array([[np.nan, 0.0], [1.0, 1.0]])), "NaN or inf"),
+            ("w.npy", _npy(np.zeros(9)), "must be 2-D"),
+        ],
+    )
+    def test_bad_files(self, name, data, message):
+        if data is None:
+            buffer = io.BytesIO()
+            np.save(buffer, np.array([object()], dtype=object), allow_pickle=True)
+            data = buffer.getvalue()
+        at = new_app(view="conventions")
+        at.run()
+        at.file_uploader(key="lab_upload").upload(name, data, "application/octet-stream").run()
+        assert not at.exception
+        assert message in at.error[0].value
+
+    def test_noise_is_not_identified(self):
+        noise = np.random.default_rng(0).uniform(-1, 1, size=(40, 16))
+        at = new_app(view="conventions")
+        at.run()
+        at.file_uploader(key="lab_upload").upload(
+            "noise.npy", _npy(noise), "application/octet-stream"
+        ).run()
+        assert any("no convention explains this matrix" in w.value.lower() for w in at.warning)
+
+
+class TestWorkedExample:
+    def test_formula_and_code(self):
+        at = new_app(view="example", L=10, d=4, base=100)
+        at.run()
+        no_errors(at)
+        latex = " ".join(x.value for x in at.latex)
+        assert r"PE(1, 0) = \sin(1 \times 1) = \sin(1) = 0.841471" in latex
+        code = at.code[0].value
+        namespace = {}
+        exec(code, namespace)
+        np.testing.assert_allclose(
+            namespace["pe"], pe_core.sinusoidal_encoding(10, 4, base=100), atol=1e-12
+        )
+
+    def test_downloads_offered(self):
+        at = new_app(view="example", L=10, d=4)
+        at.run()
+        labels = [b.label for b in at.get("download_button")]
+        assert "Matrix as CSV" in labels and "Matrix as NPY" in labels

@@ -1,0 +1,40 @@
+"""The worked example's code snippets reproduce pe_core's matrix."""
+
+import numpy as np
+import pytest
+
+import pe_core
+from dashboard import snippets
+
+
+@pytest.mark.parametrize("convention", list(pe_core.CONVENTIONS))
+@pytest.mark.parametrize(
+    ("length", "d_model", "base"),
+    [(10, 4, 100.0), (2048, 512, 10000.0), (60, 7, 10000.0), (5, 1, 10000.0), (30, 2, 500.0)],
+)
+def test_numpy_snippet_reproduces_pe_core(convention, length, d_model, base):
+    namespace = {}
+    exec(snippets.numpy_snippet(length, d_model, base, convention), namespace)
+    expected = pe_core.sinusoidal_encoding(length, d_model, base=base, convention=convention)
+    assert namespace["pe"].shape == expected.shape
+    np.testing.assert_allclose(namespace["pe"], expected, rtol=0, atol=1e-12)
+
+
+def test_pe_core_snippet_runs():
+    namespace = {}
+    exec(snippets.pe_core_snippet(100, 16, 10000.0, "split"), namespace)
+    np.testing.assert_array_equal(
+        namespace["pe"], pe_core.sinusoidal_encoding(100, 16, convention="split")
+    )
+
+
+def test_torch_snippet_reproduces_pe_core():
+    torch = pytest.importorskip(
+        "torch", reason="PyTorch is not a dependency; the snippet is checked where it is installed"
+    )
+    namespace = {}
+    exec(snippets.torch_snippet(300, 20, 10000.0), namespace)
+    np.testing.assert_allclose(
+        namespace["pe"].numpy(), pe_core.sinusoidal_encoding(300, 20), atol=1e-12
+    )
+    del torch

@@ -1,0 +1,92 @@
+"""Safe parsing of uploaded matrices: every bad file gets a clear message, nothing is unpickled."""
+
+import io
+import pickle
+
+import numpy as np
+import pytest
+
+import pe_core
+from dashboard.uploads import UploadError, load_matrix
+
+
+def _npy(array) -> bytes:
+    buffer = io.BytesIO()
+    np.save(buffer, array, allow_pickle=True)
+    return buffer.getvalue()
+
+
+class TestGoodFiles:
+    def test_npy_float32(self):
+        matrix = pe_core.sinusoidal_encoding(20, 8).astype(np.float32)
+        got = load_matrix("pe.npy", _npy(matrix))
+        assert got.dtype == np.float64 and got.shape == (20, 8)
+        np.testing.assert_array_equal(got, matrix)
+
+    def test_csv_plain(self):
+        got = load_matrix("pe.CSV", b"0,1,0,1\n0.84,0.54,0.0099,0.99\n")
+        assert got.shape == (2, 4)
+
+    def test_csv_with_header_and_position_column(self):
+        text = "position,dim_0,dim_1\n0,0,1\n1,0.84,0.54\n"
+        got = load_matrix("pe.csv", text.encode())
+        np.testing.assert_array_equal(got, [[0, 1], [0.84, 0.54]])
+
+    def test_whitespace_separated(self):
+        assert load_matrix("pe.txt", b"0 1\n2 3\n").shape == (2, 2)
+
+
+class TestBadFiles:
+    @pytest.mark.parametrize(
+        ("name", "data", "message"),
+        [
+            ("x.npy", b"", "empty"),
+            ("x.npy", b"\x00\x01garbage bytes" * 10, "not a NumPy .npy file"),
+            (
+                "x.npy",
+                _npy(np.array([{"a": 1}, None], dtype=object)),
+                "pickled objects are never loaded",
+            ),
+            ("x.npy", _npy(np.zeros(5)), "must be 2-D"),
+            ("x.npy", _npy(np.zeros((2, 3, 4))), "must be 2-D"),
+            ("x.npy", _npy(np.array([["a", "b"], ["c", "d"]])), "only plain numbers"),
+            ("x.npy", _npy(np.array([[np.nan, 1.0], [0.0, 1.0]])), "NaN or inf"),
+            ("x.npy", _npy(np.array([[np.inf, 1.0], [0.0, 1.0]])), "NaN or inf"),
+            ("x.npy", _npy(np.zeros((1, 5))), "at least 2 rows"),
+            ("x.pkl", pickle.dumps(np.zeros((3, 3))), "neither a .npy nor a .csv"),
+            ("x.csv", b"1,2,3\n4,five,6\n", "not a number"),
+            ("x.csv", b"\xff\xfe\x00binary", "not UTF-8"),
+            ("x.csv", b"a,b\n", "no rows of numbers"),
+            ("x.csv", b"1,2\n3\n", "not a number"),
+            ("x.csv", b"nan,1\n0,1\n", "NaN or inf"),
+        ],
+    )
+    def test_clear_message(self, name, data, message):
+        with pytest.raises(UploadError, match=message):
+            load_matrix(name, data)
+
+    def test_huge_shape_in_a_small_file(self):
+        data = bytearray(_npy(np.zeros((4, 4))))
+        header = data[10:].split(b"\n")[0].decode("latin1")
+        bigger = header.replace("(4, 4)", "(100000, 100000)").ljust(len(header))
+        data[10 : 10 + len(header)] = bigger.encode("latin1")
+        with pytest.raises(UploadError, match="more than the limit"):
+            load_matrix("x.npy", bytes(data))
+
+    def test_header_promising_more_than_the_file_holds(self):
+        data = _npy(np.zeros((40, 40)))[:-800]
+        with pytest.raises(UploadError, match="header promises"):
+            load_matrix("x.npy", data)
+
+    def test_too_large_file(self):
+        with pytest.raises(UploadError, match="more than the limit"):
+            load_matrix("x.csv", b"0" * (21 * 1024 * 1024))
+
+    def test_pickle_is_never_called(self, monkeypatch):
+        def refuse(*args, **kwargs):
+            raise AssertionError("pickle.loads was called")
+
+        monkeypatch.setattr(pickle, "loads", refuse)
+        monkeypatch.setattr(pickle, "load", refuse)
+        with pytest.raises(UploadError):
+            load_matrix("x.npy", _npy(np.array([object()], dtype=object)))
