@@ -16,12 +16,14 @@ import streamlit as st
 
 import pe_core
 
-#: Largest side of any chart matrix (rows or columns).
+#: Largest number of columns of a chart matrix.
 MAX_CELLS_SIDE = 1024
-#: Largest number of cells in one heatmap: float32 values, about 2.8 MB of JSON (under 4 MB).
-MAX_CELLS = 1 << 19
+#: Largest number of rows: a 560-pixel chart cannot show more than about 500 anyway.
+MAX_ROWS = 512
+#: Largest number of cells in one heatmap: float32 values, about 1.4 MB of JSON.
+MAX_CELLS = 1 << 18
 #: Largest side of the (square) similarity heatmap.
-MAX_SIMILARITY_SIDE = 720
+MAX_SIMILARITY_SIDE = 512
 #: Points of a smooth curve.
 SMOOTH_POINTS = 2000
 #: Largest matrix offered for download (float64 NPY of 32 MB; the CSV is about 2.5x that).
@@ -88,7 +90,7 @@ def column_window(d_model: int, first_column: int) -> tuple[int, int]:
 
 def row_budget(n_columns: int) -> int:
     """Rows a heatmap of ``n_columns`` columns may show."""
-    return min(MAX_CELLS_SIDE, MAX_CELLS // max(1, n_columns))
+    return min(MAX_ROWS, MAX_CELLS // max(1, n_columns))
 
 
 @cached

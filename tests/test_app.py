@@ -32,17 +32,17 @@ class TestDefaults:
         assert trace["type"] == "heatmap"
         assert (trace["zmin"], trace["zmax"]) == (-1, 1)
         z = decode(trace["z"])
-        assert z.shape == (1024, 512)  # 2048 positions as 1024 block means of 2
+        assert z.shape == (512, 512)  # 2048 positions as 512 block means of 4
 
     def test_block_means_are_the_encoding_means(self, default_app):
         z = decode(figures(default_app)[0]["data"][0]["z"])
-        exact = pe_core.sinusoidal_encoding(2048, 512).reshape(1024, 2, 512).mean(axis=1)
+        exact = pe_core.sinusoidal_encoding(2048, 512).reshape(512, 4, 512).mean(axis=1)
         np.testing.assert_allclose(z, exact, atol=1e-6)  # float32 on the wire
 
     def test_hover_describes_cells(self, default_app):
         trace = figures(default_app)[0]["data"][0]
         assert trace["x"][3].startswith("column 3: pair i=1, cos, ω=")
-        assert trace["y"][1] == "positions 2–3 (mean)"
+        assert trace["y"][1] == "positions 4–7 (mean)"
         assert "value %{z" in trace["hovertemplate"]
 
     def test_clean_url_at_defaults(self, default_app):
@@ -165,7 +165,7 @@ def test_top_of_every_range(view):
     for figure in figures(at):
         for trace in figure["data"]:
             if trace["type"] == "heatmap":
-                assert decode(trace["z"]).size <= 1 << 19
+                assert decode(trace["z"]).size <= 1 << 18
     assert max(figure_payloads(at), default=0) < 4_000_000
 
 
