@@ -181,9 +181,8 @@ def cos_sum_progression(
     products of a ``(n/B) x h`` and an ``h x B`` table instead of ``n * h`` cosines. The
     absolute error is about ``h * 1e-16``.
     """
-    result = np.zeros(0)
     if n == 0:
-        return result
+        return np.zeros(0)
     block = max(1, math.isqrt(n - 1) + 1)
     n_blocks = -(-n // block)
     total = np.zeros((n_blocks, block))
