@@ -30,6 +30,7 @@ VIEW_MODULES = {
 }
 
 st.set_page_config(page_title="Positional Encoding Explorer", page_icon="🌊", layout="wide")
+ui.start_run()
 state.init_from_url()
 config = sidebar.render()
 

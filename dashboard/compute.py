@@ -46,6 +46,11 @@ class Config:
         return {"base": self.base, "convention": self.convention}
 
 
+def n_pairs(config: Config) -> int:
+    """Number of complete sin/cos pairs (0 for d_model = 1 with tensor2tensor)."""
+    return pe_core.CONVENTIONS[config.convention].column_layout(config.d_model).n_cos
+
+
 def closed_form_holds(config: Config) -> bool:
     """True unless an odd d_model leaves a sin column unpaired (then similarity depends on k)."""
     return pe_core.CONVENTIONS[config.convention].column_layout(config.d_model).is_paired

@@ -14,9 +14,15 @@ logger = logging.getLogger("pe_explorer")
 PLOTLY_CONFIG = {"displaylogo": False, "modeBarButtonsToRemove": ["lasso2d", "select2d"]}
 
 
+def start_run() -> None:
+    """Called once at the top of every run: no chart has been drawn yet."""
+    st.session_state["_charts_this_run"] = set()
+
+
 def chart(fig: go.Figure, key: str) -> None:
     """Show a figure, offer it as standalone HTML, and remember it as the last good version."""
     st.session_state[f"_last_chart_{key}"] = fig
+    st.session_state.setdefault("_charts_this_run", set()).add(key)
     st.plotly_chart(fig, key=key, config=PLOTLY_CONFIG, width="stretch")
     st.download_button(
         "Chart as interactive HTML",
@@ -67,8 +73,9 @@ def matrix_downloads(config) -> None:
 
 def last_good_charts(prefix: str) -> None:
     """Show the last good figures of a view (after an error, so the page does not go blank)."""
+    drawn = st.session_state.get("_charts_this_run", set())
     for name in list(st.session_state):
-        if name.startswith(f"_last_chart_{prefix}"):
+        if name.startswith(f"_last_chart_{prefix}") and name[len("_last_chart_") :] not in drawn:
             st.caption("Last valid figure, kept while the parameters above cannot be shown:")
             st.plotly_chart(st.session_state[name], config=PLOTLY_CONFIG, width="stretch")
 

@@ -182,4 +182,46 @@ def test_precision_changes_the_verdict():
     assert "all 1,000 positions have distinct encodings" in at.success[0].value.lower()
     at.segmented_control(key="prec").set_value("bfloat16").run()
     at.segmented_control(key="cast").set_value("positions").run()
-    assert "positions 256 and 257 collide" in at.error[0].value.lower()
+    assert "positions 256 and 257 collide" in at.warning[0].value.lower()
+    no_errors(at)
+
+
+def test_all_zero_encoding_explains_itself():
+    at = new_app(L=50, d=1, conv="tensor2tensor", view="similarity")
+    at.run()
+    no_errors(at)
+    assert not at.warning
+    assert any("zero vector" in i.value for i in at.info)
+    assert not figures(at)
+
+
+def _failing_view_script():
+    import plotly.graph_objects as go
+    import streamlit as st
+
+    from dashboard import ui
+
+    ui.start_run()
+
+    def render():
+        ui.chart(go.Figure(go.Scatter(y=[1, 2])), "demo_first")
+        if st.session_state.get("fail"):
+            raise ValueError("second chart impossible")
+        ui.chart(go.Figure(go.Scatter(y=[3, 4])), "demo_second")
+
+    ui.guarded("demo", render)
+
+
+def test_error_keeps_the_last_good_figures_but_not_twice():
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(_failing_view_script, default_timeout=60)
+    at.run()
+    assert len(at.get("plotly_chart")) == 2 and not at.warning
+    at.session_state["fail"] = True
+    at.run()
+    assert "second chart impossible" in at.warning[0].value
+    # The first chart was drawn in this run; only the second comes from the last good run.
+    assert len(at.get("plotly_chart")) == 2
+    assert len([c for c in at.caption if "Last valid figure" in c.value]) == 1
+    assert not at.exception

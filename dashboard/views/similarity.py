@@ -22,6 +22,12 @@ def render(config: Config) -> None:
         r"\cos\theta = \frac{2}{d_{\mathrm{model}}}\sum_i \cos(\omega_i\delta), \qquad "
         r"\lVert PE(k) - PE(k+\delta)\rVert^2 = 4\sum_i \sin^2(\omega_i\delta/2)",
     )
+    if compute.n_pairs(config) == 0:
+        st.info(
+            f"With d_model = {config.d_model} the {config.convention} convention has no sin/cos "
+            "pair: every encoding is the zero vector, so there is no similarity to show."
+        )
+        return
     _controls(config)
     kind = state.value("sim_kind")
     paired = compute.closed_form_holds(config)

@@ -45,7 +45,10 @@ def render(config: Config) -> None:
     with st.spinner("Checking every pair of positions…"):
         report = compute.uniqueness(config, precision, cast)
     verdict = report.summary()
-    (st.success if report.all_distinct else st.error)(verdict.capitalize() + ".")
+    if report.all_distinct:
+        st.success(verdict.capitalize() + ".", icon=":material/check_circle:")
+    else:  # a finding about the configuration, not an error of the app
+        st.warning(verdict.capitalize() + ".", icon=":material/join_inner:")
     columns = st.columns(4)
     columns[0].metric(
         "Smallest distance",

@@ -1,0 +1,367 @@
+"""Real-browser tests: the real Streamlit server, driven by headless Chromium through Playwright.
+
+This module is the pytest-free plumbing shared by ``conftest.py`` and ``benchmarks/load.py``:
+finding Chromium, starting and stopping the server, and :data:`PAGE_HOOK_JS`, a script installed
+in every page before the app loads that records each Plotly redraw, the time of the last user
+input and the app's script state. Playwright is imported lazily (by the callers), so importing
+this module never fails where Playwright is missing.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import ctypes
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+#: An absolute path: same app, same working directory (the repo root), but a command line that
+#: a broad ``pkill -f "streamlit run dashboard/app.py"`` elsewhere on the machine does not hit.
+APP = str(ROOT / "dashboard" / "app.py")
+
+#: Playwright's own browser download does not work here: always use the system Chromium.
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-quic",
+    "--disable-sync",
+]
+VIEWPORT = {"width": 1400, "height": 900}
+
+
+def find_chromium() -> str | None:
+    """Path of the system Chromium, or None."""
+    if os.access("/usr/bin/chromium", os.X_OK):
+        return "/usr/bin/chromium"
+    return shutil.which("chromium")
+
+
+def free_port() -> int:
+    """A loopback port nobody listens on right now (the kernel picks it)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
+    """Linux: the server gets SIGTERM when the thread that started it (always the main thread
+    here) dies, even by SIGKILL, so a killed test run leaves no server behind."""
+    with contextlib.suppress(Exception):
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # 1 = PR_SET_PDEATHSIG
+
+
+class ServerError(RuntimeError):
+    pass
+
+
+class StreamlitServer:
+    """``python -m streamlit run dashboard/app.py`` on a free loopback port.
+
+    :meth:`start` waits until ``/_stcore/health`` answers "ok"; :meth:`stop` terminates the
+    server (SIGTERM, then SIGKILL after a timeout) and is safe to call more than once. Every
+    started server is also stopped at interpreter exit, and, on Linux, when its parent dies.
+    """
+
+    def __init__(self, log_path: str | os.PathLike | None = None) -> None:
+        self.port: int | None = None
+        self.process: subprocess.Popen | None = None
+        if log_path is None:
+            handle, log_path = tempfile.mkstemp(prefix="pe-streamlit-", suffix=".log")
+            os.close(handle)
+        self.log_path = Path(log_path)
+        atexit.register(self.stop)  # a crash or an interrupted run leaves no stray server
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def command(self, port: int) -> list[str]:
+        return [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            APP,
+            "--server.port",
+            str(port),
+            "--server.address",
+            "127.0.0.1",
+            "--server.headless",
+            "true",
+            "--browser.gatherUsageStats",
+            "false",
+            # Without a file watcher, a save in dashboard/ while the tests or the benchmark run
+            # (an editor, a colleague) cannot cause a "source changed" prompt or a rerun.
+            "--server.fileWatcherType",
+            "none",
+        ]
+
+    def start(self, timeout: float = 60.0, attempts: int = 3) -> StreamlitServer:
+        for _ in range(attempts):
+            self.port = free_port()
+            with open(self.log_path, "ab") as log:
+                self.process = subprocess.Popen(
+                    self.command(self.port),
+                    cwd=ROOT,
+                    stdin=subprocess.DEVNULL,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,  # its own process group, stopped as a whole
+                    preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
+                )
+            if self._wait_healthy(timeout):
+                return self
+            exited = self.process.poll() is not None
+            self.stop()
+            if not exited:  # alive but never healthy: retrying will not help
+                break
+            # It exited: most likely the port was taken between free_port() and its bind.
+        raise ServerError(f"Streamlit did not become healthy; its log:\n{self.log_tail()}")
+
+    def _wait_healthy(self, timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                return False
+            try:
+                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2) as answer:
+                    # "ok" from our port while our process is alive: it is our server (a
+                    # server that lost the port race exits instead of sharing it).
+                    if answer.read().decode().strip() == "ok" and self.process.poll() is None:
+                        return True
+            except (OSError, urllib.error.URLError):
+                pass
+            time.sleep(0.2)
+        return False
+
+    def stop(self, timeout: float = 10.0) -> None:
+        process, self.process = self.process, None
+        if process is None:
+            return
+        if process.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGTERM)  # the group we created, nothing else
+            try:
+                process.wait(timeout)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(process.pid, signal.SIGKILL)
+                process.wait(timeout)
+
+    def exit_status(self) -> str | None:
+        """None while the server runs; otherwise how it ended (a crash, or killed by someone)."""
+        if self.process is None:
+            return "not running (never started or already stopped)"
+        code = self.process.poll()
+        if code is None:
+            return None
+        if code < 0:
+            return f"killed by signal {signal.Signals(-code).name}"
+        return f"exited with status {code}"
+
+    def log_text(self) -> str:
+        try:
+            return self.log_path.read_text(errors="replace")
+        except OSError:
+            return ""
+
+    def log_tail(self, lines: int = 60) -> str:
+        return "\n".join(self.log_text().splitlines()[-lines:])
+
+    def memory_kib(self) -> dict[str, int]:
+        """VmRSS (now) and VmHWM (peak so far) of the server process, from /proc, in KiB."""
+        values: dict[str, int] = {}
+        if self.process is None:
+            return values
+        try:
+            with open(f"/proc/{self.process.pid}/status") as status:
+                for line in status:
+                    key, _, rest = line.partition(":")
+                    if key in ("VmRSS", "VmHWM"):
+                        values[key] = int(rest.split()[0])
+        except (OSError, ValueError):
+            pass
+        return values
+
+    def cpu_seconds(self) -> float:
+        """User + system CPU time the server process used so far (from /proc; 0 if unknown)."""
+        if self.process is None:
+            return 0.0
+        try:
+            with open(f"/proc/{self.process.pid}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, ValueError, IndexError):
+            return 0.0
+
+    def __enter__(self) -> StreamlitServer:
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+#: Installed with ``add_init_script`` so that it runs in every page before the app's own code.
+PAGE_HOOK_JS = r"""
+(() => {
+  if (window.__pe) return;
+  const pe = (window.__pe = { draws: 0, lastDraw: 0, lastInput: 0, nextId: 1 });
+
+  // Plotly's Events.init assigns `gd.emit` on every graph div before its first draw; a setter
+  // on the prototype wraps it, so every plotly_afterplot is seen, the very first one included.
+  Object.defineProperty(HTMLElement.prototype, "emit", {
+    configurable: true,
+    get() { return undefined; },
+    set(original) {
+      const gd = this;
+      gd.__peId = gd.__peId || pe.nextId++;
+      gd.__peDraws = gd.__peDraws || [];
+      const emit = function (event) {
+        if (event === "plotly_afterplot") {
+          const now = performance.now();
+          pe.draws += 1;
+          pe.lastDraw = now;
+          gd.__peDraws.push(now);
+          if (gd.__peDraws.length > 50) gd.__peDraws.shift();
+        }
+        return original.apply(this, arguments);
+      };
+      Object.defineProperty(gd, "emit", {
+        configurable: true, enumerable: true, writable: true, value: emit,
+      });
+    },
+  });
+
+  // The moment of the last real user input (a click or a key), the start of a "change".
+  for (const type of ["pointerdown", "keydown"]) {
+    window.addEventListener(type, (e) => { if (e.isTrusted) pe.lastInput = performance.now(); },
+                            true);
+  }
+
+  const visible = (el) => (el.checkVisibility ? el.checkVisibility() : el.offsetParent !== null);
+  pe.scriptState = () => {
+    const app = document.querySelector('[data-testid="stApp"]');
+    return app ? app.getAttribute("data-test-script-state") : null;
+  };
+  // When the page learnt that a run of the script ended (a timing aid only: the waits do not
+  // rely on it, as a very short run may never show up as "running").
+  pe.runEnds = [];
+  const watchRuns = () => {
+    const app = document.querySelector('[data-testid="stApp"]');
+    if (!app) return void setTimeout(watchRuns, 50);
+    new MutationObserver(() => {
+      if (pe.scriptState() !== "notRunning") return;
+      pe.runEnds.push(performance.now());
+      if (pe.runEnds.length > 100) pe.runEnds.shift();
+    }).observe(app, { attributes: true, attributeFilter: ["data-test-script-state"] });
+  };
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", watchRuns);
+  else watchRuns();
+  // The views are the first tab bar of the page (a view may hold tabs of its own).
+  pe.viewTabs = () => {
+    const bar = document.querySelector('[data-testid="stMain"] [role="tablist"]');
+    return bar ? Array.from(bar.querySelectorAll('[role="tab"]')) : [];
+  };
+  pe.selectedView = () => {
+    const tab = pe.viewTabs().find((t) => t.getAttribute("aria-selected") === "true");
+    return tab ? tab.innerText.trim() : null;
+  };
+  // The open view has content (right after a click on a tab its panel is still empty).
+  pe.viewReady = () => {
+    const bar = document.querySelector('[data-testid="stMain"] [role="tablist"]');
+    if (!bar) return true;
+    const id = pe.viewTabs().find((t) => t.getAttribute("aria-selected") === "true")
+      ?.getAttribute("aria-controls");
+    const panel = id && document.getElementById(id);
+    return !!panel && !!panel.querySelector('[data-testid="stElementContainer"]');
+  };
+  pe.charts = () =>
+    Array.from(document.querySelectorAll('[data-testid="stPlotlyChart"]')).filter(visible);
+  // For each visible chart, the time of its first draw after `since` (null: not redrawn yet).
+  pe.firstDraws = (since) =>
+    pe.charts().map((chart) => {
+      const gd = chart.querySelector(".js-plotly-plot");
+      const first = gd && gd.__peDraws ? gd.__peDraws.find((t) => t > since) : undefined;
+      return first === undefined ? null : first;
+    });
+  // When every visible chart had been drawn after `since`, or null if one has not been. With
+  // `some`, when the last of the charts that were redrawn was (null if none was): a change
+  // redraws only the charts that depend on it (a fragment's rerun only its own charts).
+  pe.redrawnAt = (since, some) => {
+    const times = pe.firstDraws(since);
+    const drawn = times.filter((t) => t !== null);
+    if (!drawn.length || (!some && drawn.length < times.length)) return null;
+    return Math.max(...drawn);
+  };
+  const hash = (text) => {
+    let h = 0x811c9dc5;
+    for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+    return (h >>> 0).toString(16) + ":" + text.length;
+  };
+  // A fingerprint of what the visible charts show (their data and titles).
+  pe.signature = () =>
+    pe.charts().map((chart) => {
+      const gd = chart.querySelector(".js-plotly-plot");
+      if (!gd || !gd.data) return "-";
+      if (gd.__peSigOf !== gd.data || gd.__peSigTitle !== JSON.stringify(gd.layout?.title)) {
+        gd.__peSigOf = gd.data;
+        gd.__peSigTitle = JSON.stringify(gd.layout?.title);
+        gd.__peSig = hash(JSON.stringify(gd.data) + gd.__peSigTitle);
+      }
+      return gd.__peSig;
+    }).join("|");
+  // A fingerprint of the whole main area: its text and its charts.
+  pe.pageSignature = () => {
+    const main = document.querySelector('[data-testid="stMain"]');
+    return hash(main ? main.innerText : "") + "#" + pe.signature();
+  };
+  // Streamlit shows a skeleton while the code of a widget or chart type is still loading
+  // (Plotly, for one, arrives after the run has finished).
+  pe.loading = () =>
+    Array.from(document.querySelectorAll('[data-testid="stSkeleton"]')).some(visible);
+  // After a change made at `since` (performance.now()), from a page whose pageSignature() was
+  // `before` (null: any): the run is over, every element has loaded, the open view has
+  // content, the page shows something else, and every visible chart (with `some`: at least
+  // one) was redrawn after `since` (a view without charts has nothing to redraw).
+  pe.settled = (since, before, some) => {
+    const done =
+      pe.scriptState() === "notRunning" &&
+      !pe.loading() &&
+      pe.viewReady() &&
+      (before === null || before === undefined || pe.pageSignature() !== before) &&
+      (pe.charts().length === 0 || pe.redrawnAt(since, some) !== null);
+    if (done) pe.settledAt = performance.now();
+    return done;
+  };
+  // Idle: the run is over and no chart redrew for `ms` milliseconds.
+  pe.quiet = (ms) =>
+    pe.scriptState() === "notRunning" && !pe.loading() && performance.now() - pe.lastDraw > ms;
+  // Every visible st.dataframe has painted its grid (a canvas and its accessible table).
+  pe.tablesReady = () =>
+    Array.from(document.querySelectorAll('[data-testid="stDataFrame"]')).filter(visible)
+      .every((el) => el.querySelector("canvas") && el.querySelector("table"));
+  // Anything that means the app failed: exceptions, error boxes.
+  pe.problems = () => {
+    const found = [];
+    for (const el of document.querySelectorAll('[data-testid="stException"]'))
+      found.push("exception: " + el.innerText.slice(0, 500));
+    for (const el of document.querySelectorAll('[data-testid="stAlertContentError"]'))
+      found.push("error alert: " + el.innerText.slice(0, 500));
+    return found;
+  };
+})();
+"""

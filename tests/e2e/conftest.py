@@ -1,0 +1,252 @@
+"""Fixtures for the real-browser tests: one Streamlit server and one Chromium for the session.
+
+Without Chromium or Playwright the tests are skipped, unless ``PE_REQUIRE_BROWSER=1`` (set by
+CI), where a missing browser is a failure: the browser tests must run there.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from . import CHROMIUM_ARGS, PAGE_HOOK_JS, ROOT, VIEWPORT, ServerError, StreamlitServer
+from . import find_chromium as _find_chromium
+
+SCREENSHOTS = ROOT / "artifacts" / "screenshots"
+#: Longest wait for one rerun of the app and its charts (2 slow cores, cold caches).
+RUN_TIMEOUT_MS = 60_000
+
+
+def _unavailable() -> str | None:
+    if _find_chromium() is None:
+        return "Chromium not found (neither /usr/bin/chromium nor `chromium` on PATH)"
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError as error:
+        return f"the playwright package is not importable ({error})"
+    return None
+
+
+@pytest.fixture(scope="session")
+def chromium_path() -> str:
+    reason = _unavailable()
+    if reason is not None:
+        if os.environ.get("PE_REQUIRE_BROWSER") == "1":
+            pytest.fail(f"PE_REQUIRE_BROWSER=1 but {reason}", pytrace=False)
+        pytest.skip(f"browser tests need Chromium and Playwright: {reason}")
+    return _find_chromium()
+
+
+@pytest.fixture(scope="session")
+def server(chromium_path, tmp_path_factory):
+    """The real app, served on a free loopback port; always stopped at the end."""
+    instance = StreamlitServer(tmp_path_factory.mktemp("streamlit") / "server.log")
+    try:
+        instance.start(timeout=60)
+    except ServerError as error:
+        instance.stop()
+        pytest.fail(str(error), pytrace=False)
+    try:
+        yield instance
+    finally:
+        instance.stop()
+
+
+@pytest.fixture(scope="session")
+def browser(chromium_path, server):  # after `server`, so it closes before the server stops
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        instance = playwright.chromium.launch(executable_path=chromium_path, args=CHROMIUM_ARGS)
+        try:
+            yield instance
+        finally:
+            instance.close()
+
+
+@pytest.fixture
+def app(browser, server):
+    """A fresh browser context and page on the app (a new Streamlit session per test)."""
+    context = browser.new_context(viewport=VIEWPORT)
+    context.add_init_script(PAGE_HOOK_JS)
+    page = context.new_page()
+    page.set_default_timeout(RUN_TIMEOUT_MS)
+    driver = AppPage(page, server)
+    try:
+        yield driver
+    finally:
+        context.close()
+
+
+class AppPage:
+    """Drives the app in one page and waits for its reruns through the hook in PAGE_HOOK_JS."""
+
+    def __init__(self, page, server: StreamlitServer) -> None:
+        self.page = page
+        self.server = server
+        self.log_start = len(server.log_text())  # this page's share of the server log
+        self.console_errors: list[str] = []
+        # Every console error and uncaught page error counts; nothing is filtered out.
+        page.on("console", self._on_console)
+        page.on("pageerror", lambda error: self.console_errors.append(f"pageerror: {error}"))
+
+    def _on_console(self, message) -> None:
+        if message.type == "error":
+            self.console_errors.append(f"console.error: {message.text} ({message.location})")
+
+    # --- navigation and waiting -------------------------------------------------------------
+
+    def new_page(self) -> AppPage:
+        """Another page in the same browser context (a second Streamlit session)."""
+        page = self.page.context.new_page()
+        page.set_default_timeout(RUN_TIMEOUT_MS)
+        return AppPage(page, self.server)
+
+    def open(self, query: str = "") -> None:
+        """Load the app (``query`` like ``"?L=100&view=sinusoids"``) and wait for its charts."""
+        self.page.goto(self.server.url + "/" + query)
+        self.wait_settled(since=-1)
+
+    def now(self) -> float:
+        return self.page.evaluate("performance.now()")
+
+    def signature(self) -> str:
+        """Fingerprint of the data and titles of the visible charts."""
+        return self.page.evaluate("window.__pe.signature()")
+
+    def page_signature(self) -> str:
+        """Fingerprint of the main area: its text and its charts."""
+        return self.page.evaluate("window.__pe.pageSignature()")
+
+    def wait_settled(self, since: float, before: str | None = None, some: bool = False) -> None:
+        """Wait until the run is over, the page differs from ``before`` (a page_signature()),
+        and every visible chart (``some``: at least one, as after a change that only some of
+        them depend on) was redrawn after ``since`` (see ``pe.settled`` in PAGE_HOOK_JS)."""
+        try:
+            self.page.wait_for_function(
+                "([since, before, some]) => window.__pe?.settled(since, before, some)",
+                arg=[since, before, some],
+                polling=100,
+                timeout=RUN_TIMEOUT_MS,
+            )
+        except Exception as error:
+            state = self.page.evaluate(
+                "({script: window.__pe?.scriptState(), charts: window.__pe?.charts().length,"
+                " draws: window.__pe?.draws, problems: window.__pe?.problems()})"
+            )
+            raise AssertionError(
+                f"the app did not settle after the change: {state}; "
+                f"console: {self.console_errors}; "
+                f"server: {self.server.exit_status() or 'running'}; "
+                f"server log:\n{self.server.log_tail(30)}"
+            ) from error
+
+    def wait_quiet(self, ms: int = 400) -> None:
+        """Wait until the run is over and no chart redrew for ``ms`` milliseconds."""
+        self.page.wait_for_function(
+            "ms => window.__pe && window.__pe.quiet(ms)", arg=ms, polling=100
+        )
+
+    # --- controls ---------------------------------------------------------------------------
+
+    @property
+    def sidebar(self):
+        return self.page.locator('[data-testid="stSidebar"]')
+
+    def tab(self, label: str):
+        """The view's tab (in the first tab bar: a view may have tabs of its own)."""
+        bar = self.page.locator('[data-testid="stMain"] [role="tablist"]').first
+        return bar.get_by_role("tab", name=label, exact=True)
+
+    def selected_tab(self) -> str | None:
+        return self.page.evaluate("window.__pe.selectedView()")
+
+    def number_input(self, label: str):
+        return self.sidebar.locator(f'[data-testid="stNumberInput"] input[aria-label="{label}"]')
+
+    def combobox(self, label: str):
+        return self.sidebar.locator(f'input[role="combobox"][aria-label="{label}"]')
+
+    def slider(self, label: str):
+        return self.sidebar.locator(f'input[type="range"][aria-label="{label}"]')
+
+    def click_tab(self, label: str) -> None:
+        before, since = self.page_signature(), self.now()
+        self.tab(label).click()
+        self.page.wait_for_function("label => window.__pe.selectedView() === label", arg=label)
+        self.wait_settled(since, before)  # the view's charts are new: each must be drawn
+        self.wait_quiet()
+
+    def set_number(self, label: str, value: int) -> None:
+        """Type a value into a sidebar number input and press Enter; wait until charts were
+        redrawn and show something else, then until nothing redraws any more."""
+        before, since = self.page_signature(), self.now()
+        field = self.number_input(label)
+        field.fill(str(value))
+        field.press("Enter")
+        self.wait_settled(since, before, some=True)
+        self.wait_quiet()
+
+    def choose(self, label: str, option: str) -> None:
+        """Pick the option that starts with ``option`` in a sidebar selectbox."""
+        self.combobox(label).click()
+        choice = self.page.get_by_role("option").filter(
+            has_text=re.compile("^" + re.escape(option))
+        )
+        before, since = self.page_signature(), self.now()
+        choice.first.click()
+        self.wait_settled(since, before, some=True)
+        self.wait_quiet()
+
+    def step_slider(self, label: str, key: str = "ArrowRight") -> None:
+        before, since = self.page_signature(), self.now()
+        self.slider(label).focus()
+        self.page.keyboard.press(key)
+        self.wait_settled(since, before, some=True)
+        self.wait_quiet()
+
+    # --- checks -----------------------------------------------------------------------------
+
+    def problems(self) -> list[str]:
+        found = self.page.evaluate("window.__pe.problems()") + self.console_errors
+        ended = self.server.exit_status()
+        if ended is not None:
+            found.insert(0, f"the Streamlit server {ended}; log:\n{self.server.log_tail(20)}")
+        log = self.server.log_text()[self.log_start :]
+        if "Traceback (most recent call last)" in log:
+            found.append("the server logged a traceback:\n" + log[-4000:])
+        return found
+
+    def assert_clean(self) -> None:
+        assert self.problems() == []
+
+    def warnings(self) -> list[str]:
+        alerts = self.page.locator('[data-testid="stAlertContentWarning"]')
+        return [text.strip() for text in alerts.all_inner_texts()]
+
+    def screenshot(self, path: Path) -> None:
+        """A full-page screenshot. The app scrolls inside its main block, not the document, so
+        the viewport is made as tall as the content for the shot, then restored."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        height = self.page.evaluate(
+            "Math.max(...['stMain', 'stSidebarContent'].map(id =>"
+            " document.querySelector(`[data-testid=${id}]`)?.scrollHeight || 0))"
+        )
+        self.page.set_viewport_size({"width": VIEWPORT["width"], "height": max(height, 300)})
+        self.next_frames()
+        self.wait_quiet()
+        self.page.wait_for_function("window.__pe.tablesReady()", polling=100)
+        self.next_frames()
+        self.page.screenshot(path=str(path), full_page=True)
+        self.page.set_viewport_size(VIEWPORT)
+        self.next_frames()
+        self.wait_quiet()
+
+    def next_frames(self) -> None:
+        """Let the page lay out and paint after a resize (two animation frames)."""
+        self.page.evaluate(
+            "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
+        )

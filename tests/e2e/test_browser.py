@@ -1,0 +1,167 @@
+"""The app in a real browser: every view draws and redraws, links restore state, bad links warn.
+
+Run alone with ``pytest tests/e2e``; screenshots of every view land in artifacts/screenshots/.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from dashboard.state import PARAMS, VIEWS
+
+from .conftest import SCREENSHOTS, AppPage
+
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
+
+DEFAULT_VIEW = PARAMS["view"].default
+
+
+def query_of(url: str) -> dict[str, str]:
+    return {key: values[-1] for key, values in parse_qs(urlsplit(url).query).items()}
+
+
+def url_with(key: str, value: str) -> re.Pattern:
+    return re.compile(rf"[?&]{re.escape(key)}={re.escape(value)}(&|#|$)")
+
+
+def expect_url(app: AppPage, key: str, value: str | None) -> None:
+    """The address bar (updated by the app after its run) has ``key=value`` (None: no key)."""
+    from playwright.sync_api import expect
+
+    if value is None:
+        expect(app.page).not_to_have_url(re.compile(rf"[?&]{re.escape(key)}="))
+    else:
+        expect(app.page).to_have_url(url_with(key, value))
+
+
+def sidebar_values(app: AppPage) -> dict[str, str]:
+    """What the sidebar widgets show, as text."""
+    return {
+        "L": app.number_input("Number of positions L").input_value(),
+        "d": app.number_input("d_model").input_value(),
+        "base": app.slider("base (log scale)").get_attribute("aria-valuetext"),
+        "conv": app.combobox("Convention").input_value().split(" ")[0],
+        "preset": app.combobox("Preset").input_value(),
+    }
+
+
+@pytest.mark.parametrize("slug", list(VIEWS))
+def test_view_draws_and_redraws_after_a_parameter_change(app: AppPage, slug: str):
+    label = VIEWS[slug]
+    app.open()
+    if app.selected_tab() != label:
+        app.click_tab(label)  # waits until every chart of the tab has been drawn
+    assert app.selected_tab() == label
+    expect_url(app, "view", None if slug == DEFAULT_VIEW else slug)
+    app.assert_clean()
+    app.screenshot(SCREENSHOTS / f"{slug}.png")
+
+    charts = app.signature()  # "" for a view without charts (text, tables, code only)
+    new_d = 64 if app.number_input("d_model").input_value() != "64" else 96
+    app.set_number("d_model", new_d)  # waits until the page changed and its charts redrew
+    if charts:
+        assert app.signature() != charts, f"no chart of {label} changed with d_model"
+    assert app.number_input("d_model").input_value() == str(new_d)
+    assert app.selected_tab() == label
+    expect_url(app, "d", str(new_d))
+    app.assert_clean()
+
+
+def test_tabs_switch_back_and_forth_in_one_session(app: AppPage):
+    app.open()
+    labels = list(VIEWS.values())
+    for slug, label in [*list(VIEWS.items())[1:], next(iter(VIEWS.items()))]:
+        app.click_tab(label)
+        assert app.selected_tab() == label
+        assert [app.tab(other).get_attribute("aria-selected") for other in labels].count(
+            "true"
+        ) == 1
+        expect_url(app, "view", None if slug == DEFAULT_VIEW else slug)
+        app.assert_clean()
+
+
+def test_shared_link_restores_parameters_and_view(app: AppPage):
+    link = {"L": "100", "d": "20", "base": "500", "conv": "split", "view": "sinusoids"}
+    app.open("?" + "&".join(f"{key}={value}" for key, value in link.items()))
+    assert sidebar_values(app) == {
+        "L": "100",
+        "d": "20",
+        "base": "500",
+        "conv": "split",
+        "preset": "Custom",  # base 500 matches no preset
+    }
+    assert app.selected_tab() == VIEWS["sinusoids"]
+    assert app.warnings() == []
+    assert query_of(app.page.url) == link  # the link stays a link to what is shown
+    app.assert_clean()
+
+
+def test_garbage_link_warns_and_falls_back_to_defaults(app: AppPage):
+    from playwright.sync_api import expect
+
+    app.open("?L=abc&d=-5&conv=nope&view=zzz&junk=1")
+    warnings = app.warnings()
+    for bad in ("L=abc", "d=-5", "conv=nope", "view=zzz"):
+        assert any("Ignored URL parameter" in w and bad in w for w in warnings), (bad, warnings)
+    assert any("unknown URL parameter" in w and "junk" in w for w in warnings), warnings
+    assert len(warnings) == 5, warnings
+    for alert in app.page.locator('[data-testid="stAlertContentWarning"]').all():
+        expect(alert).to_be_visible()
+
+    defaults = {key: PARAMS[key].default for key in ("L", "d", "base", "conv")}
+    shown = sidebar_values(app)
+    assert shown["L"] == str(defaults["L"])
+    assert shown["d"] == str(defaults["d"])
+    assert shown["base"] == f"{defaults['base']:,g}"
+    assert shown["conv"] == defaults["conv"]
+    assert app.selected_tab() == VIEWS[DEFAULT_VIEW]
+    assert query_of(app.page.url) == {}  # nothing non-default left to share
+    app.assert_clean()  # warnings, but no errors
+
+    app.page.get_by_role("button", name="Dismiss").click()
+    expect(app.page.locator('[data-testid="stAlertContentWarning"]')).to_have_count(0)
+    app.assert_clean()
+
+
+def test_url_follows_every_change_and_reopens_the_same_state(app: AppPage):
+    app.open()
+    app.set_number("Number of positions L", 300)
+    expect_url(app, "L", "300")
+    app.choose("Convention", "split")
+    expect_url(app, "conv", "split")
+    app.step_slider("base (log scale)", "ArrowRight")  # 10,000 -> 20,000 on the 1-2-5 scale
+    expect_url(app, "base", "20000")
+    app.click_tab(VIEWS["wavelengths"])
+    expect_url(app, "view", "wavelengths")
+    assert query_of(app.page.url) == {
+        "L": "300",
+        "conv": "split",
+        "base": "20000",
+        "view": "wavelengths",
+    }
+    app.assert_clean()
+
+    # The address bar is a working link: a new session opened on it shows the same state.
+    other = app.new_page()
+    other.open("?" + urlsplit(app.page.url).query)
+    assert sidebar_values(other) == {
+        "L": "300",
+        "d": str(PARAMS["d"].default),
+        "base": "20,000",
+        "conv": "split",
+        "preset": "Custom",
+    }
+    assert other.selected_tab() == VIEWS["wavelengths"]
+    assert other.warnings() == []
+    other.assert_clean()
+    other.page.close()
+
+    # A preset sets several parameters at once; the URL keeps only what differs from defaults.
+    app.choose("Preset", "d2l")
+    expect_url(app, "L", "60")
+    assert query_of(app.page.url) == {"L": "60", "d": "32", "view": "wavelengths"}
+    assert sidebar_values(app)["preset"] == "d2l"
+    app.assert_clean()
