@@ -473,3 +473,22 @@ def identify(data: bytes, name: str):
 
     matrix = load_matrix(name, data)
     return matrix.shape, pe_core.identify_encoding(matrix)
+
+
+# --- Figures ------------------------------------------------------------------------------------
+
+
+def figure(builder, *args):
+    """``builder(*args)``, a Plotly figure, built once per distinct ``args`` and then shared.
+
+    Building a figure is mostly Plotly validating its arrays, tens of milliseconds for a large
+    heatmap; a rerun with nothing changed should not pay that again. The figures are kept as
+    objects (``st.cache_resource``: pickling one would validate it again) and never modified
+    after they are built. ``args`` are the small parameters the figure is made from.
+    """
+    return _cached_figure(f"{builder.__module__}.{builder.__qualname__}", builder, args)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def _cached_figure(name: str, _builder, args: tuple):
+    return _builder(*args)

@@ -9,6 +9,7 @@ import streamlit as st
 import pe_core
 from dashboard import compute, figures, ui, uploads
 from dashboard.compute import Config
+from dashboard.views.wavelengths import wavelength_figure
 
 PANEL_ROWS = 64
 
@@ -39,44 +40,43 @@ def _side_by_side(config: Config) -> None:
     st.subheader("The same positions under each convention")
     panels = st.columns(len(pe_core.CONVENTIONS))
     for column, name in zip(panels, pe_core.CONVENTIONS, strict=True):
-        values, n_rows = _panel(config, name)
-        shown_columns = list(range(values.shape[1]))
-        rows = [f"position {k}" for k in range(n_rows)]
         with column:
-            ui.chart(
-                figures.matrix_heatmap(
-                    values,
-                    rows=rows,
-                    columns=shown_columns,
-                    title=name,
-                    subtitle=pe_core.CONVENTIONS[name].formula,
-                    symmetric_range=1.0,
-                    height=340,
-                ),
-                f"lab_panel_{name}",
-            )
+            ui.chart(compute.figure(_panel_figure, config, name), f"lab_panel_{name}")
     other = st.selectbox(
         f"Difference: {config.convention} minus",
         options=[n for n in pe_core.CONVENTIONS],
         key="lab_other",
         persist_state="session",
     )
+    ui.chart(compute.figure(_difference_figure, config, other), "lab_difference")
+
+
+def _panel_figure(config: Config, name: str):
+    values, n_rows = _panel(config, name)
+    return figures.matrix_heatmap(
+        values,
+        rows=[f"position {k}" for k in range(n_rows)],
+        columns=list(range(values.shape[1])),
+        title=name,
+        subtitle=pe_core.CONVENTIONS[name].formula,
+        symmetric_range=1.0,
+        height=340,
+    )
+
+
+def _difference_figure(config: Config, other: str):
     mine, n_rows = _panel(config, config.convention)
     theirs, _ = _panel(config, other)
     difference = mine.astype(np.float64) - theirs
-    rows = [f"position {k}" for k in range(n_rows)]
-    ui.chart(
-        figures.matrix_heatmap(
-            difference,
-            rows=rows,
-            columns=list(range(difference.shape[1])),
-            title=f"{config.convention} − {other}",
-            subtitle=f"largest |difference| {np.max(np.abs(difference), initial=0):.3g}; "
-            f"first {n_rows} positions",
-            symmetric_range=2.0,
-            height=340,
-        ),
-        "lab_difference",
+    return figures.matrix_heatmap(
+        difference,
+        rows=[f"position {k}" for k in range(n_rows)],
+        columns=list(range(difference.shape[1])),
+        title=f"{config.convention} − {other}",
+        subtitle=f"largest |difference| {np.max(np.abs(difference), initial=0):.3g}; "
+        f"first {n_rows} positions",
+        symmetric_range=2.0,
+        height=340,
     )
 
 
@@ -87,7 +87,7 @@ def _what_changes(config: Config) -> None:
     left, right = st.columns([2, 1])
     with left:
         if profiles:
-            ui.chart(figures.profiles_overlay(profiles, current=config.convention), "lab_profiles")
+            ui.chart(compute.figure(_profiles_figure, config, n_offsets), "lab_profiles")
         else:
             st.info(
                 "No closed-form similarity for this d_model "
@@ -117,17 +117,17 @@ def _what_changes(config: Config) -> None:
                 help="Largest difference of the cosine similarity against offset: "
                 "different frequency spacing.",
             )
-        st.plotly_chart(
-            figures.wavelength_chart(
-                compute.wavelengths_by_convention(config.d_model, config.base),
-                current=config.convention,
-                n_positions=config.n_positions,
-                base=config.base,
-                d_model=config.d_model,
-            ).update_layout(height=300, showlegend=False, title={"text": "Wavelengths"}),
-            key="lab_wavelengths",
-            width="stretch",
-        )
+        ui.chart(compute.figure(_small_wavelength_figure, config), "lab_wavelengths")
+
+
+def _profiles_figure(config: Config, n_offsets: int):
+    profiles = compute.convention_profiles(config, n_offsets)
+    return figures.profiles_overlay(profiles, current=config.convention)
+
+
+def _small_wavelength_figure(config: Config):
+    fig = wavelength_figure(config, overlay=True)
+    return fig.update_layout(height=300, showlegend=False, title={"text": "Wavelengths"})
 
 
 def _library_table() -> None:

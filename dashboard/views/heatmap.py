@@ -70,11 +70,22 @@ def _heatmap(config: Config) -> None:
                     help=f"{compute.MAX_CELLS_SIDE} of the {config.d_model:,} columns "
                     "are drawn at a time.",
                 )
-    mode = state.value("hm_mode") or "blocks"
-    data = compute.heatmap_data(config, mode, state.value("hm_start"), state.value("hm_col"))
+    fig = compute.figure(
+        _heatmap_figure,
+        config,
+        state.value("hm_mode"),
+        state.value("hm_start"),
+        state.value("hm_col"),
+    )
+    ui.chart(fig, "heatmap_main")
+    state.sync_url()
+
+
+def _heatmap_figure(config: Config, mode: str, first_position: int, first_column: int):
+    data = compute.heatmap_data(config, mode, first_position, first_column)
     info = compute.column_info(config.d_model, config.base, config.convention)
     columns = np.arange(data.first_column, data.first_column + data.values.shape[1])
-    fig = figures.encoding_heatmap(
+    return figures.encoding_heatmap(
         data.values,
         rows=figures.row_labels(data.row_first.tolist(), data.row_last.tolist()),
         row_numbers=data.row_first.tolist(),
@@ -90,8 +101,6 @@ def _heatmap(config: Config) -> None:
         f"({config.convention}, base {config.base:,g})",
         subtitle=data.note or "every position and every column",
     )
-    ui.chart(fig, "heatmap_main")
-    state.sync_url()
 
 
 def _table(config: Config) -> None:

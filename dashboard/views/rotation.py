@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+import pe_core
 from dashboard import compute, figures, state, ui
 from dashboard.compute import Config
 
@@ -67,7 +68,8 @@ def render(config: Config) -> None:
             key="rot_first",
             persist_state="session",
         )
-    data = compute.rotation_data(config, offset, k, int(state.value("rot_first")))
+    first_pair = int(state.value("rot_first"))
+    data = compute.rotation_data(config, offset, k, first_pair)
     if data.window is None:
         st.info(
             f"M is a {config.d_model:,} × {config.d_model:,} matrix; it is built here for d_model "
@@ -76,12 +78,9 @@ def render(config: Config) -> None:
             "slowest."
         )
     else:
-        hover = _axis_hover(config, data.indices, data.angles)
-        fig = figures.rotation_heatmap(
-            data.window, indices=data.indices.tolist(), d_model=config.d_model, hover=hover
-        )
         left, right = st.columns([1, 1])
         with left:
+            fig = compute.figure(_matrix_figure, config, offset, k, first_pair)
             ui.chart(fig, "rotation_matrix")
         with right:
             st.metric(
@@ -89,11 +88,22 @@ def render(config: Config) -> None:
                 f"{data.residual:.1e}",
                 help="Zero up to floating-point rounding: the same vector, two ways.",
             )
-            ui.chart(
-                figures.vector_comparison(data.shifted, data.rotated, k=k, offset=offset),
-                "rotation_vectors",
-            )
+            fig = compute.figure(_vector_figure, config, offset, k, first_pair)
+            ui.chart(fig, "rotation_vectors")
     _circles(config)
+
+
+def _matrix_figure(config: Config, offset: float, k: int, first_pair: int):
+    data = compute.rotation_data(config, offset, k, first_pair)
+    hover = _axis_hover(config, data.indices, data.angles)
+    return figures.rotation_heatmap(
+        data.window, indices=data.indices.tolist(), d_model=config.d_model, hover=hover
+    )
+
+
+def _vector_figure(config: Config, offset: float, k: int, first_pair: int):
+    data = compute.rotation_data(config, offset, k, first_pair)
+    return figures.vector_comparison(data.shifted, data.rotated, k=k, offset=offset)
 
 
 def _axis_hover(config: Config, columns: np.ndarray, angles: np.ndarray) -> list[str]:
@@ -123,16 +133,11 @@ def _circles(config: Config) -> None:
     )
     pairs = state.value("rot_pairs")
     if pairs:
-        n_points = min(config.n_positions, CIRCLE_POINTS)
-        points = compute.circle_points(config, tuple(pairs), n_points)
-        freqs = compute.column_info(config.d_model, config.base, config.convention)
-        frequency_of = {
-            int(p): float(w)
-            for p, w, r in zip(freqs.pair, freqs.frequency, freqs.role, strict=True)
-            if r == "sin"
-        }
-        ui.chart(
-            figures.unit_circles(points, pairs=pairs, frequencies=[frequency_of[i] for i in pairs]),
-            "rotation_circles",
-        )
+        ui.chart(compute.figure(_circles_figure, config, tuple(pairs)), "rotation_circles")
     state.sync_url()
+
+
+def _circles_figure(config: Config, pairs: tuple[int, ...]):
+    points = compute.circle_points(config, pairs, min(config.n_positions, CIRCLE_POINTS))
+    freqs = pe_core.frequencies(config.d_model, **config.core_kwargs)
+    return figures.unit_circles(points, pairs=list(pairs), frequencies=freqs[list(pairs)].tolist())

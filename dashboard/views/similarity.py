@@ -31,9 +31,8 @@ def render(config: Config) -> None:
     _controls(config)
     kind = state.value("sim_kind")
     paired = compute.closed_form_holds(config)
-    data = compute.similarity_data(config, kind, state.value("sim_mode"), state.value("sim_start"))
-    fig = figures.similarity_heatmap(
-        data.matrix, positions=data.positions, kind=kind, subtitle=data.note or "every position"
+    fig = compute.figure(
+        _matrix_figure, config, kind, state.value("sim_mode"), state.value("sim_start")
     )
     ui.chart(fig, "similarity_matrix")
     if not paired:
@@ -44,8 +43,19 @@ def render(config: Config) -> None:
             "of the offset alone: there is no closed form, and the direct values from different k "
             "below differ slightly."
         )
+    ui.chart(compute.figure(_profile_figure, config, kind), "similarity_profile")
+
+
+def _matrix_figure(config: Config, kind: str, mode: str, first: int):
+    data = compute.similarity_data(config, kind, mode, first)
+    return figures.similarity_heatmap(
+        data.matrix, positions=data.positions, kind=kind, subtitle=data.note or "every position"
+    )
+
+
+def _profile_figure(config: Config, kind: str):
     profile = compute.profile_data(config, kind)
-    fig = figures.offset_profile_chart(
+    return figures.offset_profile_chart(
         profile.offsets,
         profile.values,
         upper=profile.upper,
@@ -54,7 +64,6 @@ def render(config: Config) -> None:
         subtitle=profile.note
         or "closed form for every offset from 0 to L−1; markers: direct computation",
     )
-    ui.chart(fig, "similarity_profile")
 
 
 def _controls(config: Config) -> None:

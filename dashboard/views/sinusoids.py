@@ -66,8 +66,16 @@ def _by_position(config: Config) -> None:
         st.info("With a single position there is no curve to draw; add positions in the sidebar.")
         state.sync_url()
         return
-    first, span = state.value("sin_from"), state.value("sin_span")
-    data = compute.sinusoid_data(config, tuple(dims), first, span)
+    fig = compute.figure(
+        _position_figure, config, tuple(dims), state.value("sin_from"), state.value("sin_span")
+    )
+    ui.chart(fig, "sinusoids_position")
+    state.sync_url()
+
+
+def _position_figure(config: Config, dims: tuple[int, ...], first: int, span: int):
+    info = compute.column_info(config.d_model, config.base, config.convention)
+    data = compute.sinusoid_data(config, dims, first, span)
     labels = [
         f"dim {j} ({info.role[j]}, λ={info.wavelength[j]:.3g})"
         if info.role[j] != "zero"
@@ -82,7 +90,7 @@ def _by_position(config: Config) -> None:
         f"({last - first + 1:,}); "
         "narrow the range to see the samples"
     )
-    fig = figures.sinusoid_lines(
+    return figures.sinusoid_lines(
         data.smooth_positions,
         data.smooth_values,
         data.integer_positions,
@@ -91,8 +99,6 @@ def _by_position(config: Config) -> None:
         title="Value against position, one curve per dimension",
         subtitle=subtitle,
     )
-    ui.chart(fig, "sinusoids_position")
-    state.sync_url()
 
 
 def _parse_positions(text: str, n_positions: int) -> list[int]:
@@ -136,8 +142,13 @@ def _by_dimension(config: Config) -> None:
     )
     if st.session_state.get("_at_error"):
         st.warning(f"{st.session_state['_at_error']}; still showing {', '.join(map(str, at))}.")
+    ui.chart(compute.figure(_dimension_figure, config, tuple(at)), "sinusoids_dimension")
+    state.sync_url()
+
+
+def _dimension_figure(config: Config, at: tuple[int, ...]):
     info = compute.column_info(config.d_model, config.base, config.convention)
-    rows = compute.rows_at(config, tuple(at))
+    rows = compute.rows_at(config, at)
     hover = figures.column_labels(
         list(range(config.d_model)),
         info.pair.tolist(),
@@ -145,6 +156,4 @@ def _by_dimension(config: Config) -> None:
         info.frequency.tolist(),
         info.wavelength.tolist(),
     )
-    fig = figures.dimension_lines(np.asarray(rows), positions=at, column_hover=hover)
-    ui.chart(fig, "sinusoids_dimension")
-    state.sync_url()
+    return figures.dimension_lines(np.asarray(rows), positions=list(at), column_hover=hover)

@@ -73,14 +73,8 @@ def render(config: Config) -> None:
     )
     chart_column, table_column = st.columns([3, 2])
     if compute.closed_form_holds(config) or config.n_positions <= pe_core.PAIRWISE_LIMIT:
-        data = compute.nearest_neighbours(config)
-        fig = figures.nearest_neighbour_chart(
-            data.positions,
-            data.distances,
-            subtitle=(data.note + "; " if data.note else "") + "exact encoding (float64)",
-        )
         with chart_column:
-            ui.chart(fig, "uniqueness_neighbours")
+            ui.chart(compute.figure(_neighbour_figure, config), "uniqueness_neighbours")
     if report.nearest_offsets:
         table = pd.DataFrame(report.nearest_offsets, columns=["offset", "distance"])
         table.insert(0, "example pair", [f"0 & {int(o):,}" for o in table["offset"]])
@@ -98,3 +92,12 @@ def _bound_help(report: pe_core.UniquenessReport) -> str:
             f"{report.distance_error_bound:.2g}, not enough for any two positions to coincide."
         )
     return "Exact to rounding error."
+
+
+def _neighbour_figure(config: Config):
+    data = compute.nearest_neighbours(config)
+    return figures.nearest_neighbour_chart(
+        data.positions,
+        data.distances,
+        subtitle=(data.note + "; " if data.note else "") + "exact encoding (float64)",
+    )

@@ -38,15 +38,7 @@ def render(config: Config) -> None:
     )
     right.metric("Longest wavelength", f"{current[-1]:,.6g}", help="In positions.")
     st.toggle("Overlay the other conventions", key="overlay", persist_state="session")
-    shown = all_wavelengths if state.value("overlay") else {config.convention: current}
-    fig = figures.wavelength_chart(
-        shown,
-        current=config.convention,
-        n_positions=config.n_positions,
-        base=config.base,
-        d_model=config.d_model,
-    )
-    ui.chart(fig, "wavelengths_main")
+    ui.chart(compute.figure(wavelength_figure, config, state.value("overlay")), "wavelengths_main")
     frequencies = 2 * np.pi / current
     table = pd.DataFrame(
         {
@@ -57,3 +49,16 @@ def render(config: Config) -> None:
         }
     )
     st.dataframe(table, width="stretch", hide_index=True, height=320)
+
+
+def wavelength_figure(config: Config, overlay: bool):
+    """The wavelength chart (also used, smaller, by the conventions lab)."""
+    all_wavelengths = compute.wavelengths_by_convention(config.d_model, config.base)
+    shown = all_wavelengths if overlay else {config.convention: all_wavelengths[config.convention]}
+    return figures.wavelength_chart(
+        shown,
+        current=config.convention,
+        n_positions=config.n_positions,
+        base=config.base,
+        d_model=config.d_model,
+    )
