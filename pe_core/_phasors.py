@@ -130,10 +130,11 @@ def encode_into(out, positions: Positions, freqs, layout) -> None:
     if n == 0 or layout.n_frequencies == 0:
         return
     if not positions.is_progression:
-        rows = max(1, (1 << 20) // max(1, layout.n_frequencies))
+        rows = max(1, (1 << 16) // max(1, layout.n_frequencies))
         for first in range(0, n, rows):
             chunk = slice(first, min(first + rows, n))
             table = phasors(positions.values[chunk], freqs)
+            np.clip(table.view(np.float64), -1.0, 1.0, out=table.view(np.float64))
             out[chunk, layout.sin_columns] = table.imag[:, : layout.n_sin]
             out[chunk, layout.cos_columns] = table.real[:, : layout.n_cos]
         return
@@ -151,15 +152,22 @@ def encode_into(out, positions: Positions, freqs, layout) -> None:
     interleaved = layout.sin_columns == slice(0, layout.d_model, 2) and layout.d_model % 2 == 0
     out_complex = out.view(complex_dtype) if interleaved else None
 
+    # A product of two rounded unit phasors can exceed 1 by an ulp where the exact value is 1
+    # (cos 0): clipping the block while it is in cache costs little and keeps every value the
+    # nearest float to one in [-1, 1].
     def fill(blocks: range) -> None:
         buffer = None if interleaved else np.empty((block, layout.n_frequencies), complex_dtype)
         for q in blocks:  # blocks, not positions: the fine table stays in cache
             first = q * block
             rows = min(block, n - first)
             if interleaved:
-                np.multiply(fine[:rows], coarse[q], out=out_complex[first : first + rows])
+                target = out_complex[first : first + rows]
+                np.multiply(fine[:rows], coarse[q], out=target)
+                np.clip(out[first : first + rows], -1.0, 1.0, out=out[first : first + rows])
                 continue
             np.multiply(fine[:rows], coarse[q], out=buffer[:rows])
+            values = buffer[:rows].view(out.dtype)
+            np.clip(values, -1.0, 1.0, out=values)
             out[first : first + rows, layout.sin_columns] = buffer.real[:rows, : layout.n_sin]
             out[first : first + rows, layout.cos_columns] = buffer.imag[:rows, : layout.n_cos]
 

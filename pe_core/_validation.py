@@ -49,17 +49,29 @@ def check_real(value: object, name: str) -> float:
     """Return a finite real scalar as float, or raise naming ``name``."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {_describe(value)}")
-    value = float(value)
+    try:
+        value = float(value)
+    except OverflowError:  # e.g. 10**400: a real number, but not a float64
+        raise ValueError(f"{name} must be finite in float64, got {_describe(value)}") from None
     if not math.isfinite(value):
         raise ValueError(f"{name} must be finite, got {value}")
     return value
 
 
+#: Bounds on the base: 1/base and 2*pi*base must stay finite in float64.
+MIN_BASE, MAX_BASE = 1e-300, 1e300
+
+
 def check_base(base: object) -> float:
-    """Return ``base`` as float, or raise if it is not finite and > 0."""
+    """Return ``base`` as float, or raise if it is not finite and > 0 (within 1e-300 .. 1e300)."""
     base = check_real(base, "base")
     if base <= 0:
         raise ValueError(f"base must be finite and > 0, got {base}")
+    if not MIN_BASE <= base <= MAX_BASE:
+        raise ValueError(
+            f"base must lie between 1e-300 and 1e300 so that its frequencies and wavelengths "
+            f"are finite, got {base:g}"
+        )
     return base
 
 
@@ -95,6 +107,11 @@ def as_real_array(values: ArrayLike, name: str, *, ndim: int | None = None) -> N
     if array.dtype.kind == "O":  # e.g. Python ints too large for int64
         try:
             array = array.astype(np.float64)
+        except OverflowError:
+            raise ValueError(
+                f"{name} must be finite in float64 (no numbers beyond 1.8e308), "
+                f"got {_describe(values)}"
+            ) from None
         except (ValueError, TypeError):
             raise TypeError(
                 f"{name} must be an array of real numbers, got {_describe(values)}"
@@ -105,7 +122,8 @@ def as_real_array(values: ArrayLike, name: str, *, ndim: int | None = None) -> N
         )
     if ndim is not None and array.ndim != ndim:
         raise ValueError(f"{name} must be {ndim}-dimensional, got an array of shape {array.shape}")
-    array = array.astype(np.float64, copy=False)
+    with np.errstate(over="ignore"):  # long doubles beyond float64 become inf, refused below
+        array = array.astype(np.float64, copy=False)
     if not np.all(np.isfinite(array)):
         raise ValueError(f"{name} must be finite (no NaN or inf), got {_describe(values)}")
     return array
@@ -172,7 +190,8 @@ def _integer_progression(values: NDArray[np.float64]) -> tuple[int | None, int |
     step = values[1] - values[0] if values.size > 1 else 1.0
     if start != math.floor(start) or step != math.floor(step):
         return None, None
-    expected = start + step * np.arange(values.size, dtype=np.float64)
-    if not np.array_equal(values, expected):
+    # Equal integer differences from an integer start: every value is start + step * j exactly
+    # (sums of integers below 2**53 are exact in float64).
+    if values.size > 2 and not np.all(np.diff(values) == step):
         return None, None
     return int(start), int(step)

@@ -95,8 +95,11 @@ def add_to_embeddings(
         if rng < 0:
             raise ValueError(f"rng as a seed must be >= 0, got {rng}")
 
-    total = embedded * math.sqrt(d_model) if scale else embedded.copy()
-    total += table[:seq]
+    with np.errstate(over="ignore"):
+        total = embedded * math.sqrt(d_model) if scale else embedded.copy()
+        total += table[:seq]
+    if not np.all(np.isfinite(total)):
+        raise ValueError("embeddings are too large: the sum overflows float64 (values near 1e308)")
     if dropout > 0.0:
         generator = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
         keep = generator.random(total.shape) >= dropout

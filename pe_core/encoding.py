@@ -97,7 +97,7 @@ def wavelengths(
 def _check_output_dtype(dtype: DTypeLike) -> np.dtype:
     try:
         resolved = np.dtype(dtype)
-    except TypeError:
+    except (TypeError, ValueError):
         if isinstance(dtype, str) and dtype == "bfloat16":
             raise TypeError(
                 "dtype 'bfloat16' is not known to NumPy: pass ml_dtypes.bfloat16 (pip install "
@@ -301,29 +301,48 @@ def block_mean_encoding(
     if block_size < 1:
         raise ValueError(f"block_size must be a positive integer, got {block_size}")
     checked = check_positions(positions)
-    if checked.n > 1 and not checked.is_progression:
+    if checked.n <= 1:  # the mean of one row is the row
+        return _encode(checked, d_model, base, convention, np.dtype(np.float64))
+    if not checked.is_progression:
         raise ValueError(
             "positions must be an int L or integers in arithmetic progression for block means"
         )
-    if checked.n == 0:
-        return np.zeros((0, d_model))
+    block_size = min(block_size, checked.n)
     start, step = checked.start, checked.step
     n_blocks = -(-checked.n // block_size)
-    sizes = np.full(n_blocks, block_size, dtype=np.float64)
-    sizes[-1] = checked.n - (n_blocks - 1) * block_size
-    firsts = np.arange(n_blocks, dtype=np.float64) * block_size
-    centres = start + step * (firsts + (sizes - 1) / 2)
-    means = _encode(check_positions(centres), d_model, base, convention, np.dtype(np.float64))
+    last_size = checked.n - (n_blocks - 1) * block_size
+    # Block centres, in place (a million blocks need no more than one array of them).
+    centres = np.arange(n_blocks, dtype=np.float64)
+    centres *= block_size
+    centres += (block_size - 1) / 2
+    centres[-1] += (last_size - block_size) / 2
+    centres *= step
+    centres += start
+    whole = block_size % 2 == 1 and last_size == block_size
+    first_centre = start + step * (block_size - 1) // 2
+    centre_positions = (
+        Positions(centres, first_centre, step * block_size) if whole else Positions(centres)
+    )
+    means = _encode(centre_positions, d_model, base, convention, np.dtype(np.float64))
 
-    half_angle = 0.5 * step * conv.frequencies(d_model, base)[None, :]
-    numerator = np.sin(sizes[:, None] * half_angle)
-    denominator = sizes[:, None] * np.sin(half_angle)
-    tiny = np.abs(denominator) < 1e-300  # step * w a multiple of 2 pi: every term is equal
-    kernel = np.where(tiny, 1.0, numerator / np.where(tiny, 1.0, denominator))
+    # One kernel row per distinct block size (all blocks but the last have the same one).
+    half_angle = 0.5 * step * conv.frequencies(d_model, base)
+    kernel = np.stack([_dirichlet(block_size, half_angle), _dirichlet(last_size, half_angle)])
     layout = conv.column_layout(d_model)
-    means[:, layout.sin_columns] *= kernel[:, : layout.n_sin]
-    means[:, layout.cos_columns] *= kernel[:, : layout.n_cos]
+    for rows, row_kernel in (
+        (slice(0, n_blocks - 1), kernel[0]),
+        (slice(n_blocks - 1, None), kernel[1]),
+    ):
+        means[rows, layout.sin_columns] *= row_kernel[: layout.n_sin]
+        means[rows, layout.cos_columns] *= row_kernel[: layout.n_cos]
     return means
+
+
+def _dirichlet(size: int, half_angle: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``sin(size x) / (size sin x)``: the mean of ``exp(2ijx)`` over a centred block."""
+    denominator = size * np.sin(half_angle)
+    tiny = np.abs(denominator) < 1e-300  # step * w a multiple of 2 pi: every term is equal
+    return np.where(tiny, 1.0, np.sin(size * half_angle) / np.where(tiny, 1.0, denominator))
 
 
 def encoding_columns(
@@ -364,7 +383,10 @@ def encoding_columns(
     d_model = check_d_model(d_model)
     base = check_base(base)
     conv = get_convention(convention)
-    wanted = np.asarray(columns)
+    try:
+        wanted = np.asarray(columns)
+    except (ValueError, TypeError):
+        raise TypeError(f"columns must be a 1-D array of integers, got {columns!r}") from None
     if wanted.dtype == np.bool_ or wanted.dtype.kind not in "iu" or wanted.ndim != 1:
         if not (wanted.size == 0 and wanted.ndim == 1):
             raise TypeError(f"columns must be a 1-D array of integers, got {columns!r}")
@@ -381,8 +403,11 @@ def encoding_columns(
     pair, role = column_roles(d_model, convention=convention)
     pair, role = pair[wanted], role[wanted]
     out = np.zeros((checked.n, wanted.size))
-    active = role != "zero"
-    if checked.n and np.any(active):
-        table = phasors(checked.values, freqs[pair[active]])
-        out[:, active] = np.where(role[active] == "sin", table.imag, table.real)
+    active = np.flatnonzero(role != "zero")
+    is_sin = role[active] == "sin"
+    rows = max(1, (1 << 16) // max(1, active.size))  # a few small tables at a time
+    for first in range(0, checked.n if active.size else 0, rows):
+        table = phasors(checked.values[first : first + rows], freqs[pair[active]])
+        np.clip(table.view(np.float64), -1.0, 1.0, out=table.view(np.float64))
+        out[first : first + rows, active] = np.where(is_sin, table.imag, table.real)
     return out

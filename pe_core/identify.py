@@ -151,6 +151,9 @@ def _digits(value: float) -> int:
 MAX_START = 2.0**20
 
 
+#: Widest matrix (columns = d_model) that is tried as an encoding.
+_MAX_COLUMNS = 16384
+
 #: Bound on the start search's work (shifts x pairs).
 _SEARCH_WORK = 1 << 21
 
@@ -158,6 +161,19 @@ _SEARCH_WORK = 1 << 21
 def _wrap(angle):
     """Angle folded into [-pi, pi)."""
     return np.mod(angle + np.pi, 2 * np.pi) - np.pi
+
+
+def _ladder(freqs: np.ndarray) -> np.ndarray:
+    """Pair indices from the slowest frequency to the fastest, each at least 1.5 times the
+    previous: enough to unwrap the position step by step, with few steps at large d_model."""
+    order = np.argsort(freqs)
+    chosen = [order[0]]
+    for i in order[1:]:
+        if freqs[i] >= 1.5 * freqs[chosen[-1]]:
+            chosen.append(i)
+    if chosen[-1] != order[-1]:
+        chosen.append(order[-1])
+    return np.array(chosen)
 
 
 def _start_position(first_phases: np.ndarray, freqs: np.ndarray) -> float:
@@ -169,7 +185,7 @@ def _start_position(first_phases: np.ndarray, freqs: np.ndarray) -> float:
     (commensurate frequencies repeat with a common period) the smallest non-negative whole
     position wins.
     """
-    order = np.argsort(freqs)
+    order = _ladder(freqs)
     slowest = order[0]
     wavelength = 2 * np.pi / freqs[slowest]
     first_guess = float(_wrap(first_phases[slowest])) / freqs[slowest]
@@ -239,6 +255,8 @@ def identify_encoding(matrix: ArrayLike) -> Identification:
         )
     candidates = []
     for oriented, transposed in ((values, False), (values.T, True)):
+        if oriented.shape[1] > _MAX_COLUMNS:  # wider than any encoding we identify
+            continue
         for name in CONVENTIONS:
             fitted = _fit(oriented, name)
             if fitted is not None:
@@ -249,7 +267,10 @@ def identify_encoding(matrix: ArrayLike) -> Identification:
                     )  # fmt: skip
                 candidates.append((fitted, transposed))
     if not candidates:
-        raise ValueError(f"matrix of shape {values.shape} has no sin/cos pair to identify")
+        raise ValueError(
+            f"matrix of shape {values.shape} cannot be an encoding: it needs a sin/cos pair "
+            f"(2 columns) and at most {_MAX_COLUMNS} columns, positions in rows or in columns"
+        )
     best = _simplest([c for c, _ in candidates])
     transposed = next(t for c, t in candidates if c is best)
     precision = next(

@@ -50,10 +50,13 @@ PRECISIONS: MappingProxyType[str, FloatFormat] = MappingProxyType(
 )
 
 
+_CHUNK = 1 << 16
+
+
 def check_precision(precision: object) -> FloatFormat:
     """Look up a precision by name (or a NumPy/ml_dtypes dtype with one of those names)."""
     if precision is not None and not isinstance(precision, str):
-        with contextlib.suppress(TypeError):  # not a dtype either: check_choice explains
+        with contextlib.suppress(TypeError, ValueError):  # not a dtype: check_choice explains
             precision = np.dtype(precision).name
     return PRECISIONS[check_choice(precision, "precision", tuple(PRECISIONS))]
 
@@ -69,13 +72,20 @@ def round_to_precision(values: NDArray, name: str) -> NDArray[np.float64]:
     if name in ("float32", "float16"):
         return values.astype(name).astype(np.float64)  # NumPy rounds float64 directly
     fmt = PRECISIONS[name]
-    # Scale so that the last significand bit has weight 1, round ties to even, scale back.
-    # Scaling by a power of two is exact, so this is one correct rounding from float64.
-    _, exponent = np.frexp(values)
-    lowest_bit = np.maximum(exponent - 1, fmt.min_exponent) - (fmt.significand_bits - 1)
-    rounded = np.ldexp(np.round(np.ldexp(values, -lowest_bit)), lowest_bit)
-    with np.errstate(over="ignore"):
-        return np.where(np.abs(rounded) > fmt.max_finite, np.copysign(np.inf, values), rounded)
+    rounded = np.empty_like(values)
+    flat_in, flat_out = values.reshape(-1), rounded.reshape(-1)
+    for first in range(0, flat_in.size, _CHUNK):  # chunks: the temporaries stay small
+        chunk = flat_in[first : first + _CHUNK]
+        # Scale so that the last significand bit has weight 1, round ties to even, scale back.
+        # Scaling by a power of two is exact, so this is one correct rounding from float64.
+        _, exponent = np.frexp(chunk)
+        lowest_bit = np.maximum(exponent - 1, fmt.min_exponent) - (fmt.significand_bits - 1)
+        result = np.ldexp(np.round(np.ldexp(chunk, -lowest_bit)), lowest_bit)
+        with np.errstate(over="ignore"):
+            overflow = np.abs(result) > fmt.max_finite
+        result[overflow] = np.copysign(np.inf, chunk[overflow])
+        flat_out[first : first + _CHUNK] = result
+    return rounded
 
 
 def quantize(x: ArrayLike, precision: str) -> NDArray[np.float64]:

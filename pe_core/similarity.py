@@ -69,6 +69,8 @@ def cosine_similarity(a: ArrayLike, b: ArrayLike | None = None) -> NDArray[np.fl
             f"shape {rows_b.shape}"
         )
     check_size(rows_a.shape[0] * rows_b.shape[0], "the similarity matrix")
+    if rows_a.shape[1] == 0:  # rows of length 0 are zero vectors: similarity 0
+        return np.zeros((rows_a.shape[0], rows_b.shape[0]))
     unit_a = _unit_rows(rows_a)
     unit_b = unit_a if b is None else _unit_rows(rows_b)
     similarity = np.clip(unit_a @ unit_b.T, -1.0, 1.0)
@@ -107,21 +109,25 @@ def _profile(offsets: Positions, freqs: NDArray[np.float64], kind: str) -> NDArr
     """Dot product (``kind="dot"``) or distance of PE(k), PE(k + offset), for checked offsets."""
     if offsets.is_progression and offsets.n >= 64:
         dot = cos_sum_progression(float(offsets.start), float(offsets.step), offsets.n, freqs)
-        return dot if kind == "dot" else distance_from_dot(dot, offsets.values, freqs)
+        if kind == "dot":
+            return dot
+        return distance_from_dot(dot, lambda index: offsets.values[index], freqs)
     if kind == "dot":
         return _chunked(offsets.values, freqs, lambda chunk: phasors(chunk, freqs).real.sum(1))
     return np.sqrt(_direct_squared_distance(offsets.values, freqs))
 
 
-def distance_from_dot(
-    dot: NDArray[np.float64], offsets: NDArray[np.float64], freqs: NDArray[np.float64]
-) -> NDArray[np.float64]:
-    """Distances ``sqrt(2 (h - dot))``, recomputed term by term where cancellation would show."""
-    squared = np.maximum(2.0 * (freqs.size - dot), 0.0)
+def distance_from_dot(dot: NDArray[np.float64], offsets_at, freqs) -> NDArray[np.float64]:
+    """Distances ``sqrt(2 (h - dot))``, overwriting ``dot``; where cancellation would show,
+    recomputed term by term at the offsets ``offsets_at(index)``."""
+    squared = dot
+    squared *= -2.0
+    squared += 2.0 * freqs.size
+    np.maximum(squared, 0.0, out=squared)
     close = np.flatnonzero(squared < _REFINE_SQUARED_DISTANCE)
     if close.size:
-        squared[close] = _direct_squared_distance(offsets[close], freqs)
-    return np.sqrt(squared)
+        squared[close] = _direct_squared_distance(offsets_at(close), freqs)
+    return np.sqrt(squared, out=squared)
 
 
 def _direct_squared_distance(offsets: NDArray[np.float64], freqs: NDArray[np.float64]):

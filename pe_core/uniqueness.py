@@ -28,6 +28,9 @@ CASTS = ("positions", "angles", "outputs")
 PAIRWISE_LIMIT = 4096
 _PAIRWISE_WORK = 2**33
 
+#: Largest number of values (positions x d_model) computed and hashed to find duplicates.
+_HASH_WORK = 2**25
+
 #: Bound on the float64 evaluation error of one encoding entry (a few ulps).
 _EVALUATION_ERROR = 4e-16
 
@@ -187,12 +190,14 @@ def _find_duplicates(positions: Positions, row_maker, n_columns: int):
 
 
 def _nearest_offsets(offsets, distances) -> tuple[tuple[float, float], ...]:
-    """The deepest local minima of the distance profile, closest first."""
-    left = np.concatenate(([np.inf], distances[:-1]))
-    right = np.concatenate((distances[1:], [np.inf]))
-    minima = np.flatnonzero((distances <= left) & (distances <= right))
+    """The deepest local minima of the distance profile, closest first (``offsets(m)`` is the
+    offset of ``distances[m]``)."""
+    is_minimum = np.ones(distances.size, dtype=bool)
+    is_minimum[1:] &= distances[1:] <= distances[:-1]
+    is_minimum[:-1] &= distances[:-1] <= distances[1:]
+    minima = np.flatnonzero(is_minimum)
     best = minima[np.argsort(distances[minima], kind="stable")[:_N_NEAREST]]
-    return tuple((_position(offsets[m]), float(distances[m])) for m in best)
+    return tuple((_position(offsets(m)), float(distances[m])) for m in best)
 
 
 def uniqueness_report(
@@ -231,7 +236,8 @@ def uniqueness_report(
         For invalid arguments; for positions (cast "positions", "angles") or angles (cast
         "angles") beyond the largest finite number of ``precision``; and for more than
         :data:`PAIRWISE_LIMIT` positions that the closed form does not cover (positions not in
-        arithmetic progression, or odd ``d_model`` with an unpaired sin column).
+        arithmetic progression, or odd ``d_model`` with an unpaired sin column); and when
+        duplicates of rounded outputs can only be found by comparing more than 2**25 values.
 
     Notes
     -----
@@ -240,8 +246,10 @@ def uniqueness_report(
     value of the offset profile: computed for a million positions without any ``L x L`` or
     ``L x d_model`` matrix. Rounding then moves each row by at most a bound ``eps`` (from the
     format's unit roundoff); when the closest exact pair is more than ``2 eps`` apart no two
-    rounded rows can coincide. Otherwise the rounded rows are hashed a chunk at a time and
-    every match is confirmed row by row, so duplicates are always counted exactly.
+    rounded rows can coincide. Otherwise, when the rounding is at the positions or the angles,
+    two rows are equal exactly when the rounded positions are (pair 0 has ``w_0 = 1``); when it
+    is at the outputs, the rounded rows are hashed a chunk at a time (at most 2**25 values) and
+    every match is confirmed row by row. Duplicates are always counted exactly.
 
     Known facts: with ``cast="positions"`` bfloat16 first collides at position 257 (which rounds
     to 256) and float16 at 2049 (to 2048).
@@ -298,12 +306,15 @@ def uniqueness_report(
 
 def _closed_form_report(checked, layout, freqs, fmt, cast, row_maker) -> UniquenessReport:
     n, step = checked.n, float(checked.step)
-    offsets = step * np.arange(1, n, dtype=np.float64)
+
+    def offsets(index):  # distances[m] is at offset step * (m + 1)
+        return step * (np.asarray(index, dtype=np.float64) + 1)
+
     dot = cos_sum_progression(step, step, n - 1, freqs)
+    max_cosine = float(np.max(dot)) / freqs.size if freqs.size else 0.0
     distances = distance_from_dot(dot, offsets, freqs)
     nearest = int(np.argmin(distances))
     exact_min = float(distances[nearest])
-    max_cosine = float(np.max(dot)) / freqs.size if freqs.size else 0.0
     row_error = _row_error_bound(checked, layout, freqs, fmt, cast)
     common = dict(precision=fmt.name, cast=cast, method="closed form")
     nearest_offsets = _nearest_offsets(offsets, distances)
@@ -317,19 +328,32 @@ def _closed_form_report(checked, layout, freqs, fmt, cast, row_maker) -> Uniquen
             None,
             None,
             exact_min,
-            (_position(first), _position(first + offsets[nearest])),
+            (_position(first), _position(first + offsets(nearest))),
             min(max_cosine, 1.0),
             2 * row_error,
             nearest_offsets=nearest_offsets,
             **common,
         )
-    if cast == "positions":
+    if layout.n_cos == 0:  # no sin/cos pair at all: every row is the zero vector
+        duplicates, matches = np.arange(1, n), np.zeros(n - 1, dtype=np.int64)
+    elif cast in ("positions", "angles"):
+        # Pair 0 has w_0 = 1 in every convention, so its angle is the rounded position itself:
+        # rows are equal exactly when the rounded (integer) positions are. (Distinct integers
+        # a, b below 2**53 are never equal modulo 2 pi to within float64 rounding.)
         rounded = round_to_precision(checked.values, fmt.name)
         _, first_index, inverse = np.unique(rounded, return_index=True, return_inverse=True)
         earlier = first_index[inverse]
         duplicates = np.flatnonzero(earlier < np.arange(n))
         matches = earlier[duplicates]
     else:
+        work = n * layout.d_model
+        if work > _HASH_WORK:
+            raise ValueError(
+                f"at {fmt.name} the closest exact pair ({exact_min:.3g} apart) is within "
+                f"rounding reach ({2 * row_error:.3g}), so every rounded row must be compared: "
+                f"{n:,} positions x d_model {layout.d_model} = {work:,} values, more than the "
+                f"limit of {_HASH_WORK:,} (2**25); check fewer positions or a smaller d_model"
+            )
         duplicates, matches = _find_duplicates(checked, row_maker, layout.d_model)
     if duplicates.size:
         later, match = checked.values[duplicates[0]], checked.values[matches[0]]
@@ -356,7 +380,7 @@ def _closed_form_report(checked, layout, freqs, fmt, cast, row_maker) -> Uniquen
         None,
         None,
         exact_min,
-        (_position(first), _position(first + offsets[nearest])),
+        (_position(first), _position(first + offsets(nearest))),
         min(max_cosine, 1.0),
         2 * row_error,
         nearest_offsets=nearest_offsets,
@@ -448,11 +472,15 @@ def nearest_neighbor_distances(
         return np.full(n, np.inf)
     if layout.is_paired and checked.is_progression:
         step = float(checked.step)
-        offsets = step * np.arange(1, n, dtype=np.float64)
-        distances = distance_from_dot(cos_sum_progression(step, step, n - 1, freqs), offsets, freqs)
-        running_min = np.minimum.accumulate(distances)
-        reach = np.maximum(np.arange(n), n - 1 - np.arange(n))
-        return running_min[reach - 1]
+        dot = cos_sum_progression(step, step, n - 1, freqs)
+        distances = distance_from_dot(dot, lambda index: step * (index + 1.0), freqs)
+        running_min = np.minimum.accumulate(distances, out=distances)
+        # Position j reaches offsets up to max(j, n - 1 - j) steps: the running minimum there.
+        nearest = np.empty(n)
+        half = n // 2
+        nearest[:half] = running_min[n - 1 - half : n - 1][::-1]
+        nearest[half:] = running_min[half - 1 : n - 1]
+        return nearest
     if n > PAIRWISE_LIMIT or n * n * d_model > _PAIRWISE_WORK:
         raise ValueError(
             f"nearest_neighbor_distances compares {n:,} positions pair by pair (not evenly "

@@ -21,7 +21,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, Phase, assume, event, given, settings
+from hypothesis import HealthCheck, Phase, event, given, settings
 from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
@@ -105,20 +105,6 @@ def effective(query: dict) -> dict:
             with suppress(ValueError):
                 values[key] = state.PARAMS[key].parse(raw)
     return values
-
-
-def known_bug(values: dict, view: str) -> str | None:
-    """The known bug (see the ``test_known_bug_*`` tests) these settings run into, if any."""
-    if (
-        view == "uniqueness"
-        and values["cast"] == "angles"
-        and values["prec"] in ("bfloat16", "float16")
-        and values["L"] * values["d"] > 2_000_000
-    ):
-        return "uniqueness with cast='angles' at low precision takes minutes"
-    if view == "rotation" and values["d"] == 1 and values["conv"] == "tensor2tensor":
-        return "rotation view with no sin/cos pair: IndexError in rotation_heatmap"
-    return None
 
 
 # --------------------------------------------------------------------------------------------
@@ -251,10 +237,6 @@ queries = st.dictionaries(url_keys, url_values, max_size=7)
 @given(query=queries)
 def test_fuzz_query_strings(query):
     values = effective(query)
-    bug = known_bug(values, values["view"])
-    if bug:
-        event(f"skipped, known bug: {bug}")
-        assume(False)
     at = new_app(query)
     with logged_errors() as records:
         start = time.perf_counter()
@@ -294,12 +276,6 @@ views = st.sampled_from(list(VIEWS))
     second_view=views,
 )
 def test_fuzz_sidebar_and_views(n, d_model, base, convention, first_view, second_view):
-    values = {**effective({}), "L": n, "d": d_model, "base": base, "conv": convention}
-    for view in (first_view, second_view):
-        bug = known_bug(values, view)
-        if bug:
-            event(f"skipped, known bug: {bug}")
-            assume(False)
     at = new_app()
     with logged_errors() as records:
         at.run()
@@ -332,12 +308,7 @@ def _corner_cases():
     cases = []
     for corner, (n, d_model, base, convention) in CORNERS.items():
         for view in VIEWS:
-            values = {**effective({}), "L": n, "d": d_model, "base": base, "conv": convention}
-            bug = known_bug(values, view)
-            marks = [pytest.mark.xfail(strict=True, reason=f"bug: {bug}")] if bug else []
-            cases.append(
-                pytest.param(view, n, d_model, base, convention, id=f"{corner}-{view}", marks=marks)
-            )
+            cases.append(pytest.param(view, n, d_model, base, convention, id=f"{corner}-{view}"))
     return cases
 
 
@@ -359,8 +330,7 @@ def test_corners_of_the_sidebar(view, n, d_model, base, convention):
 
 
 @pytest.mark.timeout(300)
-@pytest.mark.xfail(strict=True, reason="bug: uniqueness with cast='angles' at low precision hangs")
-def test_known_bug_uniqueness_angles_low_precision_hangs():
+def test_regression_uniqueness_angles_low_precision_hangs():
     """Uniqueness view, Precision bfloat16, Rounding at "angles k·ω", L = 1,000,000 and
     d_model = 8192 (all within the controls' ranges; as a link:
     ``?view=uniqueness&L=1000000&d=8192&prec=bfloat16&cast=angles``) runs for about 12 minutes:
@@ -377,8 +347,7 @@ def test_known_bug_uniqueness_angles_low_precision_hangs():
 
 
 @pytest.mark.timeout(300)
-@pytest.mark.xfail(strict=True, reason="bug: rotation view with d_model=1, tensor2tensor")
-def test_known_bug_rotation_view_without_pairs():
+def test_regression_rotation_view_without_pairs():
     """?view=rotation&d=1&conv=tensor2tensor: one zero column, no sin/cos pair. The view shows
     "Something went wrong while drawing this view" (ui.guarded caught IndexError: list index out
     of range in figures.rotation_heatmap, ``numbers[0]`` of an empty index list) instead of a

@@ -10,10 +10,7 @@ Three kinds of tests:
 * ``test_fuzz_all_arguments``: every argument drawn from a mix of plausible and arbitrary values.
 * ``test_fuzz_one_bad_argument``: a known-good call with exactly one argument replaced by an
   arbitrary value; an error must then name that argument.
-* ``test_known_bug_*``: minimal reproductions of the bugs the fuzzing found, as strict xfails.
-  The fuzz tests tolerate exactly these (see ``known_bug``) so that they keep guarding everything
-  else; fixing a bug makes its xfail pass, which fails the suite: then delete the xfail and its
-  entry in ``known_bug``.
+* ``test_regression_*``: minimal reproductions of the bugs the fuzzing found (all fixed).
 
 Every call runs under tracemalloc (NumPy reports its allocations to it): the peak must stay below
 2.5 GB, and the call must finish within a few seconds (pytest-timeout catches real hangs).
@@ -632,28 +629,6 @@ def _pe_core_frames(error: BaseException) -> list[str]:
     return names
 
 
-def known_bug(name: str, arguments: dict, error: Exception) -> str | None:
-    """The known bug (see the ``test_known_bug_*`` tests) that explains ``error``, if any."""
-    frames, message = _pe_core_frames(error), str(error)
-    origin = frames[-1] if frames else ""
-    if isinstance(error, OverflowError) and (
-        origin in ("check_real", "as_real_array")
-        or (origin == "block_mean_encoding" and _contains_huge_number(arguments["block_size"]))
-    ):
-        return "number beyond float range -> OverflowError"
-    if isinstance(error, OverflowError) and origin == "frequencies":
-        return "tiny base -> OverflowError in frequencies"
-    if origin == "block_mean_encoding" and isinstance(error, TypeError) and "NoneType" in message:
-        return "block_mean_encoding of one non-integer position -> bare TypeError"
-    if origin == "encoding_columns" and "columns" not in message:
-        return "encoding_columns: np.asarray(columns) error escapes unnamed"
-    if origin == "_unit_rows" and "zero-size array" in message:
-        return "cosine_similarity of zero-length rows -> bare ValueError"
-    if origin in ("_check_output_dtype", "check_precision") and isinstance(error, ValueError):
-        return "np.dtype(...) ValueError escapes unnamed"
-    return None
-
-
 #: Words that may stand for an argument in an error message, besides its own name.
 ALIASES = {"any": ("memory budget",)}
 #: A one-letter argument (a, b, x) counts as named only as the subject: "a must ...", "a and b".
@@ -671,10 +646,6 @@ def names_argument(message: str, name: str) -> bool:
 
 def check_error(name: str, arguments: dict, error: Exception, culprits) -> None:
     """``error`` is a ValueError/TypeError whose message names one of ``culprits``."""
-    bug = known_bug(name, arguments, error)
-    if bug is not None:
-        event(f"known bug: {bug}")
-        return
     call = f"{name}{_show(arguments)}"
     assert isinstance(error, ALLOWED), f"{call} raised {type(error).__name__}: {error}"
     message = str(error)
@@ -1005,7 +976,6 @@ def _amplification_cases():
     offsets = np.arange(SCALE, dtype=np.float64)
     rows = np.ones((SCALE // 8, 8))
     side = int(SCALE**0.5)
-    bug = pytest.mark.xfail(strict=True, reason="bug: peak memory many times the budget")
     return [
         pytest.param(lambda: pe_core.sinusoidal_encoding(SCALE // 8, 8), id="sinusoidal_encoding"),
         pytest.param(lambda: pe_core.similarity_matrix(side, 8), id="similarity_matrix"),
@@ -1020,22 +990,17 @@ def _amplification_cases():
         pytest.param(
             lambda: pe_core.encoding_columns(fractional, 8, np.arange(8)),
             id="encoding_columns",
-            marks=bug,
         ),
-        pytest.param(
-            lambda: pe_core.block_mean_encoding(SCALE, 1, 1), id="block_mean-d1", marks=bug
-        ),
+        pytest.param(lambda: pe_core.block_mean_encoding(SCALE, 1, 1), id="block_mean-d1"),
         pytest.param(
             lambda: pe_core.uniqueness_report(SCALE, 2, convention="tensor2tensor"),
             id="uniqueness_report",
-            marks=bug,
         ),
         pytest.param(
             lambda: pe_core.nearest_neighbor_distances(SCALE, 2, convention="tensor2tensor"),
             id="nearest_neighbor_distances",
-            marks=bug,
         ),
-        pytest.param(lambda: pe_core.quantize(x, "bfloat16"), id="quantize-bfloat16", marks=bug),
+        pytest.param(lambda: pe_core.quantize(x, "bfloat16"), id="quantize-bfloat16"),
     ]
 
 
@@ -1059,7 +1024,7 @@ def test_peak_memory_stays_near_the_request_size(call):
 
 
 # --------------------------------------------------------------------------------------------
-# Known bugs found by the fuzzing: minimal reproductions (strict xfails)
+# Bugs the fuzzing found, now fixed: minimal reproductions
 # --------------------------------------------------------------------------------------------
 
 
@@ -1075,7 +1040,6 @@ def _named_error_or_result(function, argument: str, *args, **kwargs):
 HUGE = 10**400  # a Python int beyond the float64 range
 
 
-@pytest.mark.xfail(strict=True, reason="bug: huge Python int -> OverflowError, not ValueError")
 @pytest.mark.parametrize(
     ("function", "argument", "args", "kwargs"),
     [
@@ -1098,7 +1062,7 @@ HUGE = 10**400  # a Python int beyond the float64 range
     ],
     ids=lambda v: getattr(v, "__name__", None) if callable(v) else None,
 )
-def test_known_bug_huge_python_int_overflows(function, argument, args, kwargs):
+def test_regression_huge_python_int_overflows(function, argument, args, kwargs):
     """check_real does float(value) and as_real_array does astype(float64) on an object array:
     both raise OverflowError ("int too large to convert to float") for ints beyond 1.8e308.
     block_mean_encoding fills np.full(n_blocks, block_size, float64): the same for a huge
@@ -1106,7 +1070,6 @@ def test_known_bug_huge_python_int_overflows(function, argument, args, kwargs):
     _named_error_or_result(function, argument, *args, **kwargs)
 
 
-@pytest.mark.xfail(strict=True, reason="bug: subnormal base -> OverflowError in math.pow")
 @pytest.mark.parametrize(
     ("args", "kwargs"),
     [
@@ -1115,15 +1078,14 @@ def test_known_bug_huge_python_int_overflows(function, argument, args, kwargs):
         ((100,), {"base": 5e-324}),
     ],
 )
-def test_known_bug_tiny_base_overflows(args, kwargs):
+def test_regression_tiny_base_overflows(args, kwargs):
     """Convention.frequencies computes math.pow(base, -e): for base below about 2.2e-308 that
     overflows and math.pow raises OverflowError("math range error"). A valid-but-useless base
     should give ValueError (as check_angles does for bases below 1 and big positions)."""
     _named_error_or_result(pe_core.frequencies, "base", *args, **kwargs)
 
 
-@pytest.mark.xfail(strict=True, reason="bug: block_mean_encoding([0.5], ...) -> bare TypeError")
-def test_known_bug_block_mean_of_one_fractional_position():
+def test_regression_block_mean_of_one_fractional_position():
     """One non-integer position is not a progression (start is None) but the n > 1 check lets it
     through: 'unsupported operand type(s) for *: NoneType and float'. The correct result is the
     encoding of that position (a block of one), or an error naming positions."""
@@ -1132,16 +1094,14 @@ def test_known_bug_block_mean_of_one_fractional_position():
         np.testing.assert_allclose(result, pe_core.sinusoidal_encoding([0.5], 4))
 
 
-@pytest.mark.xfail(strict=True, reason="bug: ragged columns -> NumPy ValueError not naming it")
-def test_known_bug_encoding_columns_ragged_columns():
+def test_regression_encoding_columns_ragged_columns():
     """encoding_columns calls np.asarray(columns) unguarded: NumPy's 'setting an array element
     with a sequence ... inhomogeneous shape' escapes without naming columns."""
     _named_error_or_result(pe_core.encoding_columns, "columns", 4, 4, [[0], [1, 2]])
 
 
-@pytest.mark.xfail(strict=True, reason="bug: zero-length rows -> bare NumPy reduction error")
 @pytest.mark.parametrize("shape", [(2, 0), (0, 0)])
-def test_known_bug_cosine_similarity_of_zero_length_rows(shape):
+def test_regression_cosine_similarity_of_zero_length_rows(shape):
     """_unit_rows takes np.max over axis 1 of a (n, 0) array: 'zero-size array to reduction
     operation maximum which has no identity'. Zero rows have similarity 0 (docstring), so the
     result should be np.zeros((n, n)), or an error naming a."""
@@ -1150,7 +1110,6 @@ def test_known_bug_cosine_similarity_of_zero_length_rows(shape):
         np.testing.assert_array_equal(result, np.zeros((shape[0], shape[0])))
 
 
-@pytest.mark.xfail(strict=True, reason="bug: encoding values beyond 1 (cos(0) != 1)")
 @pytest.mark.parametrize(
     ("args", "kwargs", "row", "column", "exact"),
     [
@@ -1159,7 +1118,7 @@ def test_known_bug_cosine_similarity_of_zero_length_rows(shape):
     ],
     ids=["float64-position-0", "float32"],
 )
-def test_known_bug_encoding_a_hair_beyond_one(args, kwargs, row, column, exact):
+def test_regression_encoding_a_hair_beyond_one(args, kwargs, row, column, exact):
     """The angle-addition fast path (product of two phasors) can land one ulp above 1: the
     float64 encoding of position 0 in np.arange(-44, 29) has cos column 1.0000000000000002, and
     the float32 encoding of 5000 x 64 has 1.0000001 where the correctly rounded value is 1.0.
@@ -1169,7 +1128,6 @@ def test_known_bug_encoding_a_hair_beyond_one(args, kwargs, row, column, exact):
     assert np.max(np.abs(encoding)) <= 1.0
 
 
-@pytest.mark.xfail(strict=True, reason="bug: NumPy's own dtype ValueError escapes unnamed")
 @pytest.mark.parametrize(
     ("function", "argument", "args", "kwargs"),
     [
@@ -1180,7 +1138,7 @@ def test_known_bug_encoding_a_hair_beyond_one(args, kwargs, row, column, exact):
     ],
     ids=["dtype-fields", "dtype-shape", "precision-fields", "precision-shape"],
 )
-def test_known_bug_dtype_spec_numpy_value_error(function, argument, args, kwargs):
+def test_regression_dtype_spec_numpy_value_error(function, argument, args, kwargs):
     """_check_output_dtype and check_precision catch only TypeError from np.dtype(...); a spec
     NumPy refuses with ValueError ("field 'a' occurs more than once") escapes unnamed."""
     _named_error_or_result(function, argument, *args, **kwargs)

@@ -36,6 +36,12 @@ def render(config: Config) -> None:
             "Choose an even d_model, or the tensor2tensor convention (its odd column is zero)."
         )
         return
+    if compute.n_pairs(config) == 0:
+        st.info(
+            f"With d_model = {config.d_model} the {config.convention} convention has no sin/cos "
+            "pair, only a zero column: M is the 1 × 1 identity and there is nothing to rotate."
+        )
+        return
     left, right = st.columns(2)
     left.number_input(
         "Offset δ",
