@@ -151,7 +151,7 @@ def encoding_section(repeats: int) -> list[str]:
                 size,
                 f"{seconds * 1e3:.1f} ms",
                 f"{seconds / results[(write, dtype)][0]:.2f}",
-                f"{results[('standard formula', dtype)][0] / seconds:.1f}",
+                "" if name == write else f"{results[('standard formula', dtype)][0] / seconds:.1f}",
                 "" if name == write else error(result),
             ]
         )
