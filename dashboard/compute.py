@@ -375,14 +375,16 @@ def circle_points(config: Config, pairs: tuple[int, ...], n_points: int) -> np.n
 # --- Embeddings + encoding ----------------------------------------------------------------------
 
 PAD = "<pad>"
+#: Columns of the embeddings view's heatmaps (and of what its cache keeps).
+MAX_EMBEDDING_COLUMNS = 256
 
 
 @dataclass(frozen=True)
 class EmbeddingData:
     tokens: list[list[str]]  # per sequence, padded
-    embeddings: np.ndarray  # (batch, seq, d): the embeddings as added (scaled if asked)
-    encoding: np.ndarray  # (seq, d)
-    total: np.ndarray  # (batch, seq, d): the layer's output
+    embeddings: np.ndarray  # (batch, seq, <= 256 columns): as added (scaled if asked)
+    encoding: np.ndarray  # (seq, <= 256 columns)
+    total: np.ndarray  # (batch, seq, <= 256 columns): the layer's output
     norms: dict[str, np.ndarray]  # per position (mean over the batch)
 
 
@@ -434,7 +436,14 @@ def embedding_data(
         "encoding": np.linalg.norm(encoding, axis=1),
         "sum (layer output)": mean_norm(total),
     }
-    return EmbeddingData(tokens, scaled, encoding, total, norms)
+    shown = slice(0, MAX_EMBEDDING_COLUMNS)  # the cache keeps display-sized arrays only
+    return EmbeddingData(
+        tokens,
+        scaled[:, :, shown].copy(),
+        encoding[:, shown].copy(),
+        total[:, :, shown].copy(),
+        norms,
+    )
 
 
 # --- Conventions lab -----------------------------------------------------------------------------

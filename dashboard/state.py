@@ -17,6 +17,7 @@ from typing import Any
 import streamlit as st
 
 import pe_core
+from dashboard.ui import escape_markdown
 
 MAX_POSITIONS = 1_000_000
 MAX_D_MODEL = 8192
@@ -240,14 +241,14 @@ def init_from_url() -> None:
         raw = st.query_params.get(key, "")
         param = PARAMS.get(key)
         if param is None:
-            warnings.append(f"Ignored unknown URL parameter `{key}`.")
+            warnings.append(f"Ignored unknown URL parameter {escape_markdown(key[:40])}.")
             continue
         try:
             st.session_state[key] = param.parse(raw)
         except ValueError as error:
             warnings.append(
-                f"Ignored URL parameter `{key}={raw[:40]}` ({param.label}: {error}); "
-                f"using the default {_format_value(param.default)}."
+                f"Ignored URL parameter {escape_markdown(f'{key}={raw[:40]}')} "
+                f"({param.label}: {error}); using the default {_format_value(param.default)}."
             )
     for key, param in PARAMS.items():
         st.session_state.setdefault(key, param.default)

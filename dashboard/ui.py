@@ -14,6 +14,15 @@ logger = logging.getLogger("pe_explorer")
 PLOTLY_CONFIG = {"displaylogo": False, "modeBarButtonsToRemove": ["lasso2d", "select2d"]}
 
 
+_MARKDOWN_SPECIAL = set("\\`*_{}[]()<>#+-.!|~$:")
+
+
+def escape_markdown(text: str) -> str:
+    """Text from a user (URL, file name) shown literally in Markdown: no links, images, math
+    or code spans can be smuggled in."""
+    return "".join("\\" + c if c in _MARKDOWN_SPECIAL else c for c in str(text))
+
+
 def start_run() -> None:
     """Called once at the top of every run: no chart has been drawn yet."""
     st.session_state["_charts_this_run"] = set()

@@ -225,3 +225,12 @@ def test_error_keeps_the_last_good_figures_but_not_twice():
     assert len(at.get("plotly_chart")) == 2
     assert len([c for c in at.caption if "Last valid figure" in c.value]) == 1
     assert not at.exception
+
+
+def test_url_text_is_shown_literally():
+    # A crafted link must not inject Markdown (links, images, math) into the warning.
+    at = new_app(L="[click](http://evil.invalid)", conv="![x](http://evil.invalid/x.png)")
+    at.run()
+    no_errors(at)
+    text = " ".join(w.value for w in at.warning)
+    assert r"\[click\]\(http\:" in text and r"\!\[x\]" in text

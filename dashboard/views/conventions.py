@@ -166,9 +166,9 @@ def _identify() -> None:
         with st.spinner("Fitting each convention…"):
             shape, found = compute.identify(data, upload.name)
     except uploads.UploadError as error:
-        st.error(f"Cannot read '{upload.name}': {error}.")
+        st.error(f"Cannot read {ui.escape_markdown(upload.name)}: {ui.escape_markdown(error)}.")
         return
-    st.caption(f"'{upload.name}': {shape[0]:,} × {shape[1]:,} values.")
+    st.caption(f"{ui.escape_markdown(upload.name)}: {shape[0]:,} × {shape[1]:,} values.")
     if found.matches:
         st.success(f"Identified: {found.summary()}.")
     else:

@@ -9,7 +9,7 @@ import streamlit as st
 from dashboard import compute, figures, state, ui
 from dashboard.compute import Config
 
-MAX_COLUMNS_SHOWN = 256
+MAX_COLUMNS_SHOWN = compute.MAX_EMBEDDING_COLUMNS
 
 
 def render(config: Config) -> None:
@@ -39,7 +39,8 @@ def render(config: Config) -> None:
         float(state.value("emb_dropout")),
         int(state.value("emb_dseed")),
     )
-    batch, seq, d_model = data.total.shape
+    batch, seq, _ = data.total.shape
+    d_model = config.d_model
     st.markdown(
         f"**Shapes:** embeddings ({batch}, {seq}, {d_model}) + encoding ({seq}, {d_model}) "
         f"→ output ({batch}, {seq}, {d_model}); the encoding is broadcast over the batch "

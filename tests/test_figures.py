@@ -1,0 +1,150 @@
+"""Figure factories tested as plain functions: trace types, ranges, shapes, hover text."""
+
+import numpy as np
+import pytest
+
+import pe_core
+from dashboard import figures
+
+
+def _column_labels(d_model, convention="vaswani"):
+    pair, role = pe_core.column_roles(d_model, convention=convention)
+    w = pe_core.frequencies(d_model, convention=convention)
+    freq = np.where(pair >= 0, w[np.maximum(pair, 0)], np.nan)
+    return figures.column_labels(range(d_model), pair, role, freq, 2 * np.pi / freq)
+
+
+class TestEncodingHeatmap:
+    def setup_method(self):
+        values = pe_core.sinusoidal_encoding(30, 8).astype(np.float32)
+        first = np.arange(30)
+        self.fig = figures.encoding_heatmap(
+            values,
+            rows=figures.row_labels(first, first),
+            row_numbers=list(first),
+            columns=_column_labels(8),
+            column_numbers=list(range(8)),
+            title="t",
+            subtitle="s",
+        )
+
+    def test_one_heatmap_on_the_fixed_range(self):
+        (trace,) = self.fig.data
+        assert trace.type == "heatmap"
+        assert (trace.zmin, trace.zmax) == (-1.0, 1.0)
+        assert np.asarray(trace.z).shape == (30, 8)
+        # Diverging: dark blue at -1, dark red at +1 (RdBu reversed).
+        assert trace.colorscale[0] == (0.0, "rgb(5,48,97)")
+        assert trace.colorscale[-1] == (1.0, "rgb(103,0,31)")
+        assert trace.z.dtype == np.float32  # compact typed array on the wire
+
+    def test_hover_names_pair_role_frequency_wavelength(self):
+        trace = self.fig.data[0]
+        assert trace.x[3] == "column 3: pair i=1, cos, ω=0.1 rad/pos, λ=62.83 pos"
+        assert trace.y[0] == "position 0"
+        assert "%{z:.6f}" in trace.hovertemplate
+
+    def test_position_zero_on_top_with_round_ticks(self):
+        axis = self.fig.layout.yaxis
+        assert axis.autorange == "reversed"
+        assert list(axis.ticktext) == ["0", "5", "10", "15", "20", "25"]
+
+    def test_subtitle_in_the_title(self):
+        assert self.fig.layout.title.text == "t<br><sup>s</sup>"
+
+
+def test_block_row_labels():
+    assert figures.row_labels([0, 4], [3, 4]) == ["positions 0–3 (mean)", "position 4"]
+
+
+def test_zero_column_label():
+    assert _column_labels(5, "tensor2tensor")[4] == "column 4 (zero padding)"
+
+
+@pytest.mark.parametrize(("span", "step"), [(9, 1), (100, 10), (2047, 500), (99_999, 10_000)])
+def test_nice_step(span, step):
+    assert figures.nice_step(span) == step
+
+
+def test_sinusoid_lines_curves_and_markers():
+    smooth = np.linspace(0, 10, 50)
+    integers = np.arange(11)
+    fig = figures.sinusoid_lines(
+        smooth, np.sin(smooth)[:, None], integers, np.sin(integers)[:, None], labels=["dim 0"]
+    )
+    assert [t.mode for t in fig.data] == ["lines", "markers"]
+    assert list(fig.layout.yaxis.range) == [-1.08, 1.08]
+    no_markers = figures.sinusoid_lines(
+        smooth, np.sin(smooth)[:, None], np.zeros(0), np.zeros((0, 1)), labels=["dim 0"]
+    )
+    assert len(no_markers.data) == 1
+
+
+def test_wavelength_chart_log_axis_and_marks():
+    lam = {name: pe_core.wavelengths(64, convention=name) for name in pe_core.CONVENTIONS}
+    fig = figures.wavelength_chart(lam, current="split", n_positions=500, base=1e4, d_model=64)
+    assert fig.layout.yaxis.type == "log"
+    assert len(fig.data) == 3 and fig.data[2].name == "split (current)"
+    marked = sorted(shape.y0 for shape in fig.layout.shapes)
+    longest = 2 * np.pi * 1e4 ** (1 - 2 / 64)
+    assert marked == pytest.approx(sorted([2 * np.pi, 500, longest, 2 * np.pi * 1e4]))
+    # On a log axis, annotations sit at log10 of the value.
+    assert {round(a.y, 6) for a in fig.layout.annotations} == {
+        round(np.log10(v), 6) for v in marked
+    }
+
+
+def test_similarity_heatmap_range_by_kind():
+    positions = np.arange(5)
+    cosine = figures.similarity_heatmap(np.eye(5), positions=positions, kind="cosine")
+    assert (cosine.data[0].zmin, cosine.data[0].zmax) == (-1.0, 1.0)
+    distance = figures.similarity_heatmap(3 * np.eye(5), positions=positions, kind="distance")
+    assert (distance.data[0].zmin, distance.data[0].zmax) == (0.0, 3.0)
+    assert cosine.layout.yaxis.scaleanchor == "x"
+
+
+def test_offset_profile_line_or_envelope_plus_checks():
+    checks = {0: (np.arange(3), np.ones(3)), 7: (np.arange(3), np.ones(3))}
+    line = figures.offset_profile_chart(
+        np.arange(10), np.ones(10), upper=None, checks=checks, kind="dot"
+    )
+    assert [t.mode for t in line.data] == ["lines", "markers", "markers"]
+    assert line.data[2].name == "direct, from k = 7"
+    band = figures.offset_profile_chart(
+        np.arange(10), np.zeros(10), upper=np.ones(10), checks={}, kind="cosine"
+    )
+    assert [t.fill for t in band.data] == [None, "tonexty"]
+
+
+def test_rotation_heatmap_permuted_columns():
+    indices = [0, 1, 4, 5]
+    fig = figures.rotation_heatmap(
+        np.eye(4), indices=indices, d_model=8, hover=["a", "b", "c", "d"]
+    )
+    assert "sin and cos columns of 2 pairs" in fig.layout.title.text
+    assert list(fig.layout.xaxis.ticktext) == ["0", "4"]
+
+
+def test_unit_circles_one_axis_pair_per_pair():
+    points = np.random.default_rng(0).uniform(-1, 1, size=(10, 3, 2))
+    fig = figures.unit_circles(points, pairs=[0, 2, 5], frequencies=[1.0, 0.5, 0.1])
+    assert len(fig.data) == 6
+    assert {t.xaxis for t in fig.data} == {"x", "x2", "x3"}
+    assert fig.layout.yaxis2.scaleanchor == "x2"
+    assert "pair i=5" in fig.layout.annotations[2].text
+
+
+def test_matrix_heatmap_symmetric_range():
+    fig = figures.matrix_heatmap(np.array([[0.5, -2.0]]), rows=["r"], columns=[0, 1], title="m")
+    assert (fig.data[0].zmin, fig.data[0].zmax) == (-2.0, 2.0)
+
+
+def test_norms_and_profiles():
+    norms = figures.norms_chart(
+        {"embedding": np.ones(3), "encoding": np.ones(3), "sum": np.ones(3)}
+    )
+    assert [t.name for t in norms.data] == ["embedding", "encoding", "sum"]
+    overlay = figures.profiles_overlay(
+        {"vaswani": np.ones(4), "split": np.ones(4)}, current="split"
+    )
+    assert overlay.data[1].name == "split (current)" and overlay.data[1].line.dash == "dot"
