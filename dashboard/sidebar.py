@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
 import streamlit as st
 
 import pe_core
@@ -80,7 +79,3 @@ def render() -> Config:
         float(state.value("base")),
         state.value("conv"),
     )
-
-
-def longest_wavelength(config: Config) -> float:
-    return float(np.max(pe_core.wavelengths(config.d_model, **config.core_kwargs), initial=0.0))

@@ -8,6 +8,8 @@ from collections.abc import Callable
 import plotly.graph_objects as go
 import streamlit as st
 
+from dashboard import compute
+
 logger = logging.getLogger("pe_explorer")
 
 #: Plotly toolbar: keep the PNG export, drop tools a learner does not need.
@@ -47,8 +49,6 @@ def chart(fig: go.Figure, key: str) -> None:
 
 def matrix_downloads(config) -> None:
     """Download buttons for the full encoding matrix (CSV and NPY), built on click."""
-    from dashboard import compute
-
     size = config.n_positions * config.d_model
     if size > compute.MAX_DOWNLOAD_ELEMENTS:
         st.caption(

@@ -319,61 +319,9 @@ def _closed_form_report(checked, layout, freqs, fmt, cast, row_maker) -> Uniquen
     common = dict(precision=fmt.name, cast=cast, method="closed form")
     nearest_offsets = _nearest_offsets(offsets, distances)
 
-    if exact_min > 2 * row_error:  # no two rounded rows can coincide
-        first = checked.values[0]
-        return UniquenessReport(
-            n,
-            n,
-            0,
-            None,
-            None,
-            exact_min,
-            (_position(first), _position(first + offsets(nearest))),
-            min(max_cosine, 1.0),
-            2 * row_error,
-            nearest_offsets=nearest_offsets,
-            **common,
-        )
-    if layout.n_cos == 0:  # no sin/cos pair at all: every row is the zero vector
-        duplicates, matches = np.arange(1, n), np.zeros(n - 1, dtype=np.int64)
-    elif cast in ("positions", "angles"):
-        # Pair 0 has w_0 = 1 in every convention, so its angle is the rounded position itself:
-        # rows are equal exactly when the rounded (integer) positions are. (Distinct integers
-        # a, b below 2**53 are never equal modulo 2 pi to within float64 rounding.)
-        rounded = round_to_precision(checked.values, fmt.name)
-        _, first_index, inverse = np.unique(rounded, return_index=True, return_inverse=True)
-        earlier = first_index[inverse]
-        duplicates = np.flatnonzero(earlier < np.arange(n))
-        matches = earlier[duplicates]
-    else:
-        work = n * layout.d_model
-        if work > _HASH_WORK:
-            raise ValueError(
-                f"at {fmt.name} the closest exact pair ({exact_min:.3g} apart) is within "
-                f"rounding reach ({2 * row_error:.3g}), so every rounded row must be compared: "
-                f"{n:,} positions x d_model {layout.d_model} = {work:,} values, more than the "
-                f"limit of {_HASH_WORK:,} (2**25); check fewer positions or a smaller d_model"
-            )
-        duplicates, matches = _find_duplicates(checked, row_maker, layout.d_model)
-    if duplicates.size:
-        later, match = checked.values[duplicates[0]], checked.values[matches[0]]
-        return UniquenessReport(
-            n,
-            n - duplicates.size,
-            int(duplicates.size),
-            _position(later),
-            _position(match),
-            0.0,
-            (_position(match), _position(later)),
-            1.0 if freqs.size else 0.0,
-            0.0,
-            nearest_offsets=nearest_offsets,
-            **common,
-        )
-    if n <= PAIRWISE_LIMIT and n * n * layout.d_model <= _PAIRWISE_WORK:
-        return _pairwise_report(checked, layout, fmt, cast, row_maker)
     first = checked.values[0]
-    return UniquenessReport(
+    # The exact closed form, with the bound on how far rounding can move each distance.
+    bounded = UniquenessReport(
         n,
         n,
         0,
@@ -386,30 +334,68 @@ def _closed_form_report(checked, layout, freqs, fmt, cast, row_maker) -> Uniquen
         nearest_offsets=nearest_offsets,
         **common,
     )
+    if exact_min > 2 * row_error:  # no two rounded rows can coincide
+        return bounded
+    if layout.n_cos == 0:  # no sin/cos pair at all: every row is the zero vector
+        duplicates, matches = np.arange(1, n), np.zeros(n - 1, dtype=np.int64)
+    elif cast in ("positions", "angles"):
+        # Pair 0 has w_0 = 1 in every convention, so its angle is the rounded position itself:
+        # rows are equal exactly when the rounded (integer) positions are. (Distinct integers
+        # a, b below 2**53 are never equal modulo 2 pi to within float64 rounding.)
+        duplicates, matches = _repeats(round_to_precision(checked.values, fmt.name))
+    else:
+        work = n * layout.d_model
+        if work > _HASH_WORK:
+            raise ValueError(
+                f"at {fmt.name} the closest exact pair ({exact_min:.3g} apart) is within "
+                f"rounding reach ({2 * row_error:.3g}), so every rounded row must be compared: "
+                f"{n:,} positions x d_model {layout.d_model} = {work:,} values, more than the "
+                f"limit of {_HASH_WORK:,} (2**25); check fewer positions or a smaller d_model"
+            )
+        duplicates, matches = _find_duplicates(checked, row_maker, layout.d_model)
+    if duplicates.size:
+        return _collision_report(
+            checked, duplicates, matches, freqs.size > 0, nearest_offsets, common
+        )
+    if n <= PAIRWISE_LIMIT and n * n * layout.d_model <= _PAIRWISE_WORK:
+        return _pairwise_report(checked, layout, fmt, cast, row_maker)
+    return bounded
+
+
+def _repeats(keys: np.ndarray, axis: int | None = None):
+    """Indices of entries (rows, with ``axis=0``) equal to an earlier one, and of that one."""
+    _, first_index, inverse = np.unique(keys, axis=axis, return_index=True, return_inverse=True)
+    earlier = first_index[inverse.ravel()]
+    duplicates = np.flatnonzero(earlier < np.arange(earlier.size))
+    return duplicates, earlier[duplicates]
+
+
+def _collision_report(checked, duplicates, matches, nonzero, nearest_offsets, common):
+    """The report when some rows repeat: distance 0 between the first repeat and its twin."""
+    n = checked.n
+    later, match = checked.values[duplicates[0]], checked.values[matches[0]]
+    return UniquenessReport(
+        n,
+        n - duplicates.size,
+        int(duplicates.size),
+        _position(later),
+        _position(match),
+        0.0,
+        (_position(match), _position(later)),
+        1.0 if nonzero else 0.0,
+        0.0,
+        nearest_offsets=nearest_offsets,
+        **common,
+    )
 
 
 def _pairwise_report(checked, layout, fmt, cast, row_maker) -> UniquenessReport:
     n = checked.n
-    rows = row_maker(checked.values) + 0.0
-    _, first_index, inverse = np.unique(rows, axis=0, return_index=True, return_inverse=True)
-    earlier = first_index[inverse.ravel()]
-    duplicates = np.flatnonzero(earlier < np.arange(n))
+    rows = row_maker(checked.values) + 0.0  # -0.0 becomes 0.0
+    duplicates, matches = _repeats(rows, axis=0)
     common = dict(precision=fmt.name, cast=cast, method="pairwise")
     if duplicates.size:
-        later, match = checked.values[duplicates[0]], checked.values[earlier[duplicates[0]]]
-        norms = np.linalg.norm(rows, axis=1)
-        return UniquenessReport(
-            n,
-            n - duplicates.size,
-            int(duplicates.size),
-            _position(later),
-            _position(match),
-            0.0,
-            (_position(match), _position(later)),
-            1.0 if norms.max() > 0 else 0.0,
-            0.0,
-            **common,
-        )
+        return _collision_report(checked, duplicates, matches, bool(np.any(rows)), (), common)
     squared_norms = np.einsum("ij,ij->i", rows, rows)
     gram = rows @ rows.T
     squared = squared_norms[:, None] + squared_norms[None, :] - 2.0 * gram

@@ -121,8 +121,8 @@ class TestUrl:
         at = new_app(L="abc", d=0, base=-1, conv="bert", view="nope", prec="float8", spam="1")
         at.run()
         no_errors(at)
-        text = " ".join(w.value for w in at.warning)
-        for key in ("L=abc", "d=0", "base=-1", "conv=bert", "view=nope", "prec=float8", "`spam`"):
+        text = " ".join(w.value for w in at.warning).replace("\\", "")  # as displayed
+        for key in ("L=abc", "d=0", "base=-1", "conv=bert", "view=nope", "prec=float8", "spam"):
             assert key in text
         assert at.number_input(key="L").value == 2048
         assert at.number_input(key="d").value == 512
