@@ -196,29 +196,45 @@ def sinusoid_lines(
 
 
 def dimension_lines(
-    rows: np.ndarray, *, positions: Sequence[int], column_hover: Sequence[str], title: str = ""
+    sines: np.ndarray,
+    cosines: np.ndarray,
+    *,
+    positions: Sequence[int],
+    sin_hover: Sequence[str],
+    cos_hover: Sequence[str],
+    title: str = "",
 ) -> go.Figure:
-    """Each chosen position's encoding as a line across the dimensions."""
-    columns = np.arange(rows.shape[1])
-    traces = [
-        {
-            "type": "scatter",
-            "x": columns,
-            "y": rows[j],
-            "mode": "lines+markers" if rows.shape[1] <= 64 else "lines",
-            "name": f"position {position:,}",
-            "line": {"color": LINE_COLOURS[j % len(LINE_COLOURS)], "width": 1.4},
-            "marker": {"size": 4},
-            "customdata": list(column_hover),
-            "hovertemplate": f"position {position:,}<br>%{{customdata}}<br>"
-            "value %{y:.6f}<extra></extra>",
-        }
-        for j, position in enumerate(positions)
-    ]
+    """Each chosen position's encoding across the pairs: its sin columns (solid) and its cos
+    columns (dotted) against the pair index i, whatever the layout puts them."""
+    traces = []
+    for j, position in enumerate(positions):
+        colour = LINE_COLOURS[j % len(LINE_COLOURS)]
+        for values, hover, kind in ((sines[j], sin_hover, "sin"), (cosines[j], cos_hover, "cos")):
+            traces.append(
+                {
+                    "type": "scatter",
+                    "x": np.arange(values.size),
+                    "y": values,
+                    "mode": "lines+markers" if values.size <= 32 else "lines",
+                    "name": f"position {position:,}",
+                    "legendgroup": str(position),
+                    "showlegend": kind == "sin",
+                    "line": {
+                        "color": colour,
+                        "width": 1.6,
+                        "dash": "solid" if kind == "sin" else "dot",
+                    },
+                    "marker": {"size": 4},
+                    "customdata": list(hover),
+                    "hovertemplate": f"position {position:,}<br>%{{customdata}}<br>"
+                    "value %{y:.6f}<extra></extra>",
+                }
+            )
     return _figure(
         traces,
-        title=title or "Value against dimension, one line per position",
-        xaxis=_axis("dimension (column)"),
+        title=title or "Value against pair index: every position is its own wave",
+        subtitle="solid: sin columns, dotted: cos columns",
+        xaxis=_axis("pair index i (slower to the right)"),
         yaxis=_axis("value", range=[-1.08, 1.08]),
     )
 

@@ -155,7 +155,8 @@ PARAMS: dict[str, Param] = {
         Param("hm_mode", "blocks", _one_of(("blocks", "window")), "heatmap rows"),
         Param("hm_start", 0, _int_in(0, MAX_POSITIONS - 1), "heatmap first position"),
         Param("hm_col", 0, _int_in(0, MAX_D_MODEL - 1), "heatmap first column"),
-        Param("dims", [0, 1, 2, 3], _int_list, "dimensions"),
+        # Fast to slow at the paper's d_model: wavelengths 6.3, 20, 63 and 628 positions.
+        Param("dims", [0, 64, 128, 256], _int_list, "dimensions"),
         Param("sin_from", 0, _int_in(0, MAX_POSITIONS - 1), "first position"),
         Param("sin_span", 100, _int_in(2, MAX_POSITIONS), "positions shown"),
         Param("at", [0, 1, 10, 50], _int_list, "positions"),

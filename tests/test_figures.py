@@ -148,3 +148,18 @@ def test_norms_and_profiles():
         {"vaswani": np.ones(4), "split": np.ones(4)}, current="split"
     )
     assert overlay.data[1].name == "split (current)" and overlay.data[1].line.dash == "dot"
+
+
+def test_dimension_lines_sin_solid_cos_dotted_by_pair():
+    rows = pe_core.sinusoidal_encoding([0, 5], 8, convention="split")
+    _, role = pe_core.column_roles(8, convention="split")
+    fig = figures.dimension_lines(
+        rows[:, role == "sin"],
+        rows[:, role == "cos"],
+        positions=[0, 5],
+        sin_hover=["s"] * 4,
+        cos_hover=["c"] * 4,
+    )
+    assert [t.line.dash for t in fig.data] == ["solid", "dot", "solid", "dot"]
+    assert [t.showlegend for t in fig.data] == [True, False, True, False]
+    np.testing.assert_array_equal(fig.data[3].y, np.cos(5 * pe_core.frequencies(8)))

@@ -28,7 +28,8 @@ def render(config: Config) -> None:
 @st.fragment
 def _by_position(config: Config) -> None:
     info = compute.column_info(config.d_model, config.base, config.convention)
-    dims = [j for j in state.value("dims") if j < config.d_model][:MAX_DIMS] or [0]
+    dims = [j for j in state.value("dims") if j < config.d_model][:MAX_DIMS]
+    dims = dims or list(range(min(4, config.d_model)))
     st.session_state["dims"] = dims
     left, middle, right = st.columns([3, 1, 1])
     left.multiselect(
@@ -148,7 +149,7 @@ def _by_dimension(config: Config) -> None:
 
 def _dimension_figure(config: Config, at: tuple[int, ...]):
     info = compute.column_info(config.d_model, config.base, config.convention)
-    rows = compute.rows_at(config, at)
+    rows = np.asarray(compute.rows_at(config, at))
     hover = figures.column_labels(
         list(range(config.d_model)),
         info.pair.tolist(),
@@ -156,4 +157,12 @@ def _dimension_figure(config: Config, at: tuple[int, ...]):
         info.frequency.tolist(),
         info.wavelength.tolist(),
     )
-    return figures.dimension_lines(np.asarray(rows), positions=list(at), column_hover=hover)
+    sin_columns = np.flatnonzero(info.role == "sin")  # in pair order, in every layout
+    cos_columns = np.flatnonzero(info.role == "cos")
+    return figures.dimension_lines(
+        rows[:, sin_columns],
+        rows[:, cos_columns],
+        positions=list(at),
+        sin_hover=[hover[c] for c in sin_columns],
+        cos_hover=[hover[c] for c in cos_columns],
+    )
