@@ -264,13 +264,21 @@ def dismiss_url_warnings() -> None:
     st.session_state["_url_warnings"] = []
 
 
+def default_dims(d_model: int) -> list[int]:
+    """The sinusoid view's default columns that exist at this d_model (else the first four)."""
+    fitting = [j for j in PARAMS["dims"].default if j < d_model]
+    return fitting or list(range(min(4, d_model)))
+
+
+def _is_default(key: str) -> bool:
+    if key == "dims":  # the default, or the part of it that fits this d_model
+        return value(key) in (PARAMS[key].default, default_dims(int(value("d"))))
+    return value(key) == PARAMS[key].default
+
+
 def sync_url() -> None:
     """Write every non-default parameter to the URL (only when something changed)."""
-    wanted = {
-        key: _format_value(value(key))
-        for key, param in PARAMS.items()
-        if value(key) != param.default
-    }
+    wanted = {key: _format_value(value(key)) for key in PARAMS if not _is_default(key)}
     if wanted != st.query_params.to_dict():
         st.query_params.from_dict(wanted)
 

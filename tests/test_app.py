@@ -128,6 +128,15 @@ class TestUrl:
         assert at.number_input(key="d").value == 512
         assert figures(at)
 
+    @pytest.mark.parametrize("view", list(VIEW_LABELS))
+    def test_a_link_stays_the_same_link(self, view):
+        link = {"L": "100", "d": "20", "base": "500", "conv": "split", "view": view}
+        if view == "heatmap":
+            del link["view"]  # the default view is not written
+        at = new_app(**link)
+        at.run()
+        assert at.query_params == link
+
     def test_huge_values_are_refused(self):
         at = new_app(L=10**12, d=10**6)
         at.run()

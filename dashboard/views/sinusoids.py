@@ -29,7 +29,7 @@ def render(config: Config) -> None:
 def _by_position(config: Config) -> None:
     info = compute.column_info(config.d_model, config.base, config.convention)
     dims = [j for j in state.value("dims") if j < config.d_model][:MAX_DIMS]
-    dims = dims or list(range(min(4, config.d_model)))
+    dims = dims or state.default_dims(config.d_model)
     st.session_state["dims"] = dims
     left, middle, right = st.columns([3, 1, 1])
     left.multiselect(
