@@ -622,7 +622,7 @@ def norms_chart(norms: Mapping[str, np.ndarray]) -> go.Figure:
         title="Who dominates the sum: embedding or encoding?",
         height=380,
         xaxis=_axis("position in the sequence"),
-        yaxis=_axis("Euclidean norm (mean over the batch)", rangemode="tozero"),
+        yaxis=_axis("Euclidean norm (mean over the batch, padding excluded)", rangemode="tozero"),
     )
 
 
