@@ -321,23 +321,22 @@ def similarity_heatmap(
     matrix: np.ndarray, *, positions: np.ndarray, kind: str, subtitle: str = ""
 ) -> go.Figure:
     """Similarity between positions; cosine on the fixed range [-1, 1]."""
-    labels = [f"position {p:,}" for p in positions.tolist()]
     if kind == "cosine":
         zmin, zmax, scale = -1.0, 1.0, DIVERGING
     else:
         zmin, zmax, scale = float(matrix.min()), float(matrix.max()), "Viridis"
-    heatmap = {
+    heatmap = {  # numeric axes: the positions themselves, as a compact typed array
         "type": "heatmap",
         "z": matrix,
-        "x": labels,
-        "y": labels,
+        "x": positions,
+        "y": positions,
         "zmin": zmin,
         "zmax": zmax,
         "colorscale": scale,
         "colorbar": {"title": {"text": kind}, "thickness": 14},
-        "hovertemplate": f"%{{y}} vs %{{x}}<br>{kind} %{{z:.6f}}<extra></extra>",
+        "hovertemplate": f"positions %{{y:,}} and %{{x:,}}<br>{kind} %{{z:.6f}}<extra></extra>",
     }
-    ticks = _sparse_ticks(labels, positions.tolist())
+    ticks = {"showgrid": False, "constrain": "domain"}  # square cells without padding
     titles = {"cosine": "Cosine similarity", "dot": "Dot product", "distance": "Euclidean distance"}
     return _figure(
         [heatmap],
@@ -638,24 +637,23 @@ def matrix_heatmap(
 ) -> go.Figure:
     """A plain matrix heatmap with a symmetric colour range (embeddings, sums, differences)."""
     limit = symmetric_range or float(np.max(np.abs(values), initial=1e-12))
-    labels = [f"column {c}" for c in columns]
     heatmap = {
         "type": "heatmap",
-        "z": values,
-        "x": labels,
+        "z": np.asarray(values, dtype=np.float32),
+        "x": np.asarray(columns),
         "y": list(rows),
         "zmin": -limit,
         "zmax": limit,
         "colorscale": DIVERGING,
         "colorbar": {"thickness": 12},
-        "hovertemplate": "%{y}<br>%{x}<br>value %{z:.4f}<extra></extra>",
+        "hovertemplate": "%{y}<br>column %{x}<br>value %{z:.4f}<extra></extra>",
     }
     return _figure(
         [heatmap],
         title=title,
         subtitle=subtitle,
         height=height,
-        xaxis=_sparse_ticks(labels, list(columns)),
+        xaxis={"title": {"text": "dimension (column)"}, "showgrid": False},
         yaxis={"autorange": "reversed", "showgrid": False},
     )
 
