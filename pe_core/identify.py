@@ -111,10 +111,14 @@ def _fit(matrix: np.ndarray, name: str) -> Candidate | None:
         # noise / (total phase change), so slow pairs, whose phase barely moves, count little.
         i, w = index[reliable], advance[reliable]
         weight = ((n - 1) * w) ** 2
-        slope = -np.sum(weight * i * np.log(w)) / np.sum(weight * i**2)
-        scale = d_model / 2 if conv.spacing == "paper" else max(n_pairs - 1, 1)
-        estimate = float(np.exp(slope * scale))
-        bases = [estimate, float(np.round(estimate)), float(f"{estimate:.3g}")]
+        denominator = float(np.sum(weight * i**2))
+        bases = []
+        if denominator > 0:  # 0 when every reliable phase advance is vanishingly small
+            slope = -float(np.sum(weight * i * np.log(w))) / denominator
+            scale = d_model / 2 if conv.spacing == "paper" else max(n_pairs - 1, 1)
+            with np.errstate(over="ignore"):
+                estimate = float(np.exp(slope * scale))
+            bases = [estimate, float(np.round(estimate)), float(f"{estimate:.3g}")]
         bases = [b for b in bases if 1.0 < b < 1e12] or [10_000.0]
     tried = []
     for base in dict.fromkeys(bases):
