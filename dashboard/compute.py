@@ -109,7 +109,7 @@ def heatmap_data(config: Config, mode: str, first_position: int, first_column: i
         notes.append(f"columns {col_first:,}–{col_stop - 1:,} of {d_model:,}")
     if length <= rows:
         positions = np.arange(length)
-        values = pe_core.sinusoidal_encoding(length, d_model, **config.core_kwargs)
+        values = _shown_columns(config, positions, col_first, col_stop)
         last = positions
     elif mode == "blocks":
         block = math.ceil(length / rows)
@@ -123,11 +123,22 @@ def heatmap_data(config: Config, mode: str, first_position: int, first_column: i
     else:
         first = min(max(0, first_position), length - rows)
         positions = first + np.arange(rows)
-        values = pe_core.sinusoidal_encoding(positions, d_model, **config.core_kwargs)
+        values = _shown_columns(config, positions, col_first, col_stop)
         last = positions
         notes.append(f"positions {first:,}–{first + rows - 1:,} of {length:,} at full resolution")
-    values = np.ascontiguousarray(values[:, col_first:col_stop], dtype=np.float32)
-    return HeatmapData(values, positions, last, col_first, "; ".join(notes))
+    if values.shape[1] != col_stop - col_first:  # block means come with every column
+        values = values[:, col_first:col_stop]
+    return HeatmapData(
+        np.ascontiguousarray(values, dtype=np.float32), positions, last, col_first, "; ".join(notes)
+    )
+
+
+def _shown_columns(config: Config, positions: np.ndarray, first: int, stop: int) -> np.ndarray:
+    """The encoding of ``positions`` in columns ``first .. stop - 1`` only."""
+    if stop - first == config.d_model:
+        return pe_core.sinusoidal_encoding(positions, config.d_model, **config.core_kwargs)
+    columns = np.arange(first, stop)
+    return pe_core.encoding_columns(positions, config.d_model, columns, **config.core_kwargs)
 
 
 def encoding_npy(config: Config) -> bytes:

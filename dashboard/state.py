@@ -37,7 +37,7 @@ VIEWS = {
 PRECISIONS = tuple(pe_core.PRECISIONS)
 DEFAULT_SENTENCES = "the cat sat on the mat\na dog barked\nthe bird flew over the tall tree"
 EMBEDDING_STDS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0)
-CASTS = ("outputs", "angles", "positions")
+CASTS = pe_core.CASTS
 SIMILARITY_KINDS = ("cosine", "dot", "distance")
 
 
@@ -142,6 +142,12 @@ class Param:
     default: Any
     parse: Callable[[str], Any]
     label: str
+    #: Another value that counts as the default (not written to the URL) given the others.
+    fitted_default: Callable[[], Any] | None = None
+
+    def is_default(self, current: Any) -> bool:
+        fitted = self.fitted_default() if self.fitted_default else self.default
+        return current in (self.default, fitted)
 
 
 PARAMS: dict[str, Param] = {
@@ -156,7 +162,13 @@ PARAMS: dict[str, Param] = {
         Param("hm_start", 0, _int_in(0, MAX_POSITIONS - 1), "heatmap first position"),
         Param("hm_col", 0, _int_in(0, MAX_D_MODEL - 1), "heatmap first column"),
         # Fast to slow at the paper's d_model: wavelengths 6.3, 20, 63 and 628 positions.
-        Param("dims", [0, 64, 128, 256], _int_list, "dimensions"),
+        Param(
+            "dims",
+            [0, 64, 128, 256],
+            _int_list,
+            "dimensions",
+            fitted_default=lambda: default_dims(int(value("d"))),
+        ),
         Param("sin_from", 0, _int_in(0, MAX_POSITIONS - 1), "first position"),
         Param("sin_span", 100, _int_in(2, MAX_POSITIONS), "positions shown"),
         Param("at", [0, 1, 10, 50], _int_list, "positions"),
@@ -270,15 +282,13 @@ def default_dims(d_model: int) -> list[int]:
     return fitting or list(range(min(4, d_model)))
 
 
-def _is_default(key: str) -> bool:
-    if key == "dims":  # the default, or the part of it that fits this d_model
-        return value(key) in (PARAMS[key].default, default_dims(int(value("d"))))
-    return value(key) == PARAMS[key].default
-
-
 def sync_url() -> None:
     """Write every non-default parameter to the URL (only when something changed)."""
-    wanted = {key: _format_value(value(key)) for key in PARAMS if not _is_default(key)}
+    wanted = {
+        key: _format_value(value(key))
+        for key, param in PARAMS.items()
+        if not param.is_default(value(key))
+    }
     if wanted != st.query_params.to_dict():
         st.query_params.from_dict(wanted)
 

@@ -59,25 +59,20 @@ def matrix_downloads(config) -> None:
         )
         return
     stem = f"pe_{config.convention}_L{config.n_positions}_d{config.d_model}_base{config.base:g}"
-    left, right, _ = st.columns([1, 1, 3])
-    left.download_button(
-        "Matrix as CSV",
-        data=lambda: compute.encoding_csv(config),
-        file_name=f"{stem}.csv",
-        mime="text/csv",
-        key="download_csv",
-        on_click="ignore",
-        icon=":material/download:",
+    files = (
+        ("CSV", compute.encoding_csv, "text/csv"),
+        ("NPY", compute.encoding_npy, "application/octet-stream"),
     )
-    right.download_button(
-        "Matrix as NPY",
-        data=lambda: compute.encoding_npy(config),
-        file_name=f"{stem}.npy",
-        mime="application/octet-stream",
-        key="download_npy",
-        on_click="ignore",
-        icon=":material/download:",
-    )
+    for column, (kind, make, mime) in zip(st.columns([1, 1, 3]), files, strict=False):
+        column.download_button(
+            f"Matrix as {kind}",
+            data=lambda make=make: make(config),
+            file_name=f"{stem}.{kind.lower()}",
+            mime=mime,
+            key=f"download_{kind.lower()}",
+            on_click="ignore",
+            icon=":material/download:",
+        )
 
 
 def last_good_charts(prefix: str) -> None:

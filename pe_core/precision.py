@@ -33,11 +33,6 @@ class FloatFormat:
         """Largest absolute rounding error among subnormal numbers."""
         return 2.0 ** (self.min_exponent - self.significand_bits)
 
-    @property
-    def largest_exact_integer(self) -> int:
-        """Every integer up to this one is representable: ``2**significand_bits``."""
-        return 2**self.significand_bits
-
 
 #: The four precisions of :func:`quantize` and :func:`pe_core.uniqueness_report`.
 PRECISIONS: MappingProxyType[str, FloatFormat] = MappingProxyType(

@@ -243,3 +243,11 @@ def test_url_text_is_shown_literally():
     no_errors(at)
     text = " ".join(w.value for w in at.warning)
     assert r"\[click\]\(http\:" in text and r"\!\[x\]" in text
+
+
+def test_column_window_shows_the_right_columns():
+    at = new_app(L=100, d=2000, hm_col=500)
+    at.run()
+    no_errors(at)
+    z = decode(figures(at)[0]["data"][0]["z"])
+    np.testing.assert_allclose(z, pe_core.sinusoidal_encoding(100, 2000)[:, 500:1524], atol=1e-7)
