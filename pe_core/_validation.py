@@ -106,7 +106,8 @@ def as_real_array(values: ArrayLike, name: str, *, ndim: int | None = None) -> N
         ) from None
     if array.dtype.kind == "O":  # e.g. Python ints too large for int64
         try:
-            array = array.astype(np.float64)
+            with np.errstate(over="ignore"):  # e.g. long doubles: inf, refused below
+                array = array.astype(np.float64)
         except OverflowError:
             raise ValueError(
                 f"{name} must be finite in float64 (no numbers beyond 1.8e308), "
