@@ -329,21 +329,46 @@ def test_corners_of_the_sidebar(view, n, d_model, base, convention):
 # --------------------------------------------------------------------------------------------
 
 
+#: Rounded values (rows x columns) the uniqueness check may compute for one request: the hash
+#: budget of pe_core.uniqueness, far below the L * d_model = 8.2e9 of the app's largest request.
+ROUNDED_VALUES_BUDGET = 2**25
+
+
+class _WorkBudgetExceeded(AssertionError):
+    pass
+
+
 @pytest.mark.timeout(300)
-def test_regression_uniqueness_angles_low_precision_hangs():
+@pytest.mark.parametrize("precision", ["bfloat16", "float32"])
+@pytest.mark.parametrize("cast", ["angles", "positions", "outputs"])
+def test_regression_uniqueness_angles_low_precision_hangs(monkeypatch, precision, cast):
     """Uniqueness view, Precision bfloat16, Rounding at "angles k·ω", L = 1,000,000 and
     d_model = 8192 (all within the controls' ranges; as a link:
-    ``?view=uniqueness&L=1000000&d=8192&prec=bfloat16&cast=angles``) runs for about 12 minutes:
-    AppTest's 120 s timeout fails. The rounded rows are hashed and compared row by row, L * d
-    sines and cosines two or three times over (pe_core.uniqueness_report, _find_duplicates).
+    ``?view=uniqueness&L=1000000&d=8192&prec=bfloat16&cast=angles``) ran for about 12 minutes:
+    the rounded rows were hashed and compared row by row, L * d sines and cosines two or three
+    times over (pe_core.uniqueness_report, _find_duplicates).
 
-    The time is linear in L * d_model, so 4,000 positions (0.4% of the work) must take well under
-    0.4% of 120 s. It takes about 3 s (cast "outputs" takes about 0.05 s).
+    The work is counted, not timed (a busy machine must not fail this test): every rounded row
+    the report computes passes through ``_rounded_rows``, and the app's largest request may
+    compute at most 2**25 rounded values. On the old code the counter trips at once, so the
+    test fails in a moment instead of after 12 minutes.
     """
-    start = time.perf_counter()
-    pe_core.uniqueness_report(4_000, 8192, precision="bfloat16", cast="angles")
-    elapsed = time.perf_counter() - start
-    assert elapsed < 0.004 * 120, f"{elapsed:.1f} s for 0.4% of the app's largest request"
+    import pe_core.uniqueness as uniqueness
+
+    computed = 0
+    rounded_rows = uniqueness._rounded_rows
+
+    def counting(values, layout, *args):
+        nonlocal computed
+        computed += values.size * layout.d_model
+        if computed > ROUNDED_VALUES_BUDGET:
+            raise _WorkBudgetExceeded(f"{computed:,} rounded values computed")
+        return rounded_rows(values, layout, *args)
+
+    monkeypatch.setattr(uniqueness, "_rounded_rows", counting)
+    report = pe_core.uniqueness_report(1_000_000, 8192, precision=precision, cast=cast)
+    assert report.n_positions == 1_000_000
+    assert computed <= ROUNDED_VALUES_BUDGET
 
 
 @pytest.mark.timeout(300)
