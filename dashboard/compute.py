@@ -15,6 +15,7 @@ import numpy as np
 import streamlit as st
 
 import pe_core
+from dashboard import budget
 
 #: Largest number of columns of a chart matrix.
 MAX_CELLS_SIDE = 1024
@@ -26,8 +27,12 @@ MAX_CELLS = 1 << 18
 MAX_SIMILARITY_SIDE = 512
 #: Points of a smooth curve.
 SMOOTH_POINTS = 2000
-#: Largest matrix offered for download (float64 NPY of 32 MB; the CSV is about 2.5x that).
+#: Largest matrix offered for download as .npy (float64, 32 MB).
 MAX_DOWNLOAD_ELEMENTS = 1 << 22
+#: Largest matrix offered as CSV: about 24 bytes a value as text, so at most about 25 MB (a CSV of
+#: the largest .npy would be 100 MB and take seconds to write).
+MAX_CSV_ELEMENTS = 1 << 20
+CSV_BYTES_PER_VALUE = 24
 
 cached = st.cache_data(max_entries=32, max_size="96MB", show_spinner=False)
 
@@ -143,29 +148,29 @@ def _shown_columns(config: Config, positions: np.ndarray, first: int, stop: int)
 
 def encoding_npy(config: Config) -> bytes:
     """The full float64 encoding as an .npy file (for the download button, made on click)."""
-    buffer = io.BytesIO()
-    np.save(
-        buffer,
-        pe_core.sinusoidal_encoding(config.n_positions, config.d_model, **config.core_kwargs),
-    )
-    return buffer.getvalue()
+    n_values = config.n_positions * config.d_model
+    budget.check_request(2 * 8 * n_values, f"an .npy file of {n_values:,} values")
+    values = pe_core.sinusoidal_encoding(config.n_positions, config.d_model, **config.core_kwargs)
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(header, np.lib.format.header_data_from_array_1_0(values))
+    return header.getvalue() + values.data  # one copy of the values, not two
 
 
 def encoding_csv(config: Config) -> bytes:
-    """The full encoding as CSV, 17 significant digits (round-trips float64 exactly)."""
+    """The full encoding as CSV, each value in the shortest form that reads back exactly."""
+    n_values = config.n_positions * config.d_model
+    if n_values > MAX_CSV_ELEMENTS:
+        raise ValueError(
+            f"a CSV of {n_values:,} values is more than the {MAX_CSV_ELEMENTS:,} offered here; "
+            "download the .npy file instead"
+        )
+    budget.check_request(CSV_BYTES_PER_VALUE * 3 * n_values, f"a CSV file of {n_values:,} values")
     values = pe_core.sinusoidal_encoding(config.n_positions, config.d_model, **config.core_kwargs)
-    buffer = io.StringIO()
-    header = "position," + ",".join(f"dim_{j}" for j in range(config.d_model))
-    table = np.column_stack([np.arange(config.n_positions), values])
-    np.savetxt(
-        buffer,
-        table,
-        delimiter=",",
-        header=header,
-        comments="",
-        fmt=["%d"] + ["%.17g"] * config.d_model,
-    )
-    return buffer.getvalue().encode()
+    # repr of a float is its shortest decimal form that reads back as the same float64.
+    lines = ["position," + ",".join(f"dim_{j}" for j in range(config.d_model))]
+    lines += [f"{k}," + ",".join(map(repr, row)) for k, row in enumerate(values.tolist())]
+    lines.append("")
+    return "\n".join(lines).encode()
 
 
 @dataclass(frozen=True)
@@ -386,6 +391,8 @@ def circle_points(config: Config, pairs: tuple[int, ...], n_points: int) -> np.n
 # --- Embeddings + encoding ----------------------------------------------------------------------
 
 PAD = "<pad>"
+#: The token of every position in random mode (each gets its own random vector).
+RANDOM_TOKEN = "(random)"
 #: Columns of the embeddings view's heatmaps (and of what its cache keeps).
 MAX_EMBEDDING_COLUMNS = 256
 
@@ -393,9 +400,9 @@ MAX_EMBEDDING_COLUMNS = 256
 @dataclass(frozen=True)
 class EmbeddingData:
     tokens: list[list[str]]  # per sequence, padded
-    embeddings: np.ndarray  # (batch, seq, <= 256 columns): as added (scaled if asked)
-    encoding: np.ndarray  # (seq, <= 256 columns)
-    total: np.ndarray  # (batch, seq, <= 256 columns): the layer's output
+    embeddings: np.ndarray  # float32 (batch, seq, <= 256 columns): as added (scaled if asked)
+    encoding: np.ndarray  # float32 (seq, <= 256 columns)
+    total: np.ndarray  # float32 (batch, seq, <= 256 columns): the layer's output
     norms: dict[str, np.ndarray]  # per position (mean over the batch)
 
 
@@ -403,6 +410,21 @@ def tokenize(text: str, max_sequences: int = 16, max_tokens: int = 64) -> list[l
     """Whitespace tokens of each non-empty line (at most ``max_sequences`` x ``max_tokens``)."""
     lines = [line.split()[:max_tokens] for line in text.splitlines() if line.split()]
     return lines[:max_sequences]
+
+
+#: Values (rows x d_model) of embeddings computed at once: the forward pass runs a block of
+#: token rows at a time, so its memory does not grow with the batch.
+EMBEDDING_BLOCK_VALUES = 1 << 19
+
+
+def embedding_request_bytes(batch: int, length: int, d_model: int, n_words: int = 0) -> int:
+    """What :func:`embedding_data` allocates, at most: the encoding of the sequence, the word
+    vectors, the shown columns of three (batch, seq) arrays, and the temporaries of one block
+    of rows."""
+    shown = min(d_model, MAX_EMBEDDING_COLUMNS)
+    block_rows = max(1, min(length, EMBEDDING_BLOCK_VALUES // d_model))
+    arrays = (length + n_words) * d_model + 3 * batch * length * shown
+    return 8 * (arrays + 8 * block_rows * d_model)
 
 
 @cached
@@ -416,45 +438,65 @@ def embedding_data(
     dropout: float,
     dropout_seed: int,
 ) -> EmbeddingData:
-    """Embed sentences (or random tokens of ``shape``), add the encoding, as the layer does."""
-    rng = np.random.default_rng(seed)
+    """Embed sentences (or random tokens of ``shape``), add the encoding, as the layer does.
+
+    Only the first :data:`MAX_EMBEDDING_COLUMNS` columns are kept for display; the norms use
+    every column. The rows are drawn and added a block at a time from the same generators, so
+    the numbers are those of one call on the whole batch (a generator's stream does not depend
+    on how it is split), at a bounded cost in memory.
+    """
     d_model = config.d_model
     if sentences is not None:
-        length = max(len(s) for s in sentences)
-        tokens = [list(s) + [PAD] * (length - len(s)) for s in sentences]
-        vocabulary = sorted({t for s in sentences for t in s})
-        table = {word: rng.normal(0.0, std, d_model) for word in vocabulary}
-        table[PAD] = np.zeros(d_model)  # padding embeds to zero, as with padding_idx
-        embeddings = np.array([[table[t] for t in row] for row in tokens])
+        batch, length = len(sentences), max(len(s) for s in sentences)
     else:
         batch, length = shape
-        tokens = [[f"t{b}.{j}" for j in range(length)] for b in range(batch)]
-        embeddings = rng.normal(0.0, std, (batch, length, d_model))
-    encoding = pe_core.sinusoidal_encoding(length, d_model, **config.core_kwargs)
-    total = pe_core.add_to_embeddings(
-        embeddings, encoding, scale=scale, dropout=dropout, rng=dropout_seed
+    vocabulary = sorted({t for s in sentences for t in s}) if sentences is not None else []
+    budget.check_request(
+        embedding_request_bytes(batch, length, d_model, len(vocabulary)),
+        f"the forward pass of {batch} x {length} tokens at d_model {d_model}",
     )
-    scaled = embeddings * np.sqrt(d_model) if scale else embeddings
+    if sentences is not None:
+        tokens = [list(s) + [PAD] * (length - len(s)) for s in sentences]
+    else:
+        tokens = [[RANDOM_TOKEN] * length for _ in range(batch)]
+    rng = np.random.default_rng(seed)
+    dropout_rng = np.random.default_rng(dropout_seed)
+    if sentences is not None:
+        table = {word: rng.normal(0.0, std, d_model) for word in vocabulary}
+        table[PAD] = np.zeros(d_model)  # padding embeds to zero, as with padding_idx
+    encoding = pe_core.sinusoidal_encoding(length, d_model, **config.core_kwargs)
+    shown = min(d_model, MAX_EMBEDDING_COLUMNS)
+    # For display only (the charts send float32): half the memory of float64 in the cache.
+    embeddings = np.empty((batch, length, shown), dtype=np.float32)
+    total = np.empty((batch, length, shown), dtype=np.float32)
+    embedding_norms = np.empty((batch, length))
+    total_norms = np.empty((batch, length))
+    rows = max(1, EMBEDDING_BLOCK_VALUES // d_model)
+    for b in range(batch):
+        for first in range(0, length, rows):
+            block = slice(first, min(first + rows, length))
+            if sentences is None:
+                vectors = rng.normal(0.0, std, (block.stop - block.start, d_model))
+            else:
+                vectors = np.array([table[t] for t in tokens[b][block]])
+            output = pe_core.add_to_embeddings(
+                vectors, encoding[block], scale=scale, dropout=dropout, rng=dropout_rng
+            )
+            if scale:
+                vectors *= np.sqrt(d_model)
+            embeddings[b, block] = vectors[:, :shown]
+            total[b, block] = output[:, :shown]
+            embedding_norms[b, block] = np.linalg.norm(vectors, axis=1)
+            total_norms[b, block] = np.linalg.norm(output, axis=1)
     # Mean over the sequences that have a real token at each position (padding excluded).
     real = np.array([[t != PAD for t in row] for row in tokens], dtype=float)
     count = np.maximum(real.sum(axis=0), 1.0)
-
-    def mean_norm(x):
-        return (np.linalg.norm(x, axis=2) * real).sum(axis=0) / count
-
     norms = {
-        "embedding" + (" × √d_model" if scale else ""): mean_norm(scaled),
+        "embedding" + (" × √d_model" if scale else ""): (embedding_norms * real).sum(0) / count,
         "encoding": np.linalg.norm(encoding, axis=1),
-        "sum (layer output)": mean_norm(total),
+        "sum (layer output)": (total_norms * real).sum(0) / count,
     }
-    shown = slice(0, MAX_EMBEDDING_COLUMNS)  # the cache keeps display-sized arrays only
-    return EmbeddingData(
-        tokens,
-        scaled[:, :, shown].copy(),
-        encoding[:, shown].copy(),
-        total[:, :, shown].copy(),
-        norms,
-    )
+    return EmbeddingData(tokens, embeddings, encoding[:, :shown].astype(np.float32), total, norms)
 
 
 # --- Conventions lab -----------------------------------------------------------------------------

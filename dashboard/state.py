@@ -250,11 +250,12 @@ def init_from_url() -> None:
         return
     st.session_state["_url_read"] = True
     warnings = []
+    unknown = []
     for key in st.query_params:
         raw = st.query_params.get(key, "")
         param = PARAMS.get(key)
         if param is None:
-            warnings.append(f"Ignored unknown URL parameter {escape_markdown(key[:40])}.")
+            unknown.append(key)
             continue
         try:
             st.session_state[key] = param.parse(raw)
@@ -263,9 +264,24 @@ def init_from_url() -> None:
                 f"Ignored URL parameter {escape_markdown(f'{key}={raw[:40]}')} "
                 f"({param.label}: {error}); using the default {_format_value(param.default)}."
             )
+    if unknown:  # one warning, however many there are
+        warnings.append(unknown_parameters_warning(unknown))
     for key, param in PARAMS.items():
         st.session_state.setdefault(key, param.default)
     st.session_state["_url_warnings"] = warnings
+
+
+#: Unknown URL parameters named in the warning; the rest are counted.
+MAX_NAMED_UNKNOWN = 5
+
+
+def unknown_parameters_warning(names: list[str]) -> str:
+    """One sentence for every unknown URL parameter: the first few named, the rest counted."""
+    shown = ", ".join(escape_markdown(name[:40]) for name in names[:MAX_NAMED_UNKNOWN])
+    more = len(names) - MAX_NAMED_UNKNOWN
+    rest = f" and {more:,} more" if more > 0 else ""
+    noun = "parameter" if len(names) == 1 else "parameters"
+    return f"Ignored unknown URL {noun} {shown}{rest}."
 
 
 def url_warnings() -> list[str]:

@@ -50,19 +50,20 @@ def chart(fig: go.Figure, key: str) -> None:
 def matrix_downloads(config) -> None:
     """Download buttons for the full encoding matrix (CSV and NPY), built on click."""
     size = config.n_positions * config.d_model
+    call = (
+        f"`pe_core.sinusoidal_encoding({config.n_positions}, {config.d_model}, "
+        f"base={config.base:g}, convention='{config.convention}')`"
+    )
     if size > compute.MAX_DOWNLOAD_ELEMENTS:
         st.caption(
             f"The full matrix has {size:,} values, too many to download here "
-            f"(limit {compute.MAX_DOWNLOAD_ELEMENTS:,}). In Python: "
-            f"`pe_core.sinusoidal_encoding({config.n_positions}, {config.d_model}, "
-            f"base={config.base:g}, convention='{config.convention}')`."
+            f"(limit {compute.MAX_DOWNLOAD_ELEMENTS:,}). In Python: {call}."
         )
         return
     stem = f"pe_{config.convention}_L{config.n_positions}_d{config.d_model}_base{config.base:g}"
-    files = (
-        ("CSV", compute.encoding_csv, "text/csv"),
-        ("NPY", compute.encoding_npy, "application/octet-stream"),
-    )
+    files = [("NPY", compute.encoding_npy, "application/octet-stream")]
+    if size <= compute.MAX_CSV_ELEMENTS:
+        files.insert(0, ("CSV", compute.encoding_csv, "text/csv"))
     for column, (kind, make, mime) in zip(st.columns([1, 1, 3]), files, strict=False):
         column.download_button(
             f"Matrix as {kind}",
@@ -72,6 +73,11 @@ def matrix_downloads(config) -> None:
             key=f"download_{kind.lower()}",
             on_click="ignore",
             icon=":material/download:",
+        )
+    if size > compute.MAX_CSV_ELEMENTS:
+        st.caption(
+            f"CSV is offered up to {compute.MAX_CSV_ELEMENTS:,} values (this matrix has "
+            f"{size:,}); the .npy file holds every digit and loads with `numpy.load`."
         )
 
 

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import ast
 import io
+import re
 
 import numpy as np
 
-#: Largest upload accepted (the server's own limit, .streamlit/config.toml, is 20 MB).
-MAX_BYTES = 20 * 1024 * 1024
+#: Largest upload accepted: 20 MB, the cutoff the browser applies for ``maxUploadSize = 20``
+#: (.streamlit/config.toml), so the page and this module refuse the same files.
+MAX_BYTES = 20_000_000
 #: Largest matrix accepted, in elements.
 MAX_ELEMENTS = 1 << 22
 MAX_COLUMNS = 8192
@@ -85,37 +87,140 @@ def _load_npy(data: bytes) -> np.ndarray:
         raise UploadError(f"the .npy file could not be read: {error}") from None
 
 
+#: Bytes a numeric CSV may hold after its header line: digits, signs, points, exponents, the
+#: letters of nan and inf, separators and line ends. Anything else is refused before parsing.
+_NUMERIC_BYTES = np.zeros(256, dtype=bool)
+_NUMERIC_BYTES[np.frombuffer(b"0123456789+-.eEnaifNAIF,;\t \r\n", dtype=np.uint8)] = True
+#: Bytes that separate values (a line end does too).
+_SEPARATOR_BYTES = np.zeros(256, dtype=bool)
+_SEPARATOR_BYTES[np.frombuffer(b",;\t \r\n", dtype=np.uint8)] = True
+#: Every separator to a space, for the parser (which splits at any whitespace).
+_TO_SPACES = bytes(32 if chr(b) in ",;\t\r" else b for b in range(256))
+_CHUNK_BYTES = 1 << 20
+_NEWLINE, _COMMA = ord("\n"), ord(",")
+
+
 def _load_csv(data: bytes) -> np.ndarray:
+    """A numeric CSV (comma or whitespace separated, an optional header line) as a matrix.
+
+    The values are counted on the raw bytes before anything is converted, so a file with too
+    many values is refused at the cost of a few small arrays; then one pass parses the numbers
+    straight into the result (no Python string per value).
+    """
+    if data.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte-order mark
+        data = data[3:]
+    first_end = data.find(b"\n")
+    first_end = len(data) if first_end < 0 else first_end
     try:
-        text = data.decode("utf-8-sig")
+        first_line = data[: min(first_end, 4096)].decode("utf-8")
     except UnicodeDecodeError:
         raise UploadError("the .csv file is not UTF-8 text") from None
-    if "\x00" in text:
+    if b"\x00" in data:
         raise UploadError("the .csv file contains binary data")
-    lines = [line for line in text.splitlines() if line.strip()]
-    if not lines:
-        raise UploadError("the .csv file has no rows")
-    delimiter = "," if "," in lines[0] else None
-    first = lines[0].split(delimiter)
-    skip_header = not _all_numbers(first)
-    rows = lines[1:] if skip_header else lines
-    if not rows:
-        raise UploadError("the .csv file has a header but no rows of numbers")
-    if len(rows) * len(first) > MAX_ELEMENTS:
-        raise UploadError(f"the .csv file has more than {MAX_ELEMENTS:,} values")
+    comma = b"," in data
+    first_field = re.split(r"[,;\s]+", first_line.strip(), maxsplit=1)[0]
+    header = bool(first_field) and not _is_number(first_field)
+    body = np.frombuffer(data, dtype=np.uint8)[first_end + 1 if header else 0 :]
+    columns = _row_lengths(body, comma)
+    if columns is None:
+        raise UploadError(
+            "the .csv file has a header but no rows of numbers"
+            if header
+            else "the .csv file has no rows"
+        )
+    n_rows, n_columns = columns
+    text = body.tobytes().translate(_TO_SPACES)
     try:
-        matrix = np.loadtxt(rows, delimiter=delimiter, dtype=np.float64, ndmin=2)
-    except ValueError as error:
-        raise UploadError(f"the .csv file holds something that is not a number ({error})") from None
+        values = np.fromstring(text, dtype=np.float64, sep=" ")
+    except ValueError:
+        raise UploadError(
+            "the .csv file holds something that is not a number (for example 1.2.3 or e5)"
+        ) from None
+    if values.size != n_rows * n_columns:
+        raise UploadError("the .csv file holds something that is not a number")
+    matrix = values.reshape(n_rows, n_columns)
     # Our own CSV download starts with a "position" column: drop it.
-    if skip_header and first[0].strip().lower() == "position" and matrix.shape[1] > 1:
+    if header and first_field.lower() == "position" and n_columns > 1:
         matrix = matrix[:, 1:]
     return matrix
 
 
-def _all_numbers(fields: list[str]) -> bool:
+def _row_lengths(body: np.ndarray, comma: bool) -> tuple[int, int] | None:
+    """``(rows, columns)`` of the numbers in ``body`` (raw bytes), counted a chunk at a time;
+    None when it holds no number. Refuses, naming the row, a byte that cannot be part of a
+    number, a file of more than :data:`MAX_ELEMENTS` values, rows of different lengths and
+    (with commas) empty fields."""
+    tokens_per_line: list[np.ndarray] = []
+    commas_per_line: list[np.ndarray] = []
+    total = 0
+    line = 0  # lines started before the chunk
+    carry_tokens = carry_commas = 0  # counts of the line in progress at the end of a chunk
+    previous_separator = True
+    for first in range(0, body.size, _CHUNK_BYTES):
+        chunk = body[first : first + _CHUNK_BYTES]
+        allowed = _NUMERIC_BYTES[chunk]
+        if not allowed.all():
+            position = int(np.argmin(allowed))
+            row = line + int(np.count_nonzero(chunk[:position] == _NEWLINE)) + 1
+            raise UploadError(
+                f"row {row:,} of the .csv file holds something that is not a number "
+                f"(the character {chr(chunk[position])!r})"
+            )
+        separator = _SEPARATOR_BYTES[chunk]
+        starts = ~separator
+        starts[1:] &= separator[:-1]
+        starts[0] &= previous_separator
+        previous_separator = bool(separator[-1])
+        total += int(np.count_nonzero(starts))
+        if total > MAX_ELEMENTS:
+            raise UploadError(f"the .csv file has more than {MAX_ELEMENTS:,} values")
+        newlines = np.flatnonzero(chunk == _NEWLINE)
+        # Line of each token start and each comma, counted per line of this chunk.
+        n_lines = newlines.size + 1
+        token_lines = np.searchsorted(newlines, np.flatnonzero(starts))
+        counts = np.bincount(token_lines, minlength=n_lines)
+        comma_counts = np.bincount(
+            np.searchsorted(newlines, np.flatnonzero(chunk == _COMMA)), minlength=n_lines
+        )
+        # The chunk's first line continues the line in progress; its last line goes on.
+        counts[0] += carry_tokens
+        comma_counts[0] += carry_commas
+        tokens_per_line.append(counts[:-1])
+        commas_per_line.append(comma_counts[:-1])
+        carry_tokens, carry_commas = counts[-1], comma_counts[-1]
+        line += newlines.size
+    tokens_per_line.append(np.array([carry_tokens]))
+    commas_per_line.append(np.array([carry_commas]))
+    if not total:
+        return None
+    tokens = np.concatenate(tokens_per_line)
+    commas = np.concatenate(commas_per_line)
+    rows = np.flatnonzero(tokens)  # blank lines are skipped
+    n_columns = int(tokens[rows[0]])
+    uneven = rows[tokens[rows] != n_columns]
+    if uneven.size:
+        row = int(uneven[0])
+        raise UploadError(
+            f"row {row + 1:,} of the .csv file has {_count(int(tokens[row]), 'number')} where the "
+            f"first row has {n_columns:,}: every row must have the same number of values"
+        )
+    if comma:
+        empty = rows[commas[rows] != n_columns - 1]
+        if empty.size:
+            raise UploadError(
+                f"row {int(empty[0]) + 1:,} of the .csv file has an empty field (two commas in a "
+                "row, or one at the start or end of the line)"
+            )
+    return rows.size, n_columns
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")
+
+
+def _is_number(text: str) -> bool:
     try:
-        [float(f) for f in fields]
+        float(text)
     except ValueError:
         return False
     return True

@@ -27,7 +27,7 @@ _VELTKAMP = 134217729.0
 _SERIES_LIMIT = 2.0**40
 
 #: Rows per block in the blocked generator: the fine table (block x pairs) then stays in cache.
-_BLOCK_BYTES = 512 * 1024
+_BLOCK_BYTES = 1024 * 1024
 
 #: Outputs of at least this many elements are filled by several threads.
 _THREADED_ELEMENTS = 1 << 22
@@ -139,34 +139,36 @@ def encode_into(out, positions: Positions, freqs, layout) -> None:
             out[chunk, layout.cos_columns] = table.real[:, : layout.n_cos]
         return
 
-    complex_dtype = np.complex64 if out.dtype == np.float32 else np.complex128
-    block = int(np.clip(_BLOCK_BYTES // (layout.n_frequencies * 8), 16, n))
+    # Every value is computed in float64 (within a few ulps of 1 of the exact value) and rounded
+    # once to the output's type, so a float32 output holds the nearest float32 of each value.
+    block = int(np.clip(_BLOCK_BYTES // (layout.n_frequencies * 16), 16, n))
     n_blocks = -(-n // block)
     step = float(positions.step)
     # i * conj(exp(i theta)) = sin(theta) + i cos(theta): the real part is the sin column and the
     # imaginary part the cos column, so for the interleaved layout a complex view of the output
     # row is exactly [sin_0, cos_0, sin_1, cos_1, ...] and the product writes it in place.
-    fine = np.conj(phasor_progression(0.0, step, block, freqs)).astype(complex_dtype)
+    fine = np.conj(phasor_progression(0.0, step, block, freqs))
     coarse = 1j * np.conj(phasor_progression(positions.start, step * block, n_blocks, freqs))
-    coarse = coarse.astype(complex_dtype)
     interleaved = layout.sin_columns == slice(0, layout.d_model, 2) and layout.d_model % 2 == 0
-    out_complex = out.view(complex_dtype) if interleaved else None
+    complex_out = np.complex64 if out.dtype == np.float32 else np.complex128
+    out_complex = out.view(complex_out) if interleaved else None
 
     # A product of two rounded unit phasors can exceed 1 by an ulp where the exact value is 1
     # (cos 0): clipping the block while it is in cache costs little and keeps every value the
-    # nearest float to one in [-1, 1].
+    # nearest float to one in [-1, 1]. (Clipping after the rounding to float32 is the same as
+    # before it: the bounds are floats of every type.)
     def fill(blocks: range) -> None:
-        buffer = None if interleaved else np.empty((block, layout.n_frequencies), complex_dtype)
+        buffer = None if interleaved else np.empty((block, layout.n_frequencies), np.complex128)
         for q in blocks:  # blocks, not positions: the fine table stays in cache
             first = q * block
             rows = min(block, n - first)
-            if interleaved:
+            if interleaved:  # computed in complex128, rounded once on the way into ``out``
                 target = out_complex[first : first + rows]
-                np.multiply(fine[:rows], coarse[q], out=target)
+                np.multiply(fine[:rows], coarse[q], out=target, casting="same_kind")
                 np.clip(out[first : first + rows], -1.0, 1.0, out=out[first : first + rows])
                 continue
             np.multiply(fine[:rows], coarse[q], out=buffer[:rows])
-            values = buffer[:rows].view(out.dtype)
+            values = buffer[:rows].view(np.float64)
             np.clip(values, -1.0, 1.0, out=values)
             out[first : first + rows, layout.sin_columns] = buffer.real[:rows, : layout.n_sin]
             out[first : first + rows, layout.cos_columns] = buffer.imag[:rows, : layout.n_cos]

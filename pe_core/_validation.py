@@ -94,16 +94,46 @@ def check_size(n_elements: int, what: str) -> None:
         )
 
 
-def as_real_array(values: ArrayLike, name: str, *, ndim: int | None = None) -> NDArray[np.float64]:
-    """Convert an array-like of finite real numbers to float64, or raise naming ``name``."""
-    if isinstance(values, (str, bytes)):
-        raise TypeError(f"{name} must be an array of real numbers, got {_describe(values)}")
+def _declared_length(values: object) -> int | None:
+    """The length a sequence declares without being converted (a range of 10**20 included)."""
+    if isinstance(values, range):
+        return max(0, -(-(values.stop - values.start) // values.step))
+    if isinstance(values, np.ndarray) or not hasattr(values, "__len__"):
+        return None
     try:
-        array = np.asarray(values)
+        return len(values)
+    except (TypeError, OverflowError):
+        return None
+
+
+def as_array(values: ArrayLike, name: str) -> np.ndarray:
+    """``np.asarray(values)``, refusing before conversion a sequence longer than the memory
+    budget (``range(10**12)`` would otherwise raise MemoryError), and naming ``name`` in every
+    error."""
+    length = _declared_length(values)
+    if length is not None and length > MAX_ELEMENTS:
+        raise ValueError(
+            f"{name} has {length:,} elements, more than the memory budget of {MAX_ELEMENTS:,} "
+            f"(2**28) elements"
+        )
+    try:
+        return np.asarray(values)
     except (ValueError, TypeError) as error:  # ragged nested lists and the like
         raise TypeError(
             f"{name} must be an array of real numbers, got {_describe(values)} ({error})"
         ) from None
+    except MemoryError:  # e.g. nested sequences whose total size is beyond this machine
+        raise ValueError(
+            f"{name} is too large to convert to an array (more than this machine's memory); "
+            f"the memory budget is {MAX_ELEMENTS:,} (2**28) elements"
+        ) from None
+
+
+def as_real_array(values: ArrayLike, name: str, *, ndim: int | None = None) -> NDArray[np.float64]:
+    """Convert an array-like of finite real numbers to float64, or raise naming ``name``."""
+    if isinstance(values, (str, bytes)):
+        raise TypeError(f"{name} must be an array of real numbers, got {_describe(values)}")
+    array = as_array(values, name)
     if array.dtype.kind == "O":  # e.g. Python ints too large for int64
         try:
             with np.errstate(over="ignore"):  # e.g. long doubles: inf, refused below

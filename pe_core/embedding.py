@@ -98,10 +98,14 @@ def add_to_embeddings(
     with np.errstate(over="ignore"):
         total = embedded * math.sqrt(d_model) if scale else embedded.copy()
         total += table[:seq]
+        if dropout > 0.0:
+            generator = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+            keep = generator.random(total.shape) >= dropout
+            total = np.where(keep, total / (1.0 - dropout), 0.0)
+    # Checked last: the dropout's rescaling by 1 / (1 - p) can overflow a sum that did not.
     if not np.all(np.isfinite(total)):
-        raise ValueError("embeddings are too large: the sum overflows float64 (values near 1e308)")
-    if dropout > 0.0:
-        generator = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
-        keep = generator.random(total.shape) >= dropout
-        total = np.where(keep, total / (1.0 - dropout), 0.0)
+        raise ValueError(
+            "embeddings are too large: the output overflows float64 (values near 1e308, "
+            "after the sqrt(d_model) scaling and the dropout's 1 / (1 - dropout) rescaling)"
+        )
     return total

@@ -102,8 +102,12 @@ def _fit(matrix: np.ndarray, name: str) -> Candidate | None:
     # Phase advance per row of pair i is w_i; the first pair has w_0 = 1 in every convention.
     advance = (phases[-1] - phases[0]) / (n - 1)
     index = np.arange(n_pairs, dtype=np.float64)
+    if layout.n_sin > n_pairs:  # an unpaired sin column (odd d_model) carries one more frequency
+        unpaired = matrix[:, layout.sin_columns][:, n_pairs]
+        advance = np.append(advance, _sin_column_frequency(unpaired))
+        index = np.append(index, float(n_pairs))
     reliable = (advance > 0) & (advance < np.pi)
-    if n_pairs == 1 or np.count_nonzero(reliable & (index > 0)) == 0:
+    if np.count_nonzero(reliable & (index > 0)) == 0:
         bases = [10_000.0]
     else:
         # log w_i = -i * s with s = 2 ln(base) / d ("paper") or ln(base) / (h - 1) ("endpoints").
@@ -124,7 +128,8 @@ def _fit(matrix: np.ndarray, name: str) -> Candidate | None:
     for base in dict.fromkeys(bases):
         freqs = conv.frequencies(d_model, base)[:n_pairs]
         start = _start_position(phases[0], freqs)
-        for first in dict.fromkeys([start, float(np.round(start))]):
+        # + 0.0 turns -0.0 into 0.0, so that no report says "from position -0".
+        for first in dict.fromkeys([start + 0.0, float(np.round(start)) + 0.0]):
             encoding = sinusoidal_encoding(
                 first + np.arange(n), d_model, base=base, convention=name
             )
@@ -134,6 +139,24 @@ def _fit(matrix: np.ndarray, name: str) -> Candidate | None:
                 Candidate(name, base, first, float(error[worst]), (int(worst[0]), int(worst[1])))
             )
     return _simplest(tried)
+
+
+def _sin_column_frequency(values: np.ndarray) -> float:
+    """The frequency ``w`` in [0, pi] of a column ``sin(k w)`` at consecutive positions ``k``.
+
+    From the three-term recurrence ``2 s_k - s_(k-1) - s_(k+1) = 4 sin^2(w/2) s_k``, by least
+    squares; written with the second difference, which keeps slow frequencies accurate. NaN when
+    the column has fewer than 3 rows or is all zero.
+    """
+    if values.size < 3:
+        return float("nan")
+    middle = values[1:-1]
+    second_difference = 2.0 * middle - values[:-2] - values[2:]
+    energy = float(np.dot(middle, middle))
+    if energy == 0.0:
+        return float("nan")
+    squared_half_sine = float(np.dot(middle, second_difference)) / (4.0 * energy)
+    return 2.0 * float(np.arcsin(np.sqrt(np.clip(squared_half_sine, 0.0, 1.0))))
 
 
 def _simplest(candidates: list[Candidate]) -> Candidate:

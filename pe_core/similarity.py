@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.linalg
+import scipy.spatial.distance
 from numpy.typing import ArrayLike, NDArray
 
 from pe_core._phasors import check_angles, cos_sum_progression, phasors
@@ -275,9 +276,8 @@ def similarity_matrix(
     rows = _encode(checked, d_model, base, convention, np.dtype(np.float64))
     if kind == "cosine":
         return cosine_similarity(rows)
-    gram = rows @ rows.T
     if kind == "dot":
-        return gram
-    squared_norms = np.einsum("ij,ij->i", rows, rows)
-    squared = squared_norms[:, None] + squared_norms[None, :] - 2.0 * gram
-    return np.sqrt(np.maximum(squared, 0.0))
+        return rows @ rows.T
+    # Differences of rows, not the Gram identity |a|^2 + |b|^2 - 2 a.b, whose cancellation leaves
+    # about 1e-7 where the distance is 0 (the diagonal) or tiny.
+    return scipy.spatial.distance.squareform(scipy.spatial.distance.pdist(rows))

@@ -60,3 +60,22 @@ class TestAddToEmbeddings:
             add_to_embeddings(np.ones((2, 4)), np.ones((2, 4)), dropout=0.5, rng="seed")
         with pytest.raises(ValueError, match="finite"):
             add_to_embeddings(np.full((2, 4), np.nan), np.ones((2, 4)))
+
+    def test_overflow_from_the_dropout_rescaling_is_refused(self):
+        # Issue 18: the sum 1e308 is finite, but dropout's 1 / (1 - 0.5) made it inf, and the
+        # finiteness check ran before the dropout.
+        with pytest.raises(ValueError, match="overflows float64"):
+            add_to_embeddings(np.full((1, 2, 2), 1e308), np.zeros((2, 2)), dropout=0.5, rng=0)
+
+    def test_dropout_mask_drawn_per_sequence_equals_the_whole_batch(self):
+        # The dashboard adds one sequence at a time from one generator (bounded memory); the
+        # generator's stream makes that the same as one call on the whole batch.
+        embeddings = np.random.default_rng(1).normal(size=(3, 5, 4))
+        encoding = np.ones((5, 4))
+        whole = add_to_embeddings(embeddings, encoding, dropout=0.3, rng=7)
+        generator = np.random.default_rng(7)
+        pieces = [
+            add_to_embeddings(embeddings[b : b + 1], encoding, dropout=0.3, rng=generator)
+            for b in range(3)
+        ]
+        assert_array_equal(np.concatenate(pieces), whole)

@@ -214,14 +214,17 @@ class TestAgainstReference:
         )
 
 
-def _exact_encoding(positions, d_model):
+def _exact_encoding(positions, d_model, convention="vaswani"):
     """Oracle to ~1e-19: exact angle p + e (Dekker), then sin/cos in extended precision."""
-    w = frequencies(d_model)
+    w = frequencies(d_model, convention=convention)
     p, e = two_product(np.asarray(positions, dtype=float)[:, None], w[None, :])
     p, e = p.astype(np.longdouble), e.astype(np.longdouble)
-    out = np.empty((p.shape[0], d_model), dtype=np.longdouble)
-    out[:, 0::2] = np.sin(p) * np.cos(e) + np.cos(p) * np.sin(e)
-    out[:, 1::2] = np.cos(p) * np.cos(e) - np.sin(p) * np.sin(e)
+    sines = np.sin(p) * np.cos(e) + np.cos(p) * np.sin(e)
+    cosines = np.cos(p) * np.cos(e) - np.sin(p) * np.sin(e)
+    pair, role = column_roles(d_model, convention=convention)
+    out = np.zeros((p.shape[0], d_model), dtype=np.longdouble)
+    out[:, role == "sin"] = sines[:, pair[role == "sin"]]
+    out[:, role == "cos"] = cosines[:, pair[role == "cos"]]
     return out
 
 
@@ -248,6 +251,39 @@ class TestAccuracyAtLongContext:
         assert got.dtype == np.float32
         assert np.abs(got - _exact_encoding(self.rows, 256)).max() <= 2e-7
 
+    @pytest.mark.parametrize("convention", list(CONVENTIONS))
+    def test_float32_is_the_nearest_float32(self, convention):
+        # Issue 18: 40% of the float32 entries were a float32 neighbour of the nearest one (the
+        # product was computed in complex64). Now each is the float64 value rounded once: the
+        # nearest float32 of the exact value, unless the exact value lies within the float64
+        # error (5e-16) of a midpoint between two float32 numbers, where both are as close.
+        d_model = 256
+        got = sinusoidal_encoding(100_000, d_model, convention=convention, dtype=np.float32)
+        got = got[self.rows]
+        exact = _exact_encoding(self.rows, d_model, convention)
+        nearest = exact.astype(np.float32)
+        distance_got = np.abs(got.astype(np.longdouble) - exact)
+        distance_nearest = np.abs(nearest.astype(np.longdouble) - exact)
+        assert np.all(distance_got <= distance_nearest + 5e-16)
+        assert np.count_nonzero(got != nearest) <= 2  # ties within 5e-16 are very rare
+
+    @pytest.mark.parametrize("convention", list(CONVENTIONS))
+    @pytest.mark.parametrize("start", [10**6, 10**9, 2**40])
+    def test_float64_within_5e16_at_any_position(self, convention, start):
+        positions = start + np.arange(600)
+        d_model = 513 if convention != "vaswani" else 512  # odd: unpaired and zero columns
+        got = sinusoidal_encoding(positions, d_model, convention=convention)
+        exact = _exact_encoding(positions, d_model, convention)
+        assert np.abs(got - exact).max() <= 5e-16
+        low = sinusoidal_encoding(positions, d_model, convention=convention, dtype=np.float32)
+        assert np.count_nonzero(low != exact.astype(np.float32)) <= 2
+
+    def test_float64_absolute_error_also_near_zero(self):
+        # What the README promises for float64: an absolute error of a few ulps of 1 for every
+        # entry; relative to a tiny entry (near a zero crossing) that can be many ulps.
+        got = sinusoidal_encoding(100_000, 256)[self.rows]
+        assert np.abs(got - _exact_encoding(self.rows, 256)).max() <= 5e-16
+
     def test_arbitrary_positions_path(self):
         positions = self.rows + 0.0
         positions[0] = 0.5  # not a progression any more
@@ -256,6 +292,14 @@ class TestAccuracyAtLongContext:
 
 
 class TestDtypes:
+    @pytest.mark.parametrize("dtype", [">f4", ">f8", ">f2", "<f4"])
+    def test_non_native_byte_order(self, dtype):
+        # Issue 18: dtype=">f4" returned float64 (a big-endian float32 was not recognised).
+        got = sinusoidal_encoding(40, 6, dtype=dtype)
+        assert got.dtype == np.dtype(dtype)
+        native = np.dtype(dtype).newbyteorder("=")
+        assert_array_equal(got.astype(native), sinusoidal_encoding(40, 6, dtype=native))
+
     def test_float32(self):
         got = sinusoidal_encoding(1000, 64, dtype=np.float32)
         assert got.dtype == np.float32

@@ -18,6 +18,25 @@ class TestIdentify:
         assert found.matches and found.precision == "exact in float64"
         assert not found.transposed
 
+    @pytest.mark.parametrize("convention", list(CONVENTIONS))
+    @pytest.mark.parametrize("d_model", range(2, 13))
+    @pytest.mark.parametrize("base", [100.0, 500.0, 10000.0, 1e5])
+    @pytest.mark.parametrize("start", [0, 2, 100])
+    def test_every_exact_small_table(self, convention, d_model, base, start):
+        # Issue 18: at d_model 3 (one pair and an unpaired sin column) only base 10000 was
+        # tried, so 18 of these 396 exact tables were "not explained by any convention". The
+        # unpaired sin column now gives its own frequency.
+        matrix = sinusoidal_encoding(
+            start + np.arange(64), d_model, base=base, convention=convention
+        )
+        found = identify_encoding(matrix)
+        assert found.matches and found.max_abs_error <= 1e-12
+        assert found.start == start
+
+    def test_no_negative_zero(self):
+        found = identify_encoding(sinusoidal_encoding(-1e-12 + np.arange(30), 8))
+        assert "from 0;" in found.summary() and "-0" not in found.summary()
+
     @pytest.mark.parametrize("start", [2, 1000, 40_000])  # fairseq starts at padding_idx + 1
     @pytest.mark.parametrize("convention", list(CONVENTIONS))
     def test_offsets(self, start, convention):

@@ -130,6 +130,16 @@ class TestSimilarityMatrix:
         rows = sinusoidal_encoding(50, 7)
         assert_allclose(similarity_matrix(50, 7), cosine_similarity(rows), atol=1e-12)
 
+    @pytest.mark.parametrize("d_model", [64, 63])
+    @pytest.mark.parametrize("positions", [[0.5, 7.25, 100.0], 300])
+    def test_distance_to_itself_is_zero(self, d_model, positions):
+        # Issue 18: the Gram identity left 1.7e-7 on the diagonal of the row-by-row path.
+        matrix = similarity_matrix(positions, d_model, kind="distance")
+        assert_array_equal(np.diag(matrix), 0.0)
+        rows = sinusoidal_encoding(positions, d_model)
+        expected = np.linalg.norm(rows[:, None] - rows[None, :], axis=2)
+        assert_allclose(matrix, expected, rtol=0, atol=1e-12)
+
     def test_diagonal_bands(self):
         matrix = similarity_matrix(100, 32)
         assert_allclose(np.diag(matrix, 5), matrix[0, 5], atol=1e-13)

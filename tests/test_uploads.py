@@ -2,6 +2,7 @@
 
 import io
 import pickle
+import tracemalloc
 
 import numpy as np
 import pytest
@@ -32,6 +33,14 @@ class TestGoodFiles:
         got = load_matrix("pe.csv", text.encode())
         np.testing.assert_array_equal(got, [[0, 1], [0.84, 0.54]])
 
+    def test_our_csv_download_reads_back_bit_for_bit(self):
+        from dashboard.compute import Config, encoding_csv
+
+        config = Config(300, 10, 321.5, "tensor2tensor")
+        got = load_matrix("pe.csv", encoding_csv(config))
+        expected = pe_core.sinusoidal_encoding(300, 10, base=321.5, convention="tensor2tensor")
+        np.testing.assert_array_equal(got, expected)
+
     def test_whitespace_separated(self):
         assert load_matrix("pe.txt", b"0 1\n2 3\n").shape == (2, 2)
 
@@ -57,7 +66,11 @@ class TestBadFiles:
             ("x.csv", b"1,2,3\n4,five,6\n", "not a number"),
             ("x.csv", b"\xff\xfe\x00binary", "not UTF-8"),
             ("x.csv", b"a,b\n", "no rows of numbers"),
-            ("x.csv", b"1,2\n3\n", "not a number"),
+            ("x.csv", b"1,2\n3\n", "row 2 of the .csv file has 1 number where the first row has 2"),
+            ("x.csv", b"1,,2,3\n3,4,5\n", "row 1 of the .csv file has an empty field"),
+            ("x.csv", b"1,2\n3,4\n5,x\n", "row 3 of the .csv file holds something that is not a"),
+            ("x.csv", b"1,2\n1.2.3,4\n", "not a number"),
+            ("x.csv", b"pos,a\n", "header but no rows of numbers"),
             ("x.csv", b"nan,1\n0,1\n", "NaN or inf"),
         ],
     )
@@ -81,6 +94,36 @@ class TestBadFiles:
     def test_too_large_file(self):
         with pytest.raises(UploadError, match="more than the limit"):
             load_matrix("x.csv", b"0" * (21 * 1024 * 1024))
+        # The browser refuses files over 20,000,000 bytes (maxUploadSize = 20): so does this.
+        with pytest.raises(UploadError, match="more than the limit of 20,000,000"):
+            load_matrix("x.csv", b"0" * 20_000_001)
+
+    def test_values_are_counted_before_anything_is_converted(self):
+        # Issue 18: a 19.9 MB one-line CSV raised the server from 556 to 1,083 MiB before being
+        # refused: the text was split into Python strings first. Now the bytes are counted.
+        data = b",".join([b"0.5"] * 4_900_000)
+        assert len(data) < 20_000_000
+        tracemalloc.start()
+        try:
+            with pytest.raises(UploadError, match="more than 4,194,304 values"):
+                load_matrix("x.csv", data)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert peak < 32 * 2**20, f"{peak:,} bytes to refuse the file"
+
+    def test_largest_accepted_csv_stays_within_the_request_budget(self):
+        from dashboard.budget import REQUEST_BYTES
+
+        data = b"\n".join([b",".join([b"0.5"] * 1024)] * 4096)
+        tracemalloc.start()
+        try:
+            matrix = load_matrix("x.csv", data)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert matrix.shape == (4096, 1024) and np.all(matrix == 0.5)
+        assert peak < REQUEST_BYTES, f"{peak:,} bytes for {len(data):,} bytes of CSV"
 
     def test_pickle_is_never_called(self, monkeypatch):
         def refuse(*args, **kwargs):

@@ -111,6 +111,16 @@ class TestPositions:
         with pytest.raises(ValueError, match=r"would hold 8,192,000,000 elements.*2\*\*28"):
             sinusoidal_encoding(1_000_000, 8192)
 
+    @pytest.mark.parametrize("huge", [range(10**12), range(0, 10**20, 3), [0.0] * (2**28 + 1)])
+    def test_huge_sequences_refused_before_conversion(self, huge):
+        # Issue 18: np.asarray(range(10**12)) raised MemoryError instead of a clear ValueError.
+        with pytest.raises(ValueError, match=r"positions has [\d,]+ elements, more than"):
+            sinusoidal_encoding(huge, 2)
+        with pytest.raises(ValueError, match=r"offsets has [\d,]+ elements, more than"):
+            pe_core.offset_similarity(huge, 2)
+        with pytest.raises(ValueError, match=r"columns has [\d,]+ elements, more than"):
+            pe_core.encoding_columns(3, 2, huge)
+
     def test_angles_beyond_float64(self):
         with pytest.raises(ValueError, match="angles k \\* w_i must stay within 2\\*\\*53"):
             sinusoidal_encoding(10, 8, base=1e-300)
