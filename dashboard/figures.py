@@ -7,6 +7,7 @@ whole figure once, about ten times faster than adding traces and updating axes o
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import plotly.graph_objects as go
@@ -47,16 +48,41 @@ def _figure(
 ) -> go.Figure:
     """The figure, with the app's common layout: title and subtitle on the left, legend on top."""
     text = f"{title}<br><sup>{subtitle}</sup>" if subtitle else title
+    with_legend = any(trace.get("showlegend", True) and trace.get("name") for trace in traces)
     common = {
         "title": {"text": text, "x": 0.0, "xanchor": "left"},
         "height": height,
-        "margin": {"l": 70, "r": 20, "t": 80 if subtitle else 50, "b": 50},
+        "margin": {"l": 70, "r": 20, "t": 80 if subtitle else 50, "b": 110 if with_legend else 50},
         "hoverlabel": {"align": "left"},
-        "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "right", "x": 1},
+        # Below the x axis title, at the bottom of the figure: never over the title or the data.
+        "legend": {
+            "orientation": "h",
+            "yref": "container",
+            "y": 0.0,
+            "yanchor": "bottom",
+            "x": 0.0,
+            "xanchor": "left",
+        },
         "xaxis": xaxis or {},
         "yaxis": yaxis or {},
     }
     return go.Figure(data=traces, layout={**common, **layout})
+
+
+def index_axis(title: str, count: int, **options) -> dict:
+    """An axis of indices 0 .. count-1 (pairs, columns): whole-number ticks at a round step."""
+    return _axis(title, tick0=0, dtick=nice_step(max(count - 1, 1)), tickformat=",d", **options)
+
+
+def format_number(value: float) -> str:
+    """A wavelength or position as a person reads it: 6.28, 87.3, 1,213, 16,856, 1.2e+09."""
+    if not np.isfinite(value):
+        return str(value)
+    if abs(value) >= 1e7:
+        return f"{value:.3g}"
+    if abs(value) >= 100:
+        return f"{value:,.0f}"
+    return f"{value:.3g}"
 
 
 def nice_step(span: float, n_ticks: int = 10) -> int:
@@ -66,17 +92,31 @@ def nice_step(span: float, n_ticks: int = 10) -> int:
     return int(next(m * magnitude for m in (1, 2, 5, 10) if m * magnitude >= raw))
 
 
-def _sparse_ticks(labels: Sequence[str], numbers: Sequence[int], n_ticks: int = 10) -> dict:
-    """Axis options for ticks at round numbers on a categorical axis of ``labels``."""
+def _sparse_ticks(
+    labels: Sequence[str],
+    numbers: Sequence[int],
+    n_ticks: int = 10,
+    last_numbers: Sequence[int] | None = None,
+) -> dict:
+    """Axis options for ticks at round numbers on a categorical axis of ``labels``.
+
+    Category ``j`` covers the numbers ``numbers[j] .. last_numbers[j]`` (one number each when
+    ``last_numbers`` is None); each round number gets a tick at the category that covers it, so
+    an axis of block means reads 0, 100,000, 200,000 rather than the blocks' own first positions.
+    """
     if not labels:
         return {}
-    step = nice_step(numbers[-1] - numbers[0], n_ticks)
-    buckets = np.asarray(numbers) // step
-    picked = np.flatnonzero(np.diff(buckets, prepend=buckets[0] - 1))
+    first = np.asarray(numbers)
+    last = first if last_numbers is None else np.asarray(last_numbers)
+    step = nice_step(last[-1] - first[0], n_ticks)
+    rounds = np.arange(-(-first[0] // step) * step, last[-1] + 1, step)
+    rows = np.searchsorted(first, rounds, side="right") - 1
+    covered = (rows >= 0) & (last[np.maximum(rows, 0)] >= rounds)
+    rows, rounds = rows[covered], rounds[covered]
     return {
         "tickmode": "array",
-        "tickvals": [labels[j] for j in picked],
-        "ticktext": [f"{numbers[j]:,}" for j in picked],
+        "tickvals": [labels[j] for j in rows],
+        "ticktext": [f"{r:,}" for r in rounds],
         "showgrid": False,
     }
 
@@ -117,6 +157,7 @@ def encoding_heatmap(
     column_numbers: Sequence[int],
     title: str = "Positional encoding",
     subtitle: str = "",
+    row_last: Sequence[int] | None = None,
 ) -> go.Figure:
     """Positions (rows) x dimensions (columns), the colour scale fixed to [-1, 1].
 
@@ -140,7 +181,11 @@ def encoding_heatmap(
         subtitle=subtitle,
         height=560,
         xaxis=_axis("dimension (column)", **_sparse_ticks(columns, column_numbers)),
-        yaxis=_axis("position", autorange="reversed", **_sparse_ticks(rows, row_numbers)),
+        yaxis=_axis(
+            "position",
+            autorange="reversed",
+            **_sparse_ticks(rows, row_numbers, last_numbers=row_last),
+        ),
     )
 
 
@@ -217,6 +262,7 @@ def dimension_lines(
                     "y": values,
                     "mode": "lines+markers" if values.size <= 32 else "lines",
                     "name": f"position {position:,}",
+                    "marker": {"size": 5, "symbol": "circle" if kind == "sin" else "x-thin-open"},
                     "legendgroup": str(position),
                     "showlegend": kind == "sin",
                     "line": {
@@ -224,96 +270,103 @@ def dimension_lines(
                         "width": 1.6,
                         "dash": "solid" if kind == "sin" else "dot",
                     },
-                    "marker": {"size": 4},
                     "customdata": list(hover),
                     "hovertemplate": f"position {position:,}<br>%{{customdata}}<br>"
                     "value %{y:.6f}<extra></extra>",
                 }
             )
+    for kind, dash in (("sin", "solid"), ("cos", "dot")):  # what the two line styles mean
+        traces.append(
+            {
+                "type": "scatter",
+                "x": [None],
+                "y": [None],
+                "mode": "lines",
+                "name": f"{kind} columns ({'solid' if kind == 'sin' else 'dotted'})",
+                "line": {"color": "#666666", "width": 1.6, "dash": dash},
+                "hoverinfo": "skip",
+            }
+        )
+    n_pairs = max(sines.shape[1], cosines.shape[1]) if sines.ndim == 2 else 1
     return _figure(
         traces,
         title=title or "Value against pair index: every position is its own wave",
         subtitle="solid: sin columns, dotted: cos columns",
-        xaxis=_axis("pair index i (slower to the right)"),
+        xaxis=index_axis("pair index i (slower to the right)", n_pairs),
         yaxis=_axis("value", range=[-1.08, 1.08]),
     )
+
+
+@dataclass(frozen=True)
+class Mark:
+    """A horizontal reference line: its value, what it is, and its colour."""
+
+    value: float
+    label: str
+    colour: str
+
+
+WAVELENGTH_TITLE = "Wavelengths form a geometric progression (a straight line on a log axis)"
+
+#: Each convention's line: colour and dash, so overlaid lines stay apart where they coincide.
+CONVENTION_DASHES = {"vaswani": "solid", "tensor2tensor": "dash", "split": "dot"}
 
 
 def wavelength_chart(
     wavelengths: Mapping[str, np.ndarray],
     *,
     current: str,
-    n_positions: int,
-    base: float,
-    d_model: int,
+    marks: Sequence[Mark] = (),
+    names: Mapping[str, str] | None = None,
+    title: str = WAVELENGTH_TITLE,
+    height: int = 460,
 ) -> go.Figure:
-    """Wavelength against pair index on a log axis, with 2π, the longest wavelength and L marked."""
+    """Wavelength against pair index on a log axis, one line per convention, with reference lines.
+
+    ``marks`` are drawn as dashed horizontal lines named in the legend (never as text that a
+    curve could cross); ``names`` overrides a convention's legend name (to say that two
+    coincide). Every value drawn comes from the arguments.
+    """
     traces = []
+    n_pairs = max((lam.size for lam in wavelengths.values()), default=1)
     for name, lam in wavelengths.items():
         is_current = name == current
+        label = (names or {}).get(name, name) + (" (current)" if is_current else "")
         traces.append(
             {
                 "type": "scatter",
                 "x": np.arange(lam.size),
                 "y": lam,
                 "mode": "lines+markers" if lam.size <= 64 else "lines",
-                "name": name + (" (current)" if is_current else ""),
+                "name": label,
                 "line": {
                     "color": CONVENTION_COLOURS.get(name),
-                    "width": 3 if is_current else 1.5,
-                    "dash": "solid" if is_current else "dot",
+                    "width": 3 if is_current else 2,
+                    "dash": CONVENTION_DASHES.get(name, "solid"),
                 },
-                "marker": {"size": 5},
-                "hovertemplate": f"{name}<br>pair i=%{{x}}<br>λ=%{{y:.6g}} positions"
+                "marker": {"size": 6 if is_current else 4},
+                "hovertemplate": f"{name}<br>pair i=%{{x}}<br>λ=%{{y:,.6g}} positions"
                 "<extra></extra>",
             }
         )
-    longest = 2 * np.pi * base ** (1 - 2 / d_model)
-    marks = [  # value, label, colour, side, label above (bottom) or below (top) the line
-        (2 * np.pi, "2π (fastest pair)", "#555", "left", "bottom"),
-        (n_positions, f"L = {n_positions:,} positions", "#d62728", "left", "bottom"),
-        (longest, f"longest: 2π·base^(1−2/d) = {longest:,.5g}", "#1f77b4", "right", "top"),
-        (
-            2 * np.pi * base,
-            f"2π·base = {2 * np.pi * base:,.5g} (the paper's rounding)",
-            "#888",
-            "right",
-            "bottom",
-        ),
-    ]
-    shapes = [
-        {
-            "type": "line",
-            "xref": "paper",
-            "x0": 0,
-            "x1": 1,
-            "y0": y,
-            "y1": y,
-            "line": {"color": colour, "dash": "dash", "width": 1},
-        }
-        for y, _, colour, _, _ in marks
-    ]
-    # On a log axis, annotations are placed in log10 units (shapes are not).
-    annotations = [
-        {
-            "x": 0 if side == "left" else 1,
-            "xref": "paper",
-            "xanchor": side,
-            "y": np.log10(y),
-            "yanchor": anchor,
-            "text": text,
-            "showarrow": False,
-            "font": {"color": colour, "size": 11},
-        }
-        for y, text, colour, side, anchor in marks
-    ]
+    for mark in marks:
+        traces.append(
+            {
+                "type": "scatter",
+                "x": [-0.5, n_pairs - 0.5],
+                "y": [mark.value, mark.value],
+                "mode": "lines",
+                "name": mark.label,
+                "line": {"color": mark.colour, "dash": "dash", "width": 1.2},
+                "hovertemplate": f"{mark.label}<extra></extra>",
+            }
+        )
     return _figure(
         traces,
-        title="Wavelengths form a geometric progression (a straight line on a log axis)",
-        xaxis=_axis("pair index i"),
+        title=title,
+        height=height,
+        xaxis=index_axis("pair index i", n_pairs, range=[-0.5, n_pairs - 0.5]),
         yaxis=_axis("wavelength λ_i = 2π / ω_i (positions)", type="log"),
-        shapes=shapes,
-        annotations=annotations,
     )
 
 
@@ -429,26 +482,82 @@ def offset_profile_chart(
     )
 
 
-def nearest_neighbour_chart(
-    positions: np.ndarray, distances: np.ndarray, *, subtitle: str = ""
+def neighbour_distance_chart(
+    positions: np.ndarray,
+    exact_next: np.ndarray,
+    *,
+    exact_nearest: np.ndarray | None = None,
+    stored_positions: np.ndarray | None = None,
+    stored: np.ndarray | None = None,
+    stored_label: str = "",
+    collision: tuple[float, float] | None = None,
+    subtitle: str = "",
 ) -> go.Figure:
-    """Distance from each position's encoding to its nearest other position's."""
-    line = {
-        "type": "scatter",
-        "x": positions,
-        "y": distances,
-        "mode": "lines",
-        "name": "nearest-neighbour distance",
-        "line": {"color": "#9467bd", "width": 1.6},
-        "hovertemplate": "position %{x:,}<br>nearest distance %{y:.6f}<extra></extra>",
-    }
+    """Distance from each position's encoding to the next one's: as a model stores it (zeros are
+    collisions), and in exact arithmetic, with the nearest of all other positions for reference.
+
+    ``collision`` is the first colliding pair (earlier, later), marked on the zero line.
+    """
+    traces = []
+    if stored is not None:
+        traces.append(
+            {
+                "type": "scatter",
+                "x": stored_positions,
+                "y": stored,
+                "mode": "lines" if stored.size > 200 else "lines+markers",
+                "name": stored_label,
+                "line": {"color": "#9467bd", "width": 1.8},
+                "marker": {"size": 4},
+                "hovertemplate": "position %{x:,} and the next<br>distance %{y:.6g}"
+                f"<extra>{stored_label}</extra>",
+            }
+        )
+    traces.append(
+        {
+            "type": "scatter",
+            "x": positions,
+            "y": exact_next,
+            "mode": "lines",
+            "name": "exact (float64): to the next position",
+            "line": {"color": "#555555", "width": 1.5, "dash": "dot"},
+            "hovertemplate": "position %{x:,} and the next<br>exact distance %{y:.6g}"
+            "<extra></extra>",
+        }
+    )
+    if exact_nearest is not None:
+        traces.append(
+            {
+                "type": "scatter",
+                "x": positions,
+                "y": exact_nearest,
+                "mode": "lines",
+                "name": "exact (float64): to the nearest of all other positions",
+                "line": {"color": "#1f77b4", "width": 1.2, "dash": "dash"},
+                "hovertemplate": "position %{x:,}<br>nearest distance %{y:.6g}<extra></extra>",
+            }
+        )
+    if collision is not None:
+        earlier, later = collision
+        traces.append(
+            {
+                "type": "scatter",
+                "x": [earlier],
+                "y": [0.0],
+                "mode": "markers",
+                "name": f"first collision: {earlier:,} and {later:,}",
+                "marker": {"color": "#d62728", "size": 11, "symbol": "x"},
+                "hovertemplate": f"positions {earlier:,} and {later:,}: the same encoding"
+                "<extra></extra>",
+            }
+        )
     return _figure(
-        [line],
-        title="Nearest-neighbour distance of every position",
+        traces,
+        title="Distance from each position's encoding to the next position's",
         subtitle=subtitle,
-        height=380,
-        xaxis=_axis("position"),
-        yaxis=_axis("distance to the nearest other position", rangemode="tozero"),
+        height=440,
+        xaxis=_axis("position k", rangemode="tozero"),
+        yaxis=_axis("distance |E(k+1) − E(k)|", rangemode="tozero"),
     )
 
 
@@ -474,6 +583,7 @@ def rotation_heatmap(
         "tickvals": labels[::2],
         "ticktext": [str(n) for n in numbers[::2]],
         "showgrid": False,
+        "constrain": "domain",  # square cells without padding: the ticks sit at the matrix
     }
     contiguous = numbers == list(range(numbers[0], numbers[0] + len(numbers)))
     shown = (
@@ -503,7 +613,7 @@ def vector_comparison(
             "x": columns,
             "y": shifted[:max_columns],
             "mode": "lines",
-            "name": f"PE({k} + {offset:g}) computed directly",
+            "name": f"PE({k:,} + {format_offset(offset)}) computed directly",
             "line": {"color": "#1f77b4", "width": 3},
             "hovertemplate": "column %{x}<br>%{y:.6f}<extra>PE(k + offset)</extra>",
         },
@@ -512,7 +622,7 @@ def vector_comparison(
             "x": columns,
             "y": rotated[:max_columns],
             "mode": "markers",
-            "name": f"M({offset:g}) @ PE({k})",
+            "name": f"M({format_offset(offset)}) @ PE({k:,})",
             "marker": {"color": "#d62728", "size": 5},
             "hovertemplate": "column %{x}<br>%{y:.6f}<extra>M @ PE(k)</extra>",
         },
@@ -522,9 +632,14 @@ def vector_comparison(
         title="Shift by the offset, or rotate: the same vector",
         subtitle="" if n_columns <= max_columns else f"first {max_columns} of {n_columns} columns",
         height=380,
-        xaxis=_axis("dimension (column)"),
+        xaxis=index_axis("dimension (column)", columns.size),
         yaxis=_axis("value", range=[-1.08, 1.08]),
     )
+
+
+def format_offset(offset: float) -> str:
+    """An offset as typed: 1, -3, 2.5, 1,000,000 (no 1e+06)."""
+    return f"{offset:,.0f}" if float(offset).is_integer() else f"{offset:,g}"
 
 
 def unit_circles(
@@ -560,7 +675,9 @@ def unit_circles(
                 "y": points[:, j, 1],
                 "xaxis": x_axis,
                 "yaxis": y_axis,
-                "mode": "lines+markers",
+                # Markers only: chords between consecutive points of a fast pair would draw a
+                # second, inner polygon that looks like another circle. Colour gives the order.
+                "mode": "markers",
                 "customdata": k,
                 "showlegend": False,
                 "marker": {
@@ -570,7 +687,6 @@ def unit_circles(
                     "showscale": j == n - 1,
                     "colorbar": {"title": {"text": "k"}, "thickness": 12},
                 },
-                "line": {"color": "rgba(120,120,120,0.35)", "width": 1},
                 "hovertemplate": CIRCLE_HOVER,
             }
         )
@@ -580,14 +696,15 @@ def unit_circles(
         layout[f"yaxis{suffix}"] = {**axis, "anchor": x_axis, "scaleanchor": x_axis}
         annotations.append(
             {
-                "text": f"pair i={i}: ω={w:.3g}, λ={2 * np.pi / w:.3g}",
+                "text": f"pair i={i}<br>ω={w:.3g}, λ={format_number(2 * np.pi / w)}",
                 "showarrow": False,
                 "xref": "paper",
                 "yref": "paper",
                 "x": start + width / 2,
+                "xanchor": "center",
                 "y": 1.0,
                 "yanchor": "bottom",
-                "font": {"size": 12},
+                "font": {"size": 11},
             }
         )
     layout["xaxis"]["title"] = {"text": "sin(k·ω)"}
@@ -595,8 +712,9 @@ def unit_circles(
     return _figure(
         traces,
         title=f"Each pair is a point turning on the unit circle (k = 0 … {points.shape[0] - 1})",
-        height=360,
+        height=400,
         annotations=annotations,
+        margin={"l": 70, "r": 20, "t": 100, "b": 50},
         **layout,
     )
 
@@ -616,12 +734,14 @@ def norms_chart(norms: Mapping[str, np.ndarray]) -> go.Figure:
         }
         for (name, values), colour in zip(norms.items(), colours, strict=False)
     ]
+    n_positions = max((values.size for values in norms.values()), default=1)
     return _figure(
         traces,
         title="Who dominates the sum: embedding or encoding?",
-        height=380,
-        xaxis=_axis("position in the sequence"),
-        yaxis=_axis("Euclidean norm (mean over the batch, padding excluded)", rangemode="tozero"),
+        subtitle="Euclidean norm per position, mean over the batch (padding excluded)",
+        height=400,
+        xaxis=index_axis("position in the sequence", n_positions),
+        yaxis=_axis("norm", rangemode="tozero"),
     )
 
 
@@ -653,7 +773,7 @@ def matrix_heatmap(
         title=title,
         subtitle=subtitle,
         height=height,
-        xaxis={"title": {"text": "dimension (column)"}, "showgrid": False},
+        xaxis=index_axis("dimension (column)", len(columns), showgrid=False),
         yaxis={"autorange": "reversed", "showgrid": False},
     )
 

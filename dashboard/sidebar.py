@@ -19,6 +19,12 @@ def base_options(current: float) -> list[float]:
     return sorted(set(BASE_STOPS) | {float(current)})
 
 
+def _range_note(key: str) -> None:
+    note = state.range_note(key)
+    if note:
+        st.caption(f":orange[{note}]")
+
+
 def render() -> Config:
     with st.sidebar:
         st.header("Parameters")
@@ -33,22 +39,28 @@ def render() -> Config:
         preset = state.PRESETS.get(st.session_state["preset"])
         if preset is not None:
             st.caption(preset.note)
+        # No min_value/max_value on the widgets: the browser would keep an out-of-range value
+        # in the box, outlined in red, while the old value stays in force. The callback brings
+        # it into range instead, so the box always shows the value in use, and says so.
         st.number_input(
             "Number of positions L",
-            min_value=1,
-            max_value=state.MAX_POSITIONS,
             step=1,
             key="L",
+            on_change=state.keep_in_range,
+            args=("L",),
             help="Positions 0 to L−1 (1 to 1,000,000).",
         )
+        _range_note("L")
         st.number_input(
             "d_model",
-            min_value=1,
-            max_value=state.MAX_D_MODEL,
-            step=1,
+            step=2,
             key="d",
-            help="Width of the encoding (1 to 8192). Odd values follow the convention's rule.",
+            on_change=state.keep_in_range,
+            args=("d",),
+            help="Width of the encoding (1 to 8,192). The − and + buttons step by 2, so an even "
+            "d_model stays even; odd values follow the convention's rule.",
         )
+        _range_note("d")
         st.select_slider(
             "base (log scale)",
             options=base_options(state.value("base")),

@@ -328,6 +328,33 @@ def matching_preset() -> str:
     return CUSTOM
 
 
+#: The range of the numeric sidebar inputs (their widgets carry no bounds, see sidebar.py).
+RANGES = {"L": (1, MAX_POSITIONS), "d": (1, MAX_D_MODEL)}
+
+
+def keep_in_range(key: str) -> None:
+    """Callback of a numeric input: a typed value outside its range is replaced by the nearest
+    allowed one (a cleared box by the default), with a note saying so."""
+    low, high = RANGES[key]
+    typed = st.session_state.get(key)
+    notes = st.session_state.setdefault("_range_notes", {})
+    notes.pop(key, None)
+    if typed is None:
+        st.session_state[key] = PARAMS[key].default
+        notes[key] = f"{PARAMS[key].label} cannot be empty: using {PARAMS[key].default:,}."
+    elif not low <= typed <= high:
+        st.session_state[key] = min(max(int(typed), low), high)
+        notes[key] = (
+            f"{PARAMS[key].label} must be between {low:,} and {high:,}: using "
+            f"{st.session_state[key]:,} instead of {typed:,}."
+        )
+
+
+def range_note(key: str) -> str:
+    """The note left by :func:`keep_in_range` for ``key`` ("" if the value was in range)."""
+    return st.session_state.get("_range_notes", {}).get(key, "")
+
+
 def clamp(key: str, low: int, high: int) -> int:
     """Keep a parameter inside bounds that depend on other parameters (before its widget)."""
     current = min(max(value(key), low), high)

@@ -90,6 +90,12 @@ def last_good_charts(prefix: str) -> None:
             st.plotly_chart(st.session_state[name], config=PLOTLY_CONFIG, width="stretch")
 
 
+def table_height(n_rows: int, most: int = 360) -> int:
+    """Pixel height of an st.dataframe that shows ``n_rows`` rows without blank ones below them
+    (35 px a row, header included), scrolling beyond ``most``."""
+    return min(most, 35 * (n_rows + 1) + 3)
+
+
 def explain(markdown: str, latex: str | None = None, *, expanded: bool = False) -> None:
     """A short explanation for a learner, with the view's formula."""
     with st.expander("What am I looking at?", expanded=expanded):

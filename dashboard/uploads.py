@@ -65,9 +65,10 @@ def _load_npy(data: bytes) -> np.ndarray:
             f"the .npy file holds {dtype} values; only plain numbers are accepted "
             "(pickled objects are never loaded)"
         )
-    if len(shape) != 2:
+    if _matrix_axes(shape) is None:
         raise UploadError(
-            f"the matrix must be 2-D (positions x dimensions), this one has shape {shape}"
+            f"the matrix must be 2-D (positions x dimensions), or have only axes of length 1 "
+            f"beside those two, like a (1, L, d_model) buffer; this one has shape {shape}"
         )
     n_elements = int(np.prod(shape, dtype=object))
     if n_elements > MAX_ELEMENTS:
@@ -226,20 +227,33 @@ def _is_number(text: str) -> bool:
     return True
 
 
+def _matrix_axes(shape: tuple[int, ...]) -> tuple[int, int] | None:
+    """The two axes of a matrix stored with extra axes of length 1 ((1, L, d), (L, 1, d)), or
+    None when the shape is not such a matrix."""
+    if len(shape) < 2:
+        return None
+    if len(shape) == 2:
+        return tuple(shape)
+    kept = [size for size in shape if size != 1]
+    return tuple(kept) if len(kept) == 2 else None
+
+
 def _check_matrix(matrix: np.ndarray) -> np.ndarray:
-    if matrix.ndim != 2:
+    """The uploaded values, checked, in their own float type (the precision they were stored
+    in counts when the matrix is identified) with any extra axes of length 1 kept (the caller
+    reports that it drops them)."""
+    axes = _matrix_axes(matrix.shape)
+    if axes is None:
         raise UploadError(f"the matrix must be 2-D, got shape {matrix.shape}")
-    if min(matrix.shape) < 2:
+    if min(axes) < 2:
         raise UploadError(
             f"the matrix must have at least 2 rows and 2 columns, got shape {matrix.shape}"
         )
-    if (
-        max(matrix.shape) > max(MAX_COLUMNS, MAX_ELEMENTS // 2)
-        or matrix.shape[1] > MAX_ELEMENTS // 2
-    ):
+    if max(axes) > max(MAX_COLUMNS, MAX_ELEMENTS // 2) or axes[1] > MAX_ELEMENTS // 2:
         raise UploadError(f"the matrix of shape {matrix.shape} is too large")
-    values = matrix.astype(np.float64)
-    if not np.all(np.isfinite(values)):
-        bad = np.argwhere(~np.isfinite(values))[0]
+    values = matrix if matrix.dtype.kind == "f" else matrix.astype(np.float64)
+    finite = np.isfinite(values.reshape(axes))
+    if not np.all(finite):
+        bad = np.argwhere(~finite)[0]
         raise UploadError(f"the matrix holds NaN or inf (first at row {bad[0]}, column {bad[1]})")
     return values

@@ -26,6 +26,7 @@ from pe_core.uniqueness import (
     CASTS,
     PAIRWISE_LIMIT,
     UniquenessReport,
+    encoding_distances,
     nearest_neighbor_distances,
     uniqueness_report,
 )
@@ -46,6 +47,7 @@ __all__ = [
     "column_roles",
     "cosine_similarity",
     "encoding_columns",
+    "encoding_distances",
     "frequencies",
     "identify_encoding",
     "nearest_neighbor_distances",

@@ -1,4 +1,5 @@
-"""Identify an encoding matrix: which convention, base and first position produced it?"""
+"""Identify an encoding table: which convention, base, first position and direction produced it,
+and in which arithmetic (exact, rounded once to a smaller format, or computed in one)."""
 
 from __future__ import annotations
 
@@ -7,54 +8,89 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike
 
-from pe_core._validation import as_real_array, check_size
-from pe_core.conventions import CONVENTIONS
+from pe_core._validation import as_array, as_real_array, check_size
+from pe_core.conventions import CONVENTIONS, Convention
 from pe_core.encoding import sinusoidal_encoding
+from pe_core.precision import PRECISIONS, round_to_precision
 
 __all__ = ["Identification", "identify_encoding"]
 
-#: Largest difference still called a match: bfloat16 rounds values near 1 by up to 2**-9.
-MATCH_TOLERANCE = 4e-3
+#: A float64 table within this of the exact one is "exact in float64" (a few ulps of 1).
+_FLOAT64_EXACT = 4e-15
 
-_PRECISION_LEVELS = (
-    (1e-12, "exact in float64"),
-    (2e-7, "float32 rounding"),
-    (1e-3, "float16 rounding"),
-    (MATCH_TOLERANCE, "bfloat16 rounding"),
-)
+#: The smaller formats a table may have been stored or computed in, most precise first.
+_FORMATS = ("float32", "float16", "bfloat16")
+
+#: Rows used to fit the frequencies (the first ones) and to rank candidates (spread out).
+_FIT_ROWS = 512
+_RANK_ROWS = 64
+
+#: First positions are searched up to this value (the app's largest sequence is 10**6).
+MAX_START = 2.0**20
+
+#: Widest matrix (columns = d_model) that is tried as an encoding.
+_MAX_COLUMNS = 16384
+
+#: Phase differences (radians) that a table's own noise can explain.
+_PHASE_NOISE = 0.05
+
+#: Bound on the start search's work (shifts x pairs of the ladder).
+_SEARCH_WORK = 1 << 18
 
 
 @dataclass(frozen=True)
 class Candidate:
-    """One explanation tried: a convention with the base and first position that fit it best."""
+    """One explanation tried: a convention with the base, first position and direction that
+    fit it best, and how far its encoding is from the matrix."""
 
     convention: str
     base: float
     start: float
     max_abs_error: float
     worst_cell: tuple[int, int]
+    step: int = 1
+    precision: str = "no match"
+    #: Rows the error was measured on (all of them, or a spread-out sample for a convention
+    #: that was clearly worse: its error is then a lower bound).
+    rows_compared: int | None = None
 
 
 @dataclass(frozen=True)
 class Identification:
-    """The best explanation of a matrix, and how well it fits.
+    """The best explanation of a matrix, how well it fits, and what else fits as well.
 
     Attributes
     ----------
     matches : bool
-        True when the best candidate reproduces every entry within :data:`MATCH_TOLERANCE`.
+        True when the best candidate reproduces every entry up to an explained difference: the
+        rounding of a floating-point format or of a number of decimals, or the error of
+        computing the angles in a floating-point format (see ``precision``).
     convention, base, start : str, float, float
-        The best candidate: rows are positions ``start, start + 1, ...``.
+        The best candidate: the first row is position ``start``, the next ``start + step``...
     max_abs_error : float
-        Largest absolute difference between the matrix and the candidate's encoding.
+        Largest absolute difference between the matrix and the candidate's exact encoding.
     worst_cell : tuple of int
-        (row, column) of that largest difference, in the matrix as given.
+        (row, column) of that largest difference, in the matrix as given (after squeezing).
     transposed : bool
-        True when the matrix fits with positions in columns (it was transposed back).
+        True when the matrix matches with positions in columns (it was transposed back). Only
+        set for a match: for a matrix that matches nothing no orientation is asserted.
     precision : str
-        What the error looks like: "exact in float64", "float32 rounding", ... or "no match".
+        What the difference is: "exact in float64"; "float32 rounding" (the exact values
+        rounded once to float32, likewise float16, bfloat16); "rounded to 4 decimals";
+        "float32 arithmetic" (angles computed in float32: the error grows with the position,
+        likewise float64, float16, bfloat16); or "no match".
     candidates : tuple of Candidate
-        Every convention tried, best first.
+        Every convention tried in the reported orientation, best first.
+    step : int
+        +1 when the rows are positions in increasing order, -1 when decreasing.
+    squeezed_from : tuple of int or None
+        The shape given, when singleton axes were dropped (a (1, L, d) buffer); else None.
+    base_determined : bool
+        False when the table cannot tell the base: its only frequency is w_0 = 1 (one sin/cos
+        pair and nothing else), the same for every base.
+    equivalents : tuple of str
+        Other explanations that reproduce the matrix as well, in words (the same frequencies
+        under another name, or a fit within the input's own rounding).
     """
 
     matches: bool
@@ -66,79 +102,58 @@ class Identification:
     transposed: bool
     precision: str
     candidates: tuple[Candidate, ...] = field(default=())
+    step: int = 1
+    n_positions: int = 0
+    squeezed_from: tuple[int, ...] | None = None
+    base_determined: bool = True
+    equivalents: tuple[str, ...] = ()
+
+    @property
+    def end(self) -> float:
+        """The position of the last row."""
+        return self.start + self.step * (self.n_positions - 1)
 
     def summary(self) -> str:
-        orientation = " (transposed: positions were in columns)" if self.transposed else ""
+        """The verdict in one sentence."""
+        base = f"base {self.base:g}" if self.base_determined else "any base"
+        direction = " (rows in decreasing order)" if self.step < 0 else ""
         if self.matches:
+            orientation = " (transposed: positions were in columns)" if self.transposed else ""
             return (
-                f"{self.convention} convention, base {self.base:g}, positions from "
-                f"{self.start:g}{orientation}; largest difference {self.max_abs_error:.2g} "
-                f"({self.precision})"
+                f"{self.convention} convention, {base}, positions from {_number(self.start)} to "
+                f"{_number(self.end)}{direction}{orientation}; largest difference "
+                f"{self.max_abs_error:.2g} ({_PRECISION_WORDS.get(self.precision, self.precision)})"
             )
         row, column = self.worst_cell
         return (
-            f"no convention explains this matrix: the closest is {self.convention} with base "
-            f"{self.base:g} from position {self.start:g}{orientation}, but it differs by up to "
-            f"{self.max_abs_error:.3g} (row {row}, column {column})"
+            f"no convention explains this matrix: the closest is {self.convention} with {base} "
+            f"from position {_number(self.start)}, but it differs by up to "
+            f"{self.max_abs_error:.3g} (row {row}, column {column}), more than the rounding of "
+            "any floating-point format or of the angles can explain"
         )
 
 
-def _pair_phases(matrix, sin_columns, cos_columns, n_pairs):
+_PRECISION_WORDS = {
+    "float64 arithmetic": "float64 arithmetic: the angles k·ω were computed in float64",
+    "float32 arithmetic": "float32 arithmetic: the angles k·ω were computed in float32",
+    "float16 arithmetic": "float16 arithmetic: the angles k·ω were computed in float16",
+    "bfloat16 arithmetic": "bfloat16 arithmetic: the angles k·ω were computed in bfloat16",
+}
+
+
+def _number(value: float) -> str:
+    value = float(value) + 0.0  # no "-0"
+    return f"{value:,.0f}" if value.is_integer() else f"{value:g}"
+
+
+# --- Fitting ------------------------------------------------------------------------------------
+
+
+def _pair_phases(matrix, layout, n_pairs):
     """Unwrapped phase of every sin/cos pair down the rows: atan2(sin, cos)."""
-    sines = matrix[:, sin_columns][:, :n_pairs]
-    cosines = matrix[:, cos_columns][:, :n_pairs]
+    sines = matrix[:, layout.sin_columns][:, :n_pairs]
+    cosines = matrix[:, layout.cos_columns][:, :n_pairs]
     return np.unwrap(np.arctan2(sines, cosines), axis=0)
-
-
-def _fit(matrix: np.ndarray, name: str) -> Candidate | None:
-    """The base and first position that best explain ``matrix`` under convention ``name``."""
-    n, d_model = matrix.shape
-    conv = CONVENTIONS[name]
-    layout = conv.column_layout(d_model)
-    n_pairs = layout.n_cos
-    if n_pairs == 0:
-        return None
-    phases = _pair_phases(matrix, layout.sin_columns, layout.cos_columns, n_pairs)
-    # Phase advance per row of pair i is w_i; the first pair has w_0 = 1 in every convention.
-    advance = (phases[-1] - phases[0]) / (n - 1)
-    index = np.arange(n_pairs, dtype=np.float64)
-    if layout.n_sin > n_pairs:  # an unpaired sin column (odd d_model) carries one more frequency
-        unpaired = matrix[:, layout.sin_columns][:, n_pairs]
-        advance = np.append(advance, _sin_column_frequency(unpaired))
-        index = np.append(index, float(n_pairs))
-    reliable = (advance > 0) & (advance < np.pi)
-    if np.count_nonzero(reliable & (index > 0)) == 0:
-        bases = [10_000.0]
-    else:
-        # log w_i = -i * s with s = 2 ln(base) / d ("paper") or ln(base) / (h - 1) ("endpoints").
-        # Weighted least squares through the origin: the error of log w_i is about
-        # noise / (total phase change), so slow pairs, whose phase barely moves, count little.
-        i, w = index[reliable], advance[reliable]
-        weight = ((n - 1) * w) ** 2
-        denominator = float(np.sum(weight * i**2))
-        bases = []
-        if denominator > 0:  # 0 when every reliable phase advance is vanishingly small
-            slope = -float(np.sum(weight * i * np.log(w))) / denominator
-            scale = d_model / 2 if conv.spacing == "paper" else max(n_pairs - 1, 1)
-            with np.errstate(over="ignore"):
-                estimate = float(np.exp(slope * scale))
-            bases = [estimate, float(np.round(estimate)), float(f"{estimate:.3g}")]
-        bases = [b for b in bases if 1.0 < b < 1e12] or [10_000.0]
-    tried = []
-    for base in dict.fromkeys(bases):
-        freqs = conv.frequencies(d_model, base)[:n_pairs]
-        start = _start_position(phases[0], freqs)
-        # + 0.0 turns -0.0 into 0.0, so that no report says "from position -0".
-        for first in dict.fromkeys([start + 0.0, float(np.round(start)) + 0.0]):
-            encoding = sinusoidal_encoding(
-                first + np.arange(n), d_model, base=base, convention=name
-            )
-            error = np.abs(encoding - matrix)
-            worst = np.unravel_index(int(np.argmax(error)), error.shape)
-            tried.append(
-                Candidate(name, base, first, float(error[worst]), (int(worst[0]), int(worst[1])))
-            )
-    return _simplest(tried)
 
 
 def _sin_column_frequency(values: np.ndarray) -> float:
@@ -159,30 +174,37 @@ def _sin_column_frequency(values: np.ndarray) -> float:
     return 2.0 * float(np.arcsin(np.sqrt(np.clip(squared_half_sine, 0.0, 1.0))))
 
 
-def _simplest(candidates: list[Candidate]) -> Candidate:
-    """Among candidates that fit about equally well, the simplest: a whole first position, then a
-    round base (fitted values carry the matrix's rounding noise, and some conventions coincide:
-    tensor2tensor with base b is split with base b**(h/(h-1)))."""
-    least = min(c.max_abs_error for c in candidates)
-    good = [c for c in candidates if c.max_abs_error <= 1.5 * least + 1e-12]
-    return min(good, key=lambda c: (c.start != round(c.start), _digits(c.base), c.max_abs_error))
-
-
-def _digits(value: float) -> int:
-    """Significant digits of a number as written: 10000 has 1, 10000.5 has 6."""
-    mantissa = f"{value:.15e}".split("e")[0].replace(".", "").replace("-", "")
-    return len(mantissa.rstrip("0"))
-
-
-#: First positions are searched up to this value (the app's largest sequence is 10**6).
-MAX_START = 2.0**20
-
-
-#: Widest matrix (columns = d_model) that is tried as an encoding.
-_MAX_COLUMNS = 16384
-
-#: Bound on the start search's work (shifts x pairs).
-_SEARCH_WORK = 1 << 21
+def _base_candidates(matrix, conv: Convention, layout, phases) -> tuple[list[float], bool]:
+    """Bases worth trying for ``conv``, and whether the matrix determines the base at all."""
+    d_model = matrix.shape[1]
+    n_pairs = layout.n_cos
+    advance = (phases[-1] - phases[0]) / (phases.shape[0] - 1)
+    index = np.arange(n_pairs, dtype=np.float64)
+    if layout.n_sin > n_pairs:  # an unpaired sin column (odd d_model) carries one more frequency
+        unpaired = matrix[:, layout.sin_columns][:, n_pairs]
+        advance = np.append(advance, _sin_column_frequency(unpaired))
+        index = np.append(index, float(n_pairs))
+    if index.size <= 1:  # only w_0 = 1: every base gives this table
+        return [10_000.0], False
+    reliable = (advance > 0) & (advance < np.pi) & (index > 0)
+    if not np.any(reliable):
+        return [10_000.0], True
+    # log w_i = -i * s with s = 2 ln(base) / d ("paper") or ln(base) / (h - 1) ("endpoints").
+    # Weighted least squares through the origin: the error of log w_i is about
+    # noise / (total phase change), so slow pairs, whose phase barely moves, count little.
+    i, w = index[reliable], advance[reliable]
+    weight = ((phases.shape[0] - 1) * w) ** 2
+    denominator = float(np.sum(weight * i**2))
+    if denominator <= 0:  # every reliable phase advance is vanishingly small
+        return [10_000.0], True
+    slope = -float(np.sum(weight * i * np.log(w))) / denominator
+    scale = d_model / 2 if conv.spacing == "paper" else max(layout.n_frequencies - 1, 1)
+    with np.errstate(over="ignore"):
+        estimate = float(np.exp(slope * scale))
+    if not 1.0 < estimate < 1e12:
+        return [10_000.0], True
+    rounded = [float(f"{estimate:.{digits}g}") for digits in (2, 3, 4)]
+    return list(dict.fromkeys([estimate, float(np.round(estimate)), *rounded])), True
 
 
 def _wrap(angle):
@@ -207,31 +229,38 @@ def _start_position(first_phases: np.ndarray, freqs: np.ndarray) -> float:
     """The position whose pair phases are ``first_phases`` (radians).
 
     The slowest pair fixes the position up to its wavelength ``L``; each faster pair then refines
-    it by the phase difference it sees. Every starting point ``m * L`` apart up to
-    :data:`MAX_START` is refined at once, and among those that explain all phases equally well
-    (commensurate frequencies repeat with a common period) the smallest non-negative whole
-    position wins.
+    it by the phase difference it sees. When that does not explain every phase, every starting
+    point ``m * L`` apart up to :data:`MAX_START` is refined at once on the ladder of pairs, and
+    among those that explain all phases equally well (commensurate frequencies repeat with a
+    common period) the smallest non-negative whole position wins.
     """
     order = _ladder(freqs)
     slowest = order[0]
     wavelength = 2 * np.pi / freqs[slowest]
     first_guess = float(_wrap(first_phases[slowest])) / freqs[slowest]
 
-    def refine(positions):
+    def refine(positions, pairs):
         for i in order[1:]:
             positions = positions + _wrap(first_phases[i] - positions * freqs[i]) / freqs[i]
-        misfit = np.abs(_wrap(first_phases[None, :] - positions[:, None] * freqs[None, :]))
+        misfit = np.abs(_wrap(first_phases[None, pairs] - positions[:, None] * freqs[None, pairs]))
         return positions, np.max(misfit, axis=1)
 
-    nearest, nearest_misfit = refine(np.array([first_guess]))
+    all_pairs = np.arange(freqs.size)
+    nearest, nearest_misfit = refine(np.array([first_guess]), all_pairs)
+    # The usual case: a small whole first position that explains every phase to within the
+    # noise of a low-precision table (positions a slowest wavelength apart do not: the faster
+    # pairs' phases then disagree by far more).
     if (
-        nearest_misfit[0] <= 1e-3
-        and abs(nearest[0] - round(nearest[0])) <= 1e-3
+        nearest_misfit[0] <= _PHASE_NOISE
+        and abs(nearest[0] - round(nearest[0])) <= _PHASE_NOISE
         and nearest[0] >= 0
     ):
-        return float(nearest[0])  # the usual case: a small whole first position
-    n_shifts = min(int(MAX_START / wavelength) + 2, _SEARCH_WORK // max(1, freqs.size))
-    positions, misfit = refine(first_guess + np.arange(-2, n_shifts) * wavelength)
+        return float(nearest[0])
+    n_shifts = min(int(MAX_START / wavelength) + 2, _SEARCH_WORK // max(1, order.size))
+    shifts = first_guess + np.arange(-2, n_shifts) * wavelength
+    positions, misfit = refine(shifts, order)  # on the ladder's pairs only: cheap
+    keep = misfit <= misfit.min() + 1e-3
+    positions, misfit = refine(positions[keep], all_pairs)
     plausible = positions[misfit <= misfit.min() + 1e-3]
     # A position is "whole" within what the phase noise allows the fastest pair to resolve.
     tolerance = max(1e-6, 10 * float(misfit.min()) / float(np.max(freqs)))
@@ -240,32 +269,333 @@ def _start_position(first_phases: np.ndarray, freqs: np.ndarray) -> float:
     return float(plausible[order_key[0]])
 
 
+@dataclass(frozen=True)
+class _Trial:
+    """A fitted explanation before its full evaluation."""
+
+    convention: str
+    base: float
+    start: float  # the position of the first row of the matrix as given
+    step: int
+    base_determined: bool
+
+
+def _fit(matrix: np.ndarray, name: str) -> list[_Trial]:
+    """The bases and first positions that could explain ``matrix`` under convention ``name``."""
+    n, d_model = matrix.shape
+    conv = CONVENTIONS[name]
+    layout = conv.column_layout(d_model)
+    n_pairs = layout.n_cos
+    if n_pairs == 0:
+        return []
+    fitted = matrix[:_FIT_ROWS]
+    phases = _pair_phases(fitted, layout, n_pairs)
+    # Pair 0 turns by w_0 = 1 radian a row: forwards for increasing positions, backwards for
+    # decreasing ones (Transformer-XL and XLNet list positions L-1 ... 0).
+    step = -1 if phases[-1, 0] < phases[0, 0] else 1
+    if step < 0:
+        fitted = fitted[::-1] if n <= _FIT_ROWS else matrix[-_FIT_ROWS:][::-1]
+        phases = _pair_phases(fitted, layout, n_pairs)
+    bases, determined = _base_candidates(fitted, conv, layout, phases)
+    trials = []
+    for base in bases:
+        freqs = conv.frequencies(d_model, base)[:n_pairs]
+        start = _start_position(phases[0], freqs)  # of the first row fitted
+        if step < 0:  # the fitted rows were the last ones, reversed: the first row is n-1 on
+            start += n - 1
+        for first in dict.fromkeys([start + 0.0, float(np.round(start)) + 0.0]):
+            trials.append(_Trial(name, base, first, step, determined))
+    return trials
+
+
+def _positions(trial: _Trial, rows: np.ndarray) -> np.ndarray:
+    return trial.start + trial.step * rows.astype(np.float64)
+
+
+def _encode(trial: _Trial, rows: np.ndarray, d_model: int) -> np.ndarray:
+    return sinusoidal_encoding(
+        _positions(trial, rows), d_model, base=trial.base, convention=trial.convention
+    )
+
+
+# --- What the difference is ------------------------------------------------------------------
+
+
+def _representable(values: np.ndarray, name: str) -> bool:
+    """Whether every value is a number of format ``name`` (a sample of rows first: most tables
+    are refused by it at once)."""
+
+    def holds(part):
+        with np.errstate(over="ignore"):
+            return bool(np.array_equal(round_to_precision(part, name), part))
+
+    return holds(values[_rank_rows(values.shape[0])]) and holds(values)
+
+
+def _decimals(values: np.ndarray) -> int | None:
+    """The smallest number of decimals (up to 9) that every value is written with, or None."""
+
+    def written_with(part, digits):
+        scaled = part * 10.0**digits
+        return np.all(np.abs(scaled - np.round(scaled)) <= 1e-6 * np.maximum(1.0, np.abs(scaled)))
+
+    sample = values[_rank_rows(values.shape[0])]
+    for digits in range(1, 10):
+        if written_with(sample, digits) and written_with(values, digits):
+            return digits
+    return None
+
+
+@dataclass(frozen=True)
+class _Storage:
+    """What the matrix's own values say about how it was stored."""
+
+    formats: tuple[str, ...]  # smaller formats every value is exactly representable in
+    decimals: int | None
+
+    @property
+    def arithmetic(self) -> str:
+        """The format the values could have been computed in, as far as they tell: the least
+        precise format they all fit in (float16 values are float32 values too), else float64."""
+        return self.formats[-1] if self.formats else "float64"
+
+
+def _storage(values: np.ndarray, dtype: np.dtype) -> _Storage:
+    """The formats the values fit in (an array of float32 or float16 needs no check for those)."""
+    known = {"float16": ("float32", "float16"), "float32": ("float32",)}.get(dtype.name, ())
+    formats = tuple(name for name in _FORMATS if name in known or _representable(values, name))
+    return _Storage(formats, _decimals(values) if not formats else None)
+
+
+def _explain(row_errors: np.ndarray, positions: np.ndarray, storage: _Storage) -> str:
+    """Name the difference between a matrix and an exact encoding, per row ``row_errors``."""
+    largest = float(np.max(row_errors))
+    if largest <= _FLOAT64_EXACT:
+        return "exact in float64"
+    for name in storage.formats:  # most precise first
+        if largest <= PRECISIONS[name].unit_roundoff * (1 + 1e-9) + _FLOAT64_EXACT:
+            return f"{name} rounding"
+    if storage.decimals is not None and largest <= 0.5 * 10.0**-storage.decimals * (1 + 1e-6):
+        return f"rounded to {storage.decimals} decimals"
+    # Angles k * w computed in a format: k and w rounded, then their product, so the angle is off
+    # by up to about 3u|k w| <= 3u|k| (w <= 1), and sin and cos move as much; plus the rounding
+    # of the result (and a lenient factor for the libraries' own sin and exp).
+    name = storage.arithmetic
+    u = PRECISIONS[name].unit_roundoff
+    bound = 4.0 * u * (np.abs(positions) + 1.0) + _FLOAT64_EXACT
+    # Errors beyond a quarter radian would no longer say anything: noise fits as well.
+    if largest <= _ARITHMETIC_LIMIT and np.all(row_errors <= bound):
+        return f"{name} arithmetic"
+    return "no match"
+
+
+#: Largest difference still explained by computing in a smaller format.
+_ARITHMETIC_LIMIT = 0.25
+
+
+# --- The search --------------------------------------------------------------------------------
+
+
+def _rank_rows(n: int) -> np.ndarray:
+    if n <= _RANK_ROWS:
+        return np.arange(n)
+    return np.unique(np.linspace(0, n - 1, _RANK_ROWS).round().astype(np.int64))
+
+
+def _evaluate(matrix, trial: _Trial, storage: _Storage) -> tuple[Candidate, np.ndarray]:
+    n, d_model = matrix.shape
+    rows = np.arange(n)
+    error = np.abs(_encode(trial, rows, d_model) - matrix)
+    row_errors = np.max(error, axis=1)
+    worst = np.unravel_index(int(np.argmax(error)), error.shape)
+    precision = _explain(row_errors, _positions(trial, rows), storage)
+    candidate = Candidate(
+        trial.convention,
+        trial.base,
+        trial.start,
+        float(error[worst]),
+        (int(worst[0]), int(worst[1])),
+        trial.step,
+        precision,
+        rows_compared=n,
+    )
+    return candidate, row_errors
+
+
+def _best_of_orientation(matrix, storage: _Storage):
+    """Every convention's trials ranked on a sample of rows; the few best evaluated on every row.
+
+    Returns the candidates, best first (each convention's best among them, those not
+    shortlisted compared on the sample rows only, as their ``rows_compared`` says), and a map
+    from each fully evaluated candidate to its trial.
+    """
+    n, d_model = matrix.shape
+    trials = [t for name in CONVENTIONS for t in _fit(matrix, name)]
+    if not trials:
+        return [], {}
+    sample = _rank_rows(n)
+    rough = {}
+    for trial in trials:
+        error = np.abs(_encode(trial, sample, d_model) - matrix[sample])
+        rough[trial] = error
+    least = min(float(e.max()) for e in rough.values())
+    ordered = sorted(trials, key=lambda t: float(rough[t].max()))
+    shortlist = [t for t in ordered if float(rough[t].max()) <= 4 * least + 1e-9][:_SHORTLIST]
+    evaluated = {_evaluate(matrix, trial, storage)[0]: trial for trial in shortlist}
+    candidates = list(evaluated)
+    for name in CONVENTIONS:  # each convention's best, for the record
+        if any(c.convention == name for c in candidates):
+            continue
+        own = [t for t in ordered if t.convention == name]
+        if own:
+            error = rough[own[0]]
+            worst = np.unravel_index(int(np.argmax(error)), error.shape)
+            candidates.append(
+                Candidate(
+                    name,
+                    own[0].base,
+                    own[0].start,
+                    float(error[worst]),
+                    (int(sample[worst[0]]), int(worst[1])),
+                    own[0].step,
+                    "no match",
+                    rows_compared=sample.size,
+                )
+            )
+    return sorted(candidates, key=lambda c: c.max_abs_error), evaluated
+
+
+#: Trials evaluated on every row.
+_SHORTLIST = 6
+
+
+def _simplest(candidates: list[Candidate]) -> Candidate:
+    """Among candidates that are all explained (or, if none is, about equally good), the simplest:
+    a whole first position, then a round base, then the smaller error (fitted values carry the
+    matrix's rounding noise, and some conventions coincide: tensor2tensor with base b is split
+    with base b**(h/(h-1)))."""
+    explained = [c for c in candidates if c.precision != "no match"]
+    if explained:
+        good = explained
+    else:
+        least = min(c.max_abs_error for c in candidates)
+        good = [c for c in candidates if c.max_abs_error <= 1.5 * least + 1e-12]
+    return min(
+        good,
+        key=lambda c: (
+            _rank(c.precision),
+            c.start != round(c.start),
+            _digits(c.base),
+            c.max_abs_error,
+        ),
+    )
+
+
+def _rank(precision: str) -> int:
+    """Exact before rounded before computed in a format: the simpler story first."""
+    if precision == "exact in float64":
+        return 0
+    if precision.endswith("rounding") or precision.startswith("rounded"):
+        return 1
+    return 2
+
+
+def _digits(value: float) -> int:
+    """Significant digits of a number as written: 10000 has 1, 10000.5 has 6."""
+    mantissa = f"{value:.15e}".split("e")[0].replace(".", "").replace("-", "")
+    return len(mantissa.rstrip("0"))
+
+
+def _equivalents(
+    best: Candidate, candidates: list[Candidate], d_model: int, base_determined: bool
+) -> tuple[str, ...]:
+    """Other explained candidates, said in words: the same frequencies or a fit within the
+    input's own rounding."""
+    notes = []
+    best_freqs = CONVENTIONS[best.convention].frequencies(d_model, best.base)
+    for other in candidates:
+        if other is best or other.precision == "no match" or other.convention == best.convention:
+            continue
+        if any(other.convention in note for note in notes):
+            continue
+        freqs = CONVENTIONS[other.convention].frequencies(d_model, other.base)
+        same_layout = _columns(other.convention, d_model) == _columns(best.convention, d_model)
+        same = (
+            same_layout
+            and freqs.shape == best_freqs.shape
+            and np.allclose(freqs, best_freqs, rtol=1e-12, atol=0)
+        )
+        described = f"{other.convention} with " + (
+            f"base {other.base:g}" if base_determined else "any base"
+        )
+        if same:
+            notes.append(
+                f"{described} is the same table at d_model {d_model}: the same frequencies in "
+                "the same columns, under another convention's rule"
+            )
+        else:
+            notes.append(
+                f"{described} also fits (largest difference {other.max_abs_error:.2g}), within "
+                "the input's own rounding: the table cannot tell the two apart"
+            )
+    return tuple(notes)
+
+
+def _columns(name: str, d_model: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The sin columns and the cos columns of a convention, in pair order."""
+    layout = CONVENTIONS[name].column_layout(d_model)
+    columns = np.arange(d_model)
+    return tuple(columns[layout.sin_columns].tolist()), tuple(columns[layout.cos_columns].tolist())
+
+
+def _squeezed(values: np.ndarray) -> tuple[np.ndarray, tuple[int, ...] | None]:
+    if values.ndim == 2:
+        return values, None
+    kept = [axis for axis, size in enumerate(values.shape) if size != 1]
+    if values.ndim > 2 and len(kept) == 2:
+        return values.reshape([values.shape[axis] for axis in kept]), values.shape
+    raise ValueError(
+        f"matrix must be 2-D (positions x d_model), or have only singleton axes beside those two "
+        f"like a (1, L, d_model) buffer, got an array of shape {values.shape}"
+    )
+
+
 def identify_encoding(matrix: ArrayLike) -> Identification:
-    """Find the convention, base and first position that explain a positional-encoding matrix.
+    """Find the convention, base, positions and arithmetic that explain an encoding matrix.
 
     Parameters
     ----------
     matrix : array_like, shape (n_positions, d_model)
         An encoding with positions in rows (a transposed matrix is detected and reported), at
-        least 2 rows and 2 columns, consecutive positions (step 1) from any start.
+        least 2 rows and 2 columns, consecutive positions in increasing or decreasing order
+        from any start. Singleton axes are dropped first, so the (1, L, d_model) buffer of the
+        PyTorch tutorial is accepted. Its dtype counts: a float32 array is known to hold
+        float32 values.
 
     Returns
     -------
     Identification
-        The best candidate, its largest absolute error and whether that is within rounding.
+        The best candidate, its largest absolute error and what that error is (exact, rounding,
+        or arithmetic in a smaller format), with the other explanations that fit as well.
 
     Raises
     ------
     ValueError
-        For a matrix that is not 2-D, has fewer than 2 rows and columns, holds NaN or inf, or
-        exceeds the memory budget. TypeError for a non-numeric matrix.
+        For a matrix with more than two non-singleton axes, fewer than 2 rows and columns,
+        NaN or inf, or beyond the memory budget. TypeError for a non-numeric matrix.
 
     Notes
     -----
-    Each pair's phase ``atan2(sin, cos)`` advances by ``w_i`` per row; a least-squares fit of
-    ``log w_i`` against ``i`` gives the base, the phases of the first row give the first
-    position (unwrapped from the slowest pair to the fastest, which resolves the ``2*pi``
-    ambiguity), and the candidate encoding is then compared entry by entry.
+    Each pair's phase ``atan2(sin, cos)`` advances by ``w_i`` per row (``-w_i`` for decreasing
+    positions); a least-squares fit of ``log w_i`` against ``i`` gives the base (an unpaired sin
+    column adds its frequency, from ``s_(k-1) + s_(k+1) = 2 cos(w) s_k``), the phases of the first
+    row give the first position (unwrapped from the slowest pair to the fastest, which resolves
+    the ``2*pi`` ambiguity). Candidates are ranked on a sample of rows, and the best are compared
+    entry by entry. The difference is then named by what the values themselves show: values that
+    are all float16 numbers and differ by at most float16's rounding are "float16 rounding";
+    differences that grow with the position like the rounding of the angle ``k * w`` are that
+    format's arithmetic. Among explanations that all fit this way, the simplest is reported (a
+    whole first position, a round base) and the others are listed as equivalents.
 
     Examples
     --------
@@ -274,45 +604,52 @@ def identify_encoding(matrix: ArrayLike) -> Identification:
     >>> found.convention, found.base, found.start, found.matches
     ('tensor2tensor', 10000.0, 2.0, True)
     """
-    values = as_real_array(matrix, "matrix", ndim=2)
+    given = as_array(matrix, "matrix")
+    dtype = given.dtype
+    values = as_real_array(given, "matrix")
+    values, squeezed_from = _squeezed(values)
     check_size(values.size * 4, "identifying this matrix")
     if min(values.shape) < 2:
         raise ValueError(
             f"matrix must have at least 2 rows (positions) and 2 columns, got shape {values.shape}"
         )
-    candidates = []
-    for oriented, transposed in ((values, False), (values.T, True)):
+    storage = _storage(values, dtype)
+    results = {}
+    for transposed in (False, True):
+        oriented = values.T if transposed else values
         if oriented.shape[1] > _MAX_COLUMNS:  # wider than any encoding we identify
             continue
-        for name in CONVENTIONS:
-            fitted = _fit(oriented, name)
-            if fitted is not None:
-                if transposed:
-                    fitted = Candidate(
-                        fitted.convention, fitted.base, fitted.start, fitted.max_abs_error,
-                        fitted.worst_cell[::-1],
-                    )  # fmt: skip
-                candidates.append((fitted, transposed))
-    if not candidates:
+        ranked, trials = _best_of_orientation(oriented, storage)
+        if ranked:
+            results[transposed] = (ranked, trials)
+            if any(c.precision != "no match" for c in ranked):
+                break  # explained: no need to try the other orientation
+    if not results:
         raise ValueError(
             f"matrix of shape {values.shape} cannot be an encoding: it needs a sin/cos pair "
             f"(2 columns) and at most {_MAX_COLUMNS} columns, positions in rows or in columns"
         )
-    best = _simplest([c for c, _ in candidates])
-    transposed = next(t for c, t in candidates if c is best)
-    precision = next(
-        (label for limit, label in _PRECISION_LEVELS if best.max_abs_error <= limit), "no match"
+    # Transposed only when positions in columns explain the matrix (or are the only reading).
+    transposed = True in results and (
+        False not in results or any(c.precision != "no match" for c in results[True][0])
     )
+    ranked, trials = results[transposed]
+    best = _simplest([c for c in ranked if c in trials])  # fully evaluated ones only
+    oriented_shape = values.shape[::-1] if transposed else values.shape
+    worst = best.worst_cell[::-1] if transposed else best.worst_cell
     return Identification(
-        matches=best.max_abs_error <= MATCH_TOLERANCE,
+        matches=best.precision != "no match",
         convention=best.convention,
         base=best.base,
         start=best.start,
         max_abs_error=best.max_abs_error,
-        worst_cell=best.worst_cell,
+        worst_cell=worst,
         transposed=transposed,
-        precision=precision,
-        candidates=tuple(
-            sorted((c for c, t in candidates if t == transposed), key=lambda c: c.max_abs_error)
-        ),
+        precision=best.precision,
+        candidates=tuple(ranked),
+        step=best.step,
+        n_positions=oriented_shape[0],
+        squeezed_from=squeezed_from,
+        base_determined=trials[best].base_determined,
+        equivalents=_equivalents(best, ranked, oriented_shape[1], trials[best].base_determined),
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import math
 from dataclasses import dataclass
 from types import MappingProxyType
 
@@ -27,6 +28,13 @@ class FloatFormat:
     def unit_roundoff(self) -> float:
         """Largest relative rounding error for normal numbers: ``2**-significand_bits``."""
         return 2.0**-self.significand_bits
+
+    @property
+    def overflow_threshold(self) -> float:
+        """Smallest magnitude that rounds to inf: the largest finite number plus half its ulp
+        (65520 for float16: 65505 to 65519 still round down to 65504)."""
+        _, exponent = math.frexp(self.max_finite)  # max_finite = m * 2**exponent, 0.5 <= m < 1
+        return self.max_finite + 2.0 ** (exponent - 1 - self.significand_bits)
 
     @property
     def subnormal_half_spacing(self) -> float:

@@ -8,19 +8,26 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from pe_core._phasors import check_angles, cos_sum_progression, encode_into
+from pe_core._phasors import check_angles, cos_sum_progression, encode_into, phasors
 from pe_core._validation import (
     Positions,
+    as_real_array,
     check_base,
     check_choice,
     check_d_model,
     check_positions,
+    check_size,
 )
 from pe_core.conventions import ColumnLayout, get_convention
 from pe_core.precision import FloatFormat, check_precision, round_to_precision
-from pe_core.similarity import distance_from_dot
+from pe_core.similarity import _direct_squared_distance, distance_from_dot
 
-__all__ = ["UniquenessReport", "nearest_neighbor_distances", "uniqueness_report"]
+__all__ = [
+    "UniquenessReport",
+    "encoding_distances",
+    "nearest_neighbor_distances",
+    "uniqueness_report",
+]
 
 CASTS = ("positions", "angles", "outputs")
 
@@ -78,6 +85,9 @@ class UniquenessReport:
     nearest_offsets : tuple of (offset, distance) pairs
         Closed form only: the offsets at the deepest local minima of the distance, closest
         first, including far-apart near-collisions.
+    collisions : tuple of (earlier, later) position pairs
+        The first few collisions (at most 10), in the order of the later position: each later
+        position's encoding equals the earlier one's.
     """
 
     n_positions: int
@@ -93,6 +103,7 @@ class UniquenessReport:
     cast: str
     method: str
     nearest_offsets: tuple[tuple[float, float], ...] = ()
+    collisions: tuple[tuple[float, float], ...] = ()
 
     @property
     def all_distinct(self) -> bool:
@@ -274,16 +285,7 @@ def uniqueness_report(
     n = checked.n
     if n < 2:
         return UniquenessReport(n, n, 0, None, None, None, None, None, 0.0, fmt.name, cast, "none")
-    if cast in ("positions", "angles") and checked.max_abs > fmt.max_finite:
-        raise ValueError(
-            f"positions up to {checked.max_abs:.6g} exceed the largest finite {fmt.name} number "
-            f"{fmt.max_finite:.6g}: with cast={cast!r} they would overflow to inf"
-        )
-    if cast == "angles" and freqs.size and checked.max_abs * np.max(freqs) > fmt.max_finite:
-        raise ValueError(
-            f"angles k * w_i up to {checked.max_abs * np.max(freqs):.6g} exceed the largest "
-            f"finite {fmt.name} number {fmt.max_finite:.6g}: with cast='angles' they overflow"
-        )
+    check_representable(checked, freqs, fmt, cast)
 
     def row_maker(values):
         return _rounded_rows(values, layout, freqs, fmt, cast)
@@ -302,6 +304,25 @@ def uniqueness_report(
             f"positions, an int L, or an even d_model"
         )
     return _pairwise_report(checked, layout, fmt, cast, row_maker)
+
+
+def check_representable(checked: Positions, freqs, fmt: FloatFormat, cast: str) -> None:
+    """Refuse positions (cast "positions", "angles") or angles (cast "angles") that round to inf
+    in ``fmt``: their encodings would be NaN."""
+    if cast in ("positions", "angles") and checked.max_abs >= fmt.overflow_threshold:
+        raise ValueError(
+            f"positions up to {checked.max_abs:.6g} overflow {fmt.name}: from "
+            f"{fmt.overflow_threshold:.6g} on they round to inf (the largest finite {fmt.name} "
+            f"number is {fmt.max_finite:.6g}), so with cast={cast!r} their encodings are NaN"
+        )
+    if cast == "angles" and freqs.size:
+        largest = float(np.max(round_to_precision(freqs, fmt.name))) * checked.max_abs
+        if largest >= fmt.overflow_threshold:
+            raise ValueError(
+                f"angles k * w_i up to {largest:.6g} overflow {fmt.name} (from "
+                f"{fmt.overflow_threshold:.6g} on they round to inf): with cast='angles' the "
+                "encodings are NaN"
+            )
 
 
 def _closed_form_report(checked, layout, freqs, fmt, cast, row_maker) -> UniquenessReport:
@@ -374,6 +395,11 @@ def _collision_report(checked, duplicates, matches, nonzero, nearest_offsets, co
     """The report when some rows repeat: distance 0 between the first repeat and its twin."""
     n = checked.n
     later, match = checked.values[duplicates[0]], checked.values[matches[0]]
+    first = np.argsort(duplicates, kind="stable")[:_N_NEAREST]
+    collisions = tuple(
+        (_position(checked.values[matches[j]]), _position(checked.values[duplicates[j]]))
+        for j in first
+    )
     return UniquenessReport(
         n,
         n - duplicates.size,
@@ -385,6 +411,7 @@ def _collision_report(checked, duplicates, matches, nonzero, nearest_offsets, co
         1.0 if nonzero else 0.0,
         0.0,
         nearest_offsets=nearest_offsets,
+        collisions=collisions,
         **common,
     )
 
@@ -478,3 +505,106 @@ def nearest_neighbor_distances(
     squared = squared_norms[:, None] + squared_norms[None, :] - 2.0 * (rows @ rows.T)
     np.fill_diagonal(squared, np.inf)
     return np.sqrt(np.maximum(squared.min(axis=1), 0.0))
+
+
+#: Values (rows x d_model) of rounded encodings computed at once by :func:`encoding_distances`.
+_DISTANCE_BLOCK = 1 << 18
+
+
+def encoding_distances(
+    first: ArrayLike,
+    second: ArrayLike,
+    d_model: int,
+    *,
+    base: float = 10_000.0,
+    convention: str = "vaswani",
+    precision: str = "float64",
+    cast: str = "outputs",
+) -> NDArray[np.float64]:
+    """Euclidean distance between the encodings of ``first[j]`` and ``second[j]``, as a model
+    stores them.
+
+    Parameters
+    ----------
+    first, second : array_like of float, same shape
+        Positions, compared element by element (``second = first + 1``: each position with the
+        next).
+    d_model, base, convention
+        As for :func:`pe_core.sinusoidal_encoding`.
+    precision, cast
+        As for :func:`uniqueness_report`: the format and where the rounding happens.
+
+    Returns
+    -------
+    ndarray of float64, same shape as ``first``
+        0 where the two stored encodings are equal: a collision.
+
+    Raises
+    ------
+    ValueError
+        For invalid arguments, shapes that differ, positions or angles that overflow
+        ``precision`` (cast "positions", "angles"), and more than :data:`pe_core.MAX_ELEMENTS`
+        rounded values to compute (cast "angles" and "outputs" compute both rows).
+
+    Notes
+    -----
+    In float64 and with ``cast="positions"`` the distance has a closed form in the (rounded)
+    offset, :math:`2\\sqrt{\\sum_i \\sin^2(w_i \\delta / 2)}`, plus the unpaired column's
+    own term for odd ``d_model``; no row is built. With "angles" and "outputs" the rounded rows
+    are computed a block at a time and subtracted.
+
+    Examples
+    --------
+    >>> encoding_distances([256, 302], [257, 303], 512, precision="bfloat16", cast="positions")
+    array([0.    , 6.9665])
+    """
+    d_model = check_d_model(d_model)
+    base = check_base(base)
+    conv = get_convention(convention)
+    fmt = check_precision(precision)
+    cast = check_choice(cast, "cast", CASTS)
+    first_values = as_real_array(first, "first")
+    second_values = as_real_array(second, "second")
+    if first_values.shape != second_values.shape:
+        raise ValueError(
+            f"first and second must have the same shape, got first of shape "
+            f"{first_values.shape} and second of shape {second_values.shape}"
+        )
+    layout = conv.column_layout(d_model)
+    freqs = conv.frequencies(d_model, base)
+    flat_a = check_positions(first_values.ravel(), "first")
+    flat_b = check_positions(second_values.ravel(), "second")
+    for checked in (flat_a, flat_b):
+        check_angles(checked, freqs)
+        check_representable(checked, freqs, fmt, cast)
+    if fmt.name == "float64" or cast == "positions":
+        ka = round_to_precision(flat_a.values, fmt.name)
+        kb = round_to_precision(flat_b.values, fmt.name)
+        distances = _closed_form_distance(ka, kb, layout, freqs)
+    else:
+        check_size(2 * flat_a.n * d_model, f"{flat_a.n:,} pairs of rounded rows")
+        distances = np.empty(flat_a.n)
+        rows = max(1, _DISTANCE_BLOCK // d_model)
+        for start in range(0, flat_a.n, rows):
+            block = slice(start, start + rows)
+            row_a = _rounded_rows(flat_a.values[block], layout, freqs, fmt, cast)
+            row_b = _rounded_rows(flat_b.values[block], layout, freqs, fmt, cast)
+            distances[block] = np.linalg.norm(row_a - row_b, axis=1)
+    return distances.reshape(first_values.shape)
+
+
+def _closed_form_distance(ka, kb, layout: ColumnLayout, freqs) -> NDArray[np.float64]:
+    """``|PE(ka) - PE(kb)|`` without rows: each pair contributes ``4 sin^2(w (kb - ka) / 2)``
+    (no cancellation), an unpaired sin column ``(sin(kb w) - sin(ka w))^2``."""
+    squared = np.zeros(ka.shape)
+    paired = freqs[: layout.n_cos]
+    if paired.size:
+        # The pairs' part depends on the offset only: computed once per distinct offset (a few
+        # for neighbours whose positions were rounded, instead of one per pair of positions).
+        offsets, inverse = np.unique(kb - ka, return_inverse=True)
+        squared += _direct_squared_distance(offsets, paired)[inverse.ravel()]
+    for i in range(layout.n_cos, layout.n_sin):  # the unpaired sin column of an odd d_model
+        sin_a = phasors(ka, freqs[i : i + 1]).imag[:, 0]
+        sin_b = phasors(kb, freqs[i : i + 1]).imag[:, 0]
+        squared += (sin_b - sin_a) ** 2
+    return np.sqrt(squared)

@@ -53,6 +53,28 @@ class TestEncodingHeatmap:
         assert self.fig.layout.title.text == "t<br><sup>s</sup>"
 
 
+def test_block_rows_tick_at_round_positions():
+    # Issue 9: block-mean rows ticked at the blocks' own starts (101,608, 201,262, ...).
+    block = 1954  # 1,000,000 positions in 512 rows
+    first = np.arange(512) * block
+    last = np.minimum(first + block - 1, 999_999)
+    labels = figures.row_labels(first.tolist(), last.tolist())
+    fig = figures.encoding_heatmap(
+        np.zeros((512, 2), dtype=np.float32),
+        rows=labels,
+        row_numbers=first.tolist(),
+        row_last=last.tolist(),
+        columns=["a", "b"],
+        column_numbers=[0, 1],
+    )
+    axis = fig.layout.yaxis
+    assert list(axis.ticktext) == [f"{k:,}" for k in range(0, 1_000_000, 100_000)]
+    # Each tick sits at the block that holds its position.
+    for text, value in zip(axis.ticktext, axis.tickvals, strict=True):
+        a, b = (int(x.replace(",", "")) for x in value.split()[1].split("–"))
+        assert a <= int(text.replace(",", "")) <= b
+
+
 def test_block_row_labels():
     assert figures.row_labels([0, 4], [3, 4]) == ["positions 0–3 (mean)", "position 4"]
 
@@ -82,16 +104,35 @@ def test_sinusoid_lines_curves_and_markers():
 
 def test_wavelength_chart_log_axis_and_marks():
     lam = {name: pe_core.wavelengths(64, convention=name) for name in pe_core.CONVENTIONS}
-    fig = figures.wavelength_chart(lam, current="split", n_positions=500, base=1e4, d_model=64)
+    marks = [figures.Mark(500.0, "L = 500 positions", "#d62728"), figures.Mark(7.5, "x", "#555")]
+    fig = figures.wavelength_chart(lam, current="split", marks=marks)
     assert fig.layout.yaxis.type == "log"
-    assert len(fig.data) == 3 and fig.data[2].name == "split (current)"
-    marked = sorted(shape.y0 for shape in fig.layout.shapes)
-    longest = 2 * np.pi * 1e4 ** (1 - 2 / 64)
-    assert marked == pytest.approx(sorted([2 * np.pi, 500, longest, 2 * np.pi * 1e4]))
-    # On a log axis, annotations sit at log10 of the value.
-    assert {round(a.y, 6) for a in fig.layout.annotations} == {
-        round(np.log10(v), 6) for v in marked
-    }
+    assert [t.name for t in fig.data[:3]] == ["vaswani", "tensor2tensor", "split (current)"]
+    # Every marked value is one of the arguments, drawn as a named line (in the legend, where no
+    # curve can cross its label), not re-derived from a formula.
+    lines = fig.data[3:]
+    assert [list(t.y) for t in lines] == [[500.0, 500.0], [7.5, 7.5]]
+    assert [t.name for t in lines] == ["L = 500 positions", "x"]
+    assert not fig.layout.annotations and not fig.layout.shapes
+    # Conventions stay apart where they coincide: each its own dash.
+    assert [t.line.dash for t in fig.data[:3]] == ["solid", "dash", "dot"]
+
+
+def test_index_axes_have_whole_number_ticks():
+    # Issue 9: index axes showed fractional ticks (0.5, 1.5) at small d_model.
+    lam = {"vaswani": pe_core.wavelengths(7)}
+    axis = figures.wavelength_chart(lam, current="vaswani").layout.xaxis
+    assert (axis.dtick, axis.tick0, axis.tickformat) == (1, 0, ",d")
+    wide = figures.index_axis("pair", 4096)
+    assert wide["dtick"] == 500
+
+
+def test_legend_below_the_plot_not_over_the_title():
+    # Issue 9: a legend overlapped its chart title ("PE(999999 + 1e+06) computed directly").
+    fig = figures.vector_comparison(np.zeros(8), np.zeros(8), k=999_999, offset=1e6)
+    legend = fig.layout.legend
+    assert (legend.yref, legend.y, legend.yanchor) == ("container", 0.0, "bottom")
+    assert fig.data[0].name == "PE(999,999 + 1,000,000) computed directly"
 
 
 def test_similarity_heatmap_range_by_kind():
@@ -160,6 +201,9 @@ def test_dimension_lines_sin_solid_cos_dotted_by_pair():
         sin_hover=["s"] * 4,
         cos_hover=["c"] * 4,
     )
-    assert [t.line.dash for t in fig.data] == ["solid", "dot", "solid", "dot"]
-    assert [t.showlegend for t in fig.data] == [True, False, True, False]
+    assert [t.line.dash for t in fig.data[:4]] == ["solid", "dot", "solid", "dot"]
+    assert [t.showlegend for t in fig.data[:4]] == [True, False, True, False]
     np.testing.assert_array_equal(fig.data[3].y, np.cos(5 * pe_core.frequencies(8)))
+    # Issue 9: the legend had no entry for the dotted style.
+    assert [t.name for t in fig.data[4:]] == ["sin columns (solid)", "cos columns (dotted)"]
+    assert [t.line.dash for t in fig.data[4:]] == ["solid", "dot"]

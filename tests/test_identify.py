@@ -1,5 +1,7 @@
 """Identifying a matrix's convention, base and first position."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -34,8 +36,11 @@ class TestIdentify:
         assert found.start == start
 
     def test_no_negative_zero(self):
-        found = identify_encoding(sinusoidal_encoding(-1e-12 + np.arange(30), 8))
-        assert "from 0;" in found.summary() and "-0" not in found.summary()
+        # Issue 18: "positions from -0" (a start of -1e-12 rounded to -0.0).
+        found = identify_encoding(sinusoidal_encoding(-1e-9 + np.arange(30), 8).astype(np.float32))
+        assert found.start == 0 and "from 0 to 29;" in found.summary()
+        assert "from -0" not in found.summary()
+        assert all(math.copysign(1.0, c.start) > 0 for c in found.candidates if c.start == 0)
 
     @pytest.mark.parametrize("start", [2, 1000, 40_000])  # fairseq starts at padding_idx + 1
     @pytest.mark.parametrize("convention", list(CONVENTIONS))
@@ -89,3 +94,120 @@ class TestIdentify:
     def test_bad_input(self, bad):
         with pytest.raises(ValueError, match="matrix"):
             identify_encoding(bad)
+
+
+# Tables as libraries compute them, transcribed to NumPy in the library's arithmetic (float32, the
+# default dtype of PyTorch), not built with pe_core.
+
+
+def annotated_transformer_buffer(length, d_model):
+    """The PyTorch tutorial / The Annotated Transformer ``PositionalEncoding.__init__``:
+    ``div_term = torch.exp(torch.arange(0, d_model, 2) * (-math.log(10000.0) / d_model))``,
+    ``pe[:, 0::2] = torch.sin(position * div_term)``, ``pe[:, 1::2] = torch.cos(...)``, then
+    ``pe.unsqueeze(0)``: a (1, L, d_model) float32 buffer."""
+    position = np.arange(0, length, dtype=np.float32)[:, None]
+    div_term = np.exp(
+        np.arange(0, d_model, 2).astype(np.float32) * np.float32(-math.log(10000.0) / d_model)
+    )
+    pe = np.zeros((length, d_model), dtype=np.float32)
+    pe[:, 0::2] = np.sin(position * div_term)
+    pe[:, 1::2] = np.cos(position * div_term)
+    return pe[None]
+
+
+def transformer_xl_table(klen, demb):
+    """kimiyoung/transformer-xl ``PositionalEmbedding``: ``inv_freq = 1 / (10000 **
+    (torch.arange(0.0, demb, 2.0) / demb))``, ``pos_seq = torch.arange(klen-1, -1, -1.0)``,
+    ``torch.cat([sinusoid_inp.sin(), sinusoid_inp.cos()], dim=-1)``: rows in decreasing order."""
+    inv_freq = np.float32(1) / (np.float32(10000) ** (np.arange(0.0, demb, 2.0, np.float32) / demb))
+    pos_seq = np.arange(klen - 1, -1, -1.0, dtype=np.float32)
+    sinusoid_inp = np.outer(pos_seq, inv_freq).astype(np.float32)
+    return np.concatenate([np.sin(sinusoid_inp), np.cos(sinusoid_inp)], axis=-1)
+
+
+def xlnet_table(qlen, klen, d_model):
+    """Hugging Face ``XLNetModel.relative_positional_encoding`` (attn_type "bi"):
+    ``inv_freq = 1 / torch.pow(10000, (freq_seq / self.d_model))``, ``fwd_pos_seq =
+    torch.arange(klen, -qlen, -1.0)``, ``torch.cat([sin, cos], dim=-1)[:, None, :]``."""
+    freq_seq = np.arange(0, d_model, 2.0, dtype=np.float32)
+    inv_freq = np.float32(1) / np.power(np.float32(10000), freq_seq / np.float32(d_model))
+    fwd_pos_seq = np.arange(klen, -qlen, -1.0, dtype=np.float32)
+    sinusoid_inp = np.einsum("i,d->id", fwd_pos_seq, inv_freq)
+    return np.concatenate([np.sin(sinusoid_inp), np.cos(sinusoid_inp)], axis=-1)[:, None, :]
+
+
+class TestLibraryTables:
+    def test_annotated_transformer_float32_buffer(self):
+        # Issue 9: float32 library tables were fitted with base 10000.0057, and "(float16
+        # rounding)" was said of float32 arithmetic. The (1, L, d) buffer is accepted.
+        buffer = annotated_transformer_buffer(2048, 512)
+        found = identify_encoding(buffer)
+        assert found.matches and found.squeezed_from == (1, 2048, 512)
+        assert (found.convention, found.base, found.start, found.step) == ("vaswani", 1e4, 0, 1)
+        assert found.precision == "float32 arithmetic"
+        assert "computed in float32" in found.summary()
+
+    def test_split_float32_at_d6_is_split_not_tensor2tensor(self):
+        # Issue 9: identified as tensor2tensor with base 464.159. Both fit within float32's own
+        # noise; the round base wins and the other fit is named as equally good.
+        table = transformer_xl_table(64, 6)[::-1].copy()  # increasing positions
+        found = identify_encoding(table)
+        assert (found.convention, found.base, found.start) == ("split", 10000.0, 0)
+        assert any("tensor2tensor" in note and "cannot tell" for note in found.equivalents)
+
+    def test_transformer_xl_rows_in_decreasing_order(self):
+        found = identify_encoding(transformer_xl_table(100, 32))
+        assert found.matches and found.step == -1
+        assert (found.convention, found.base, found.start, found.end) == ("split", 1e4, 99, 0)
+        assert "decreasing order" in found.summary()
+
+    def test_xlnet_symmetric_range(self):
+        found = identify_encoding(xlnet_table(qlen=24, klen=24, d_model=64))
+        assert found.matches and found.squeezed_from == (48, 1, 64)
+        assert (found.start, found.end, found.step) == (24, -23, -1)
+        assert found.convention == "split" and found.base == 10000.0
+
+    def test_equivalent_conventions_are_said_to_be_the_same_table(self):
+        # Issue 9: a tensor2tensor table also listed split with base 11574.2 without saying
+        # that the two are the same function at this size.
+        found = identify_encoding(sinusoidal_encoding(300, 16, convention="tensor2tensor"))
+        assert found.convention == "tensor2tensor" and found.base == 10000.0
+        (note,) = found.equivalents
+        same_base = 10000.0 ** (8 / 7)  # b ** (h / (h - 1)) with h = 8 pairs
+        assert note.startswith(f"split with base {same_base:g} is the same table at d_model 16")
+
+    def test_a_base_the_table_cannot_show_is_not_claimed(self):
+        found = identify_encoding(sinusoidal_encoding(40, 2, base=500.0))
+        assert found.matches and not found.base_determined
+        assert "any base" in found.summary() and "base 10000" not in found.summary()
+
+    def test_decimals(self):
+        found = identify_encoding(np.round(sinusoidal_encoding(50, 8), 6))
+        assert found.matches and found.precision == "rounded to 6 decimals"
+
+    def test_float16_arithmetic(self):
+        position = np.arange(300, dtype=np.float16)[:, None]
+        div_term = np.exp(np.arange(0, 32, 2).astype(np.float16) * np.float16(-math.log(1e4) / 32))
+        table = np.zeros((300, 32), dtype=np.float16)
+        table[:, 0::2], table[:, 1::2] = np.sin(position * div_term), np.cos(position * div_term)
+        found = identify_encoding(table)
+        assert found.matches and found.precision == "float16 arithmetic"
+        assert (found.convention, found.base, found.start) == ("vaswani", 1e4, 0)
+
+
+class TestNoCauseWithoutEvidence:
+    def test_gaussian_noise_is_not_called_rounding(self):
+        # Issue 9: Gaussian noise of 1e-3 was reported as "(bfloat16 rounding)".
+        rng = np.random.default_rng(0)
+        noisy = sinusoidal_encoding(100, 16) + rng.normal(0.0, 1e-3, (100, 16))
+        found = identify_encoding(noisy)
+        assert not found.matches and found.precision == "no match"
+        assert "rounding)" not in found.summary()
+        assert found.convention == "vaswani" and found.base == 10000.0  # still the closest
+
+    def test_noise_is_not_said_to_be_transposed(self):
+        # Issue 9: random noise was told it "had positions in its columns; it was transposed".
+        noise = np.random.default_rng(0).uniform(-1, 1, size=(40, 16))
+        found = identify_encoding(noise)
+        assert not found.matches and not found.transposed
+        assert "transposed" not in found.summary() and "decreasing" not in found.summary()

@@ -19,10 +19,17 @@ def _npy(array) -> bytes:
 
 class TestGoodFiles:
     def test_npy_float32(self):
+        # Issue 9: the dtype reaches the fit (it was converted to float64 here and lost).
         matrix = pe_core.sinusoidal_encoding(20, 8).astype(np.float32)
         got = load_matrix("pe.npy", _npy(matrix))
-        assert got.dtype == np.float64 and got.shape == (20, 8)
+        assert got.dtype == np.float32 and got.shape == (20, 8)
         np.testing.assert_array_equal(got, matrix)
+
+    @pytest.mark.parametrize("shape", [(1, 20, 8), (20, 1, 8), (1, 1, 20, 8)])
+    def test_singleton_axes_are_kept_for_the_caller_to_report(self, shape):
+        matrix = pe_core.sinusoidal_encoding(20, 8).reshape(shape)
+        got = load_matrix("pe.npy", _npy(matrix))
+        assert got.shape == shape
 
     def test_csv_plain(self):
         got = load_matrix("pe.CSV", b"0,1,0,1\n0.84,0.54,0.0099,0.99\n")
@@ -58,6 +65,7 @@ class TestBadFiles:
             ),
             ("x.npy", _npy(np.zeros(5)), "must be 2-D"),
             ("x.npy", _npy(np.zeros((2, 3, 4))), "must be 2-D"),
+            ("x.npy", _npy(np.zeros((1, 1, 5))), "must be 2-D"),
             ("x.npy", _npy(np.array([["a", "b"], ["c", "d"]])), "only plain numbers"),
             ("x.npy", _npy(np.array([[np.nan, 1.0], [0.0, 1.0]])), "NaN or inf"),
             ("x.npy", _npy(np.array([[np.inf, 1.0], [0.0, 1.0]])), "NaN or inf"),

@@ -30,14 +30,29 @@ def render(config: Config) -> None:
     _identify()
 
 
+#: Columns in each panel: enough to see the layout (a 512-column panel 160 px wide is noise).
+PANEL_COLUMNS = 32
+
+
 def _panel(config: Config, name: str) -> tuple[np.ndarray, int]:
     variant = Config(min(config.n_positions, PANEL_ROWS), config.d_model, config.base, name)
     data = compute.heatmap_data(variant, "window", 0, 0)
-    return data.values, data.values.shape[0]
+    return data.values[:, :PANEL_COLUMNS], data.values.shape[0]
 
 
 def _side_by_side(config: Config) -> None:
     st.subheader("The same positions under each convention")
+    shown = min(config.d_model, PANEL_COLUMNS)
+    st.caption(
+        f"Positions 0–{min(config.n_positions, PANEL_ROWS) - 1} and "
+        + (
+            f"the first {shown} of {config.d_model:,} columns"
+            if shown < config.d_model
+            else f"all {config.d_model} columns"
+        )
+        + ": enough to see where each convention puts its sin and cos columns. Drag on a panel "
+        "to zoom."
+    )
     panels = st.columns(len(pe_core.CONVENTIONS))
     for column, name in zip(panels, pe_core.CONVENTIONS, strict=True):
         with column:
@@ -73,8 +88,8 @@ def _difference_figure(config: Config, other: str):
         rows=[f"position {k}" for k in range(n_rows)],
         columns=list(range(difference.shape[1])),
         title=f"{config.convention} − {other}",
-        subtitle=f"largest |difference| {np.max(np.abs(difference), initial=0):.3g}; "
-        f"first {n_rows} positions",
+        subtitle=f"largest |difference| {np.max(np.abs(difference), initial=0):.3g} in the "
+        f"{n_rows} positions and {difference.shape[1]} columns shown",
         symmetric_range=2.0,
         height=340,
     )
@@ -89,10 +104,7 @@ def _what_changes(config: Config) -> None:
         if profiles:
             ui.chart(compute.figure(_profiles_figure, config, n_offsets), "lab_profiles")
         else:
-            st.info(
-                "No closed-form similarity for this d_model "
-                "(an odd d_model leaves a sin column unpaired)."
-            )
+            st.info(_no_profile_reason(config))
     with right:
         if config.d_model % 2 == 0:
             st.metric(
@@ -120,14 +132,29 @@ def _what_changes(config: Config) -> None:
         ui.chart(compute.figure(_small_wavelength_figure, config), "lab_wavelengths")
 
 
+def _no_profile_reason(config: Config) -> str:
+    """Why no convention has a closed-form similarity profile at this d_model, per convention."""
+    reasons = []
+    for name, convention in pe_core.CONVENTIONS.items():
+        layout = convention.column_layout(config.d_model)
+        if layout.n_frequencies == 0:
+            reasons.append(f"{name} has only a zero column (every encoding is the zero vector)")
+        elif not layout.is_paired:
+            reasons.append(f"{name} leaves its last sin column without a cos partner")
+    return (
+        f"No closed-form similarity against offset at d_model = {config.d_model}: "
+        + "; ".join(reasons)
+        + "."
+    )
+
+
 def _profiles_figure(config: Config, n_offsets: int):
     profiles = compute.convention_profiles(config, n_offsets)
     return figures.profiles_overlay(profiles, current=config.convention)
 
 
 def _small_wavelength_figure(config: Config):
-    fig = wavelength_figure(config, overlay=True)
-    return fig.update_layout(height=300, showlegend=False, title={"text": "Wavelengths"})
+    return wavelength_figure(config, overlay=True, small=True)
 
 
 def _library_table() -> None:
@@ -142,8 +169,8 @@ def _library_table() -> None:
             }
             for c in pe_core.CONVENTIONS.values()
         ]
-    )
-    st.dataframe(table, hide_index=True, width="stretch")
+    ).set_index("convention")
+    st.table(table)  # a static table wraps long cells ("used by") instead of cutting them
 
 
 def _identify() -> None:
@@ -168,23 +195,67 @@ def _identify() -> None:
     except uploads.UploadError as error:
         st.error(f"Cannot read {ui.escape_markdown(upload.name)}: {ui.escape_markdown(error)}.")
         return
-    st.caption(f"{ui.escape_markdown(upload.name)}: {shape[0]:,} × {shape[1]:,} values.")
+    dims = " × ".join(f"{size:,}" for size in shape)
+    st.caption(f"{ui.escape_markdown(upload.name)}: {dims} values.")
+    if found.squeezed_from is not None:
+        st.info(
+            f"The file holds an array of shape {found.squeezed_from}; its axes of length 1 were "
+            "dropped (a buffer like the PyTorch tutorial's (1, L, d_model)) and it was read as "
+            "a matrix of positions × columns."
+        )
     if found.matches:
         st.success(f"Identified: {found.summary()}.")
+        st.markdown(how_sure(found))
     else:
         st.warning(found.summary().capitalize() + ".")
+    for note in found.equivalents:
+        st.caption("Equally good: " + note + ".")
     table = pd.DataFrame(
         [
             {
                 "convention": c.convention,
                 "base": c.base,
                 "first position": c.start,
+                "rows": "increasing" if c.step > 0 else "decreasing",
                 "largest |difference|": c.max_abs_error,
-                "at (row, column)": str(c.worst_cell),
+                "at (row, column)": str(c.worst_cell[::-1] if found.transposed else c.worst_cell),
+                "the difference is": c.precision
+                if c.rows_compared == found.n_positions
+                else f"at least this (compared on {c.rows_compared} rows)",
             }
             for c in found.candidates
         ]
     )
-    st.dataframe(table, hide_index=True, width="stretch")
+    st.dataframe(table, hide_index=True, width="stretch", height=ui.table_height(len(table)))
     if found.transposed:
         st.info("The matrix had positions in its columns; it was transposed before fitting.")
+
+
+def how_sure(found: pe_core.Identification) -> str:
+    """How sure the identification is, in words: the difference against the input's own noise."""
+    error = f"{found.max_abs_error:.2g}"
+    if found.precision == "exact in float64":
+        return (
+            "**How sure:** every entry equals the exact encoding to the last few digits of "
+            f"float64 (largest difference {error})."
+        )
+    if found.precision.endswith("rounding"):
+        fmt = found.precision.split()[0]
+        return (
+            f"**How sure:** every value is a {fmt} number and differs from the exact encoding by "
+            f"at most {error}, no more than rounding the exact values to {fmt} does: this is "
+            f"the exact encoding, stored in {fmt}."
+        )
+    if found.precision.startswith("rounded to"):
+        return (
+            f"**How sure:** every entry is within half a unit of the last of its "
+            f"{found.precision.split()[2]} decimals of the exact encoding (largest difference "
+            f"{error}): the exact encoding, written with that many decimals."
+        )
+    fmt = found.precision.split()[0]
+    return (
+        f"**How sure:** the differences grow with the position, up to {error}, as they do when "
+        f"the angles k·ω are computed in {fmt} (the position and the frequency rounded to {fmt} "
+        f"before they are multiplied): a library's {fmt} arithmetic, not a different encoding. "
+        "The exact encoding is the one named."
+    )

@@ -62,10 +62,17 @@ def render(config: Config) -> None:
             key="emb_item",
         )
     columns = list(range(min(d_model, MAX_COLUMNS_SHOWN)))
-    note = "" if d_model <= MAX_COLUMNS_SHOWN else f"first {MAX_COLUMNS_SHOWN} of {d_model} columns"
+    shown = (
+        "" if d_model <= MAX_COLUMNS_SHOWN else f"first {MAX_COLUMNS_SHOWN} of {d_model} columns; "
+    )
     rows = [f"{k}: {token}" for k, token in enumerate(data.tokens[item])]
     positions = [f"position {k}" for k in range(seq)]
-    limit = float(max(np.max(np.abs(data.total[item][:, columns]), initial=1.0), 1.0))
+    # A row of at least 3 px, at most 24 px: a sequence of 256 tokens stays readable.
+    height = 140 + seq * max(3, min(24, 600 // max(seq, 1)))
+    st.caption(
+        "Each panel has its own colour range (its largest |value|), so a small embedding is not "
+        "drawn pale next to the encoding; compare sizes with the norms chart below."
+    )
     for values, title, key, labels in (
         (
             data.embeddings[item],
@@ -86,14 +93,16 @@ def render(config: Config) -> None:
             rows,
         ),
     ):
+        limit = float(np.max(np.abs(values[:, columns]), initial=0.0)) or 1.0
         ui.chart(
             figures.matrix_heatmap(
                 values[:, columns],
                 rows=labels,
                 columns=columns,
                 title=title,
-                subtitle=note,
+                subtitle=f"{shown}colour range ±{limit:.3g}",
                 symmetric_range=limit,
+                height=height,
             ),
             key,
         )

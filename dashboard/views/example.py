@@ -22,25 +22,28 @@ def render(config: Config) -> None:
     )
     left, right = st.columns([3, 2])
     n_positions = min(config.n_positions, EXAMPLE_POSITIONS)
-    n_columns = min(config.d_model, EXAMPLE_COLUMNS)
     info = compute.column_info(config.d_model, config.base, config.convention)
+    columns = example_columns(info.pair, info.role)
     rows = compute.rows_at(config, tuple(range(n_positions)))
     with left:
         st.markdown(
             f"**The formula with base = {config.base:g}, d_model = {config.d_model}** "
             f"({config.convention}: {_layout_text(config)})"
         )
-        for column in range(n_columns):
+        shown_pairs = set()
+        for column in columns:
             i, role = int(info.pair[column]), str(info.role[column])
             if role == "zero":
                 st.latex(rf"PE(k, {column}) = 0 \quad \text{{(padding column)}}")
                 continue
-            exponent = _exponent(config, i)
-            st.latex(
-                rf"\omega_{{{i}}} = {config.base:g}^{{-{exponent}}} = {info.frequency[column]:.6g}"
-                if i
-                else rf"\omega_0 = {config.base:g}^{{0}} = 1"
-            )
+            if i not in shown_pairs:  # each pair's frequency once, before its columns
+                shown_pairs.add(i)
+                exponent, omega = _exponent(config, i), info.frequency[column]
+                st.latex(
+                    rf"\omega_{{{i}}} = {config.base:g}^{{-{exponent}}} = {omega:.6g}"
+                    if i
+                    else rf"\omega_0 = {config.base:g}^{{0}} = 1"
+                )
             for k in range(n_positions):
                 st.latex(
                     rf"PE({k}, {column}) = \{role}({k} \times {info.frequency[column]:.6g}) "
@@ -48,8 +51,11 @@ def render(config: Config) -> None:
                 )
     with right:
         st.markdown("**The same entries, computed by pe_core**")
-        header = [f"{j} ({info.role[j]} i={info.pair[j]})" for j in range(n_columns)]
-        table = pd.DataFrame(rows[:, :n_columns], columns=header)
+        header = [
+            f"{j} ({info.role[j]} i={info.pair[j]})" if info.role[j] != "zero" else f"{j} (zero)"
+            for j in columns
+        ]
+        table = pd.DataFrame(rows[:, columns], columns=header)
         table.index.name = "k"
         st.dataframe(table.round(6), width="stretch")
     st.subheader("Code that reproduces the matrix on screen")
@@ -86,6 +92,16 @@ def render(config: Config) -> None:
         "angles in double precision and stays within 5e-16 of the exact value at any position."
     )
     state.sync_url()
+
+
+def example_columns(pair, role) -> list[int]:
+    """The columns of the first two pairs (their sin and their cos, wherever the layout puts
+    them), in column order; a zero column of the layout too, if there is one; at most
+    ``EXAMPLE_COLUMNS`` plus that zero column."""
+    chosen = [j for j in range(len(pair)) if role[j] != "zero" and pair[j] < 2]
+    chosen = sorted(chosen)[:EXAMPLE_COLUMNS]
+    zeros = [j for j in range(len(pair)) if role[j] == "zero"]
+    return chosen + zeros[:1]
 
 
 def _layout_text(config: Config) -> str:

@@ -89,6 +89,7 @@ def _heatmap_figure(config: Config, mode: str, first_position: int, first_column
         data.values,
         rows=figures.row_labels(data.row_first.tolist(), data.row_last.tolist()),
         row_numbers=data.row_first.tolist(),
+        row_last=data.row_last.tolist(),
         columns=figures.column_labels(
             columns.tolist(),
             info.pair[columns].tolist(),

@@ -19,8 +19,11 @@ def render(config: Config) -> None:
         "angle δ·ω_i, a 2×2 rotation. So PE(k+δ) = M(δ)·PE(k) with one matrix M(δ) that does not "
         "depend on k, and a model can learn to attend by relative position.\n\n"
         "It also explains the similarity view: M(δ) is orthogonal, so PE(k)·PE(k+δ) = "
-        "Σ cos(δ·ω_i) depends only on δ. And cos is even: an offset of +δ and −δ give the same "
-        "dot product, so from the encodings alone the model cannot tell which token comes first.",
+        "Σ cos(δ·ω_i) depends only on δ. Cos is even, so offsets +δ and −δ give the same dot "
+        "product: the similarity alone does not say which token comes first. The rotation does: "
+        "M(−δ) = M(δ)ᵀ turns each pair the other way, so PE(k+δ) ≠ PE(k−δ), and a learned "
+        "linear map of the encodings (attention's query and key projections) can tell before "
+        "from after.",
         r"\begin{pmatrix}\sin((k+\delta)\omega_i)\\ \cos((k+\delta)\omega_i)\end{pmatrix} = "
         r"\begin{pmatrix}\cos\delta\omega_i & \sin\delta\omega_i\\ -\sin\delta\omega_i & "
         r"\cos\delta\omega_i\end{pmatrix}"

@@ -10,6 +10,12 @@ from dashboard import compute, figures, state, ui
 from dashboard.compute import Config
 
 CAST_NAMES = {"outputs": "stored encoding", "angles": "angles k·ω", "positions": "position ids"}
+#: Where the rounding happens, as a sentence ends: "... at bfloat16, {words}".
+CAST_WORDS = {
+    "outputs": "the encoding computed exactly, then stored",
+    "angles": "the angles k·ω computed in that format",
+    "positions": "the position ids stored in that format",
+}
 CAST_HELP = (
     "stored encoding: computed exactly, then stored at this precision. angles k·ω: the angle is "
     "computed at this precision, then sin and cos. position ids: the positions themselves are "
@@ -24,8 +30,9 @@ def render(config: Config) -> None:
         "fastest pair alone turns by a whole radian per step), but rounding can merge them. "
         "Where the rounding happens matters: bfloat16 has 8 significant bits, so stored as "
         "bfloat16 the position ids 256 and 257 are the same number; float16 merges 2048 and "
-        "2049. The distance to the nearest other position shows how well separated each "
-        "position is: at small d_model, positions far apart can come close (near-collisions).",
+        "2049. The chart shows how far each position's encoding is from the next one's as the "
+        "model stores it (a collision is a zero), next to the exact values; at small d_model "
+        "positions far apart can also come close (near-collisions, the dashed line).",
         r"\min_{a \ne b} \lVert PE(a) - PE(b) \rVert = \min_{\delta \ge 1} "
         r"2\sqrt{\textstyle\sum_i \sin^2(\omega_i \delta / 2)}",
     )
@@ -42,13 +49,62 @@ def render(config: Config) -> None:
         help=CAST_HELP,
     )
     precision, cast = state.value("prec"), state.value("cast")
+    n = compute.representable_positions(config.n_positions, precision, cast)
+    if n < config.n_positions:
+        _overflow_note(config, precision, cast, n)
     with st.spinner("Checking every pair of positions…"):
         report = compute.uniqueness(config, precision, cast)
-    verdict = report.summary()
-    if report.all_distinct:
-        st.success(verdict.capitalize() + ".", icon=":material/check_circle:")
-    else:  # a finding about the configuration, not an error of the app
-        st.warning(verdict.capitalize() + ".", icon=":material/join_inner:")
+    _verdict(report, precision, cast)
+    _metrics(report)
+    chart_column, table_column = st.columns([3, 2])
+    if compute.closed_form_holds(config) or n <= pe_core.PAIRWISE_LIMIT:
+        with chart_column:
+            fig = compute.figure(_neighbour_figure, config, precision, cast, report.collisions)
+            ui.chart(fig, "uniqueness_neighbours")
+    with table_column:
+        _closest_table(config, report, precision, cast)
+    st.caption(f"Method: {report.method}. {_bound_help(report)}")
+
+
+def _overflow_note(config: Config, precision: str, cast: str, n: int) -> None:
+    fmt = pe_core.PRECISIONS[precision]
+    what = "position ids" if cast == "positions" else "angles k·ω (the first pair's is k itself)"
+    st.info(
+        f"{precision}'s largest number is {fmt.max_finite:,.0f}. With the {what} in {precision}, "
+        f"every position from {n:,} on becomes infinity (inf), and sin(inf) is not a number "
+        f"(NaN): the encodings of positions {n:,} to {config.n_positions - 1:,} are undefined. "
+        f"Below: the first {n:,} positions, which {precision} can hold"
+        + (
+            f" (from {fmt.max_finite + 1:,.0f} to {n - 1:,} they round down to "
+            f"{fmt.max_finite:,.0f})."
+            if n - 1 > fmt.max_finite
+            else "."
+        ),
+        icon=":material/info:",
+    )
+
+
+def _verdict(report: pe_core.UniquenessReport, precision: str, cast: str) -> None:
+    where = "" if precision == "float64" else f" ({CAST_WORDS[cast]})"
+    if report.n_positions < 2:
+        st.info(f"{report.n_positions} position: nothing to compare.")
+    elif not report.all_distinct:  # a finding about the configuration, not an error of the app
+        st.warning(
+            f"Positions {report.collides_with:,} and {report.first_collision:,} collide at "
+            f"{precision}{where}: {report.n_duplicates:,} of {report.n_positions:,} positions "
+            "repeat an earlier position's encoding.",
+            icon=":material/join_inner:",
+        )
+    else:
+        a, b = report.closest_pair
+        st.success(
+            f"All {report.n_positions:,} positions have distinct encodings at {precision}{where}; "
+            f"the closest two are {abs(b - a):,} apart, at distance {report.min_distance:.3g}.",
+            icon=":material/check_circle:",
+        )
+
+
+def _metrics(report: pe_core.UniquenessReport) -> None:
     columns = st.columns(4)
     columns[0].metric(
         "Smallest distance",
@@ -71,33 +127,59 @@ def render(config: Config) -> None:
         else f"{report.first_collision:,} = {report.collides_with:,}",
         help=f"{report.n_duplicates:,} positions repeat an earlier encoding.",
     )
-    chart_column, table_column = st.columns([3, 2])
-    if compute.closed_form_holds(config) or config.n_positions <= pe_core.PAIRWISE_LIMIT:
-        with chart_column:
-            ui.chart(compute.figure(_neighbour_figure, config), "uniqueness_neighbours")
-    if report.nearest_offsets:
-        table = pd.DataFrame(report.nearest_offsets, columns=["offset", "distance"])
-        table.insert(0, "example pair", [f"0 & {int(o):,}" for o in table["offset"]])
-        with table_column:
-            st.markdown("**Closest offsets**: the deepest dips of distance against offset")
-            st.dataframe(table, hide_index=True, width="stretch")
-    st.caption(f"Method: {report.method}. {_bound_help(report)}")
+
+
+def _closest_table(
+    config: Config, report: pe_core.UniquenessReport, precision: str, cast: str
+) -> None:
+    """The pairs that come closest: the first collisions, or the deepest dips of the exact
+    distance with their distance as stored at the chosen precision."""
+    if report.collisions:
+        earlier = [a for a, _ in report.collisions]
+        later = [b for _, b in report.collisions]
+        title = f"**First collisions** at {precision}: the same encoding"
+    elif report.nearest_offsets:
+        earlier = [0] * len(report.nearest_offsets)  # the positions are 0 .. L-1
+        later = [int(offset) for offset, _ in report.nearest_offsets]
+        title = "**Closest offsets**: the deepest dips of distance against offset"
+    else:
+        return
+    exact, stored = compute.pair_distances(config, tuple(earlier), tuple(later), precision, cast)
+    table = pd.DataFrame(
+        {
+            "pair": [f"{a:,} & {b:,}" for a, b in zip(earlier, later, strict=True)],
+            "offset": [b - a for a, b in zip(earlier, later, strict=True)],
+            "exact distance": exact,
+        }
+    )
+    if precision != "float64":
+        table[f"at {precision}"] = stored
+    st.markdown(title)
+    st.dataframe(table, hide_index=True, width="stretch", height=ui.table_height(len(table)))
 
 
 def _bound_help(report: pe_core.UniquenessReport) -> str:
     if report.distance_error_bound > 1e-9:
         return (
-            f"Computed on the exact encoding; rounding to {report.precision} can move it by "
-            "at most "
-            f"{report.distance_error_bound:.2g}, not enough for any two positions to coincide."
+            f"The smallest distance is computed on the exact encoding; rounding to "
+            f"{report.precision} can move it by at most {report.distance_error_bound:.2g}, not "
+            "enough for any two positions to coincide."
         )
     return "Exact to rounding error."
 
 
-def _neighbour_figure(config: Config):
-    data = compute.nearest_neighbours(config)
-    return figures.nearest_neighbour_chart(
+def _neighbour_figure(
+    config: Config, precision: str, cast: str, collisions: tuple[tuple[float, float], ...]
+):
+    data = compute.neighbour_distances(config, precision, cast)
+    label = f"at {precision}: {CAST_WORDS[cast]}" if precision != "float64" else ""
+    return figures.neighbour_distance_chart(
         data.positions,
-        data.distances,
-        subtitle=(data.note + "; " if data.note else "") + "exact encoding (float64)",
+        data.exact_next,
+        exact_nearest=data.exact_nearest,
+        stored_positions=data.stored_positions,
+        stored=data.stored,
+        stored_label=label,
+        collision=collisions[0] if collisions else None,
+        subtitle=data.note or "every position",
     )

@@ -39,26 +39,74 @@ def render(config: Config) -> None:
     right.metric("Longest wavelength", f"{current[-1]:,.6g}", help="In positions.")
     st.toggle("Overlay the other conventions", key="overlay", persist_state="session")
     ui.chart(compute.figure(wavelength_figure, config, state.value("overlay")), "wavelengths_main")
-    frequencies = 2 * np.pi / current
     table = pd.DataFrame(
         {
             "pair i": np.arange(current.size),
-            "frequency ω_i (rad/position)": frequencies,
+            "frequency ω_i (rad/position)": 2 * np.pi / current,
             "wavelength λ_i (positions)": current,
             f"cycles within L = {config.n_positions:,}": config.n_positions / current,
         }
     )
-    st.dataframe(table, width="stretch", hide_index=True, height=320)
+    st.dataframe(
+        table,
+        width="stretch",
+        hide_index=True,
+        height=ui.table_height(len(table)),
+        column_config={
+            "frequency ω_i (rad/position)": st.column_config.NumberColumn(format="%.4e"),
+            "wavelength λ_i (positions)": st.column_config.NumberColumn(format="%.6g"),
+        },
+    )
 
 
-def wavelength_figure(config: Config, overlay: bool):
+def wavelength_marks(config: Config, current: np.ndarray) -> list[figures.Mark]:
+    """The reference lines, each value from pe_core's wavelengths of the current convention
+    (and the paper's statement, named as such)."""
+    marks = [figures.Mark(config.n_positions, f"L = {config.n_positions:,} positions", "#d62728")]
+    if current.size == 0:  # no pair at all (one zero column): nothing else to mark
+        return marks
+    marks.insert(
+        0, figures.Mark(current[0], f"fastest pair: λ_0 = {current[0]:.3g} (2π)", "#555555")
+    )
+    paper = 2 * np.pi * config.base
+    if current.size > 1:
+        longest = f"slowest pair: λ_{current.size - 1} = {figures.format_number(current[-1])}"
+        if np.isclose(current[-1], paper, rtol=1e-12):
+            longest += " = 2π·base, the paper's upper end"
+        marks.append(figures.Mark(current[-1], longest, "#1f77b4"))
+    if current.size <= 1 or not np.isclose(current[-1], paper, rtol=1e-12):
+        marks.append(
+            figures.Mark(
+                paper,
+                f'2π·base = {figures.format_number(paper)}: the paper\'s "up to 10000·2π", '
+                "reached by no pair here",
+                "#999999",
+            )
+        )
+    return marks
+
+
+def convention_names(all_wavelengths: dict[str, np.ndarray]) -> dict[str, str]:
+    """Legend names that say when a convention's wavelengths equal an earlier one's."""
+    names = {}
+    seen: list[str] = []
+    for name, lam in all_wavelengths.items():
+        same = next((o for o in seen if np.array_equal(all_wavelengths[o], lam)), None)
+        names[name] = f"{name} (same wavelengths as {same})" if same else name
+        seen.append(name)
+    return names
+
+
+def wavelength_figure(config: Config, overlay: bool, small: bool = False):
     """The wavelength chart (also used, smaller, by the conventions lab)."""
     all_wavelengths = compute.wavelengths_by_convention(config.d_model, config.base)
     shown = all_wavelengths if overlay else {config.convention: all_wavelengths[config.convention]}
+    shown = {name: lam for name, lam in shown.items() if lam.size}
     return figures.wavelength_chart(
         shown,
         current=config.convention,
-        n_positions=config.n_positions,
-        base=config.base,
-        d_model=config.d_model,
+        marks=wavelength_marks(config, all_wavelengths[config.convention]),
+        names=convention_names(shown),
+        title="Wavelengths" if small else figures.WAVELENGTH_TITLE,
+        height=420 if small else 500,
     )
