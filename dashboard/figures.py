@@ -505,10 +505,11 @@ def neighbour_distance_chart(
                 "type": "scatter",
                 "x": stored_positions,
                 "y": stored,
-                "mode": "lines" if stored.size > 200 else "lines+markers",
+                # Markers: where collisions alternate with gaps a line would fill a solid band;
+                # points show the zeros (collisions) and the other distances as separate rows.
+                "mode": "markers",
                 "name": stored_label,
-                "line": {"color": "#9467bd", "width": 1.8},
-                "marker": {"size": 4},
+                "marker": {"size": 4 if stored.size > 200 else 6, "color": "#9467bd"},
                 "hovertemplate": "position %{x:,} and the next<br>distance %{y:.6g}"
                 f"<extra>{stored_label}</extra>",
             }
@@ -748,33 +749,41 @@ def norms_chart(norms: Mapping[str, np.ndarray]) -> go.Figure:
 def matrix_heatmap(
     values: np.ndarray,
     *,
-    rows: Sequence[str],
+    rows: Sequence[str] | Sequence[int],
     columns: Sequence[int],
     title: str,
     subtitle: str = "",
     symmetric_range: float | None = None,
     height: int = 360,
 ) -> go.Figure:
-    """A plain matrix heatmap with a symmetric colour range (embeddings, sums, differences)."""
+    """A plain matrix heatmap with a symmetric colour range (embeddings, sums, differences).
+
+    ``rows`` are labels (tokens) or, when they are numbers, positions on a numeric axis.
+    """
     limit = symmetric_range or float(np.max(np.abs(values), initial=1e-12))
+    numeric = len(rows) > 0 and all(isinstance(r, (int, np.integer)) for r in rows)
     heatmap = {
         "type": "heatmap",
         "z": np.asarray(values, dtype=np.float32),
         "x": np.asarray(columns),
-        "y": list(rows),
+        "y": np.asarray(rows) if numeric else list(rows),
         "zmin": -limit,
         "zmax": limit,
         "colorscale": DIVERGING,
         "colorbar": {"thickness": 12},
-        "hovertemplate": "%{y}<br>column %{x}<br>value %{z:.4f}<extra></extra>",
+        "hovertemplate": ("position %{y}" if numeric else "%{y}")
+        + "<br>column %{x}<br>value %{z:.4f}<extra></extra>",
     }
+    yaxis = {"autorange": "reversed", "showgrid": False}
+    if numeric:
+        yaxis = index_axis("position", len(rows), **yaxis)
     return _figure(
         [heatmap],
         title=title,
         subtitle=subtitle,
         height=height,
         xaxis=index_axis("dimension (column)", len(columns), showgrid=False),
-        yaxis={"autorange": "reversed", "showgrid": False},
+        yaxis=yaxis,
     )
 
 

@@ -11,7 +11,8 @@ import numpy as np
 
 #: Largest upload accepted: 20 MB, the cutoff the browser applies for ``maxUploadSize = 20``
 #: (.streamlit/config.toml), so the page and this module refuse the same files.
-MAX_BYTES = 20_000_000
+MAX_UPLOAD_MB = 20
+MAX_BYTES = MAX_UPLOAD_MB * 1_000_000
 #: Largest matrix accepted, in elements.
 MAX_ELEMENTS = 1 << 22
 MAX_COLUMNS = 8192

@@ -70,7 +70,7 @@ def _panel_figure(config: Config, name: str):
     values, n_rows = _panel(config, name)
     return figures.matrix_heatmap(
         values,
-        rows=[f"position {k}" for k in range(n_rows)],
+        rows=list(range(n_rows)),
         columns=list(range(values.shape[1])),
         title=name,
         subtitle=pe_core.CONVENTIONS[name].formula,
@@ -85,7 +85,7 @@ def _difference_figure(config: Config, other: str):
     difference = mine.astype(np.float64) - theirs
     return figures.matrix_heatmap(
         difference,
-        rows=[f"position {k}" for k in range(n_rows)],
+        rows=list(range(n_rows)),
         columns=list(range(difference.shape[1])),
         title=f"{config.convention} − {other}",
         subtitle=f"largest |difference| {np.max(np.abs(difference), initial=0):.3g} in the "
@@ -129,7 +129,7 @@ def _what_changes(config: Config) -> None:
                 help="Largest difference of the cosine similarity against offset: "
                 "different frequency spacing.",
             )
-        ui.chart(compute.figure(_small_wavelength_figure, config), "lab_wavelengths")
+    ui.chart(compute.figure(_small_wavelength_figure, config), "lab_wavelengths")
 
 
 def _no_profile_reason(config: Config) -> str:
@@ -184,7 +184,7 @@ def _identify() -> None:
         "Encoding matrix",
         type=["npy", "csv"],
         key="lab_upload",
-        max_upload_size=uploads.MAX_BYTES // (1024 * 1024),
+        max_upload_size=uploads.MAX_UPLOAD_MB,
     )
     if upload is None:
         return

@@ -20,7 +20,8 @@ def render(config: Config) -> None:
         "views, for the current parameters.",
         expanded=False,
     )
-    left, right = st.columns([3, 2])
+    # Stacked, not side by side: a formula line needs about 550 px, more than a column at 768.
+    left, right = st.container(), st.container()
     n_positions = min(config.n_positions, EXAMPLE_POSITIONS)
     info = compute.column_info(config.d_model, config.base, config.convention)
     columns = example_columns(info.pair, info.role)

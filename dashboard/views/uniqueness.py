@@ -36,11 +36,11 @@ def render(config: Config) -> None:
         r"\min_{a \ne b} \lVert PE(a) - PE(b) \rVert = \min_{\delta \ge 1} "
         r"2\sqrt{\textstyle\sum_i \sin^2(\omega_i \delta / 2)}",
     )
-    left, right = st.columns([2, 3])
-    left.segmented_control(
+    # One control a row and the chart above the table: side by side they are cut at 768 px.
+    st.segmented_control(
         "Precision", options=list(pe_core.PRECISIONS), key="prec", persist_state="session"
     )
-    right.segmented_control(
+    st.segmented_control(
         "Rounding happens at",
         options=list(CAST_NAMES),
         format_func=CAST_NAMES.get,
@@ -56,13 +56,10 @@ def render(config: Config) -> None:
         report = compute.uniqueness(config, precision, cast)
     _verdict(report, precision, cast)
     _metrics(report)
-    chart_column, table_column = st.columns([3, 2])
     if compute.closed_form_holds(config) or n <= pe_core.PAIRWISE_LIMIT:
-        with chart_column:
-            fig = compute.figure(_neighbour_figure, config, precision, cast, report.collisions)
-            ui.chart(fig, "uniqueness_neighbours")
-    with table_column:
-        _closest_table(config, report, precision, cast)
+        fig = compute.figure(_neighbour_figure, config, precision, cast, report.collisions)
+        ui.chart(fig, "uniqueness_neighbours")
+    _closest_table(config, report, precision, cast)
     st.caption(f"Method: {report.method}. {_bound_help(report)}")
 
 

@@ -79,7 +79,7 @@ def wavelength_marks(config: Config, current: np.ndarray) -> list[figures.Mark]:
             figures.Mark(
                 paper,
                 f'2π·base = {figures.format_number(paper)}: the paper\'s "up to 10000·2π", '
-                "reached by no pair here",
+                f"not reached by {config.convention} here",
                 "#999999",
             )
         )
