@@ -28,8 +28,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import pe_core  # noqa: E402
-from pe_core import _phasors  # noqa: E402
-from pe_core._phasors import two_product  # noqa: E402
+from pe_core import _kernels  # noqa: E402
+from pe_core._kernels import two_product  # noqa: E402
 
 L, D = 100_000, 1024
 SAMPLE_ROWS = np.arange(0, L, 97)
@@ -83,12 +83,12 @@ def memory_write(dtype):
 
 def single_threaded(function):
     def run():
-        saved = _phasors._MAX_WORKERS
-        _phasors._MAX_WORKERS = 1
+        saved = _kernels._MAX_WORKERS
+        _kernels._MAX_WORKERS = 1
         try:
             return function()
         finally:
-            _phasors._MAX_WORKERS = saved
+            _kernels._MAX_WORKERS = saved
 
     return run
 

@@ -2,19 +2,26 @@
 structure (conventions, wavelengths, similarity, relative-position rotation, uniqueness at low
 precision, and the embedding + encoding forward pass).
 
+Every sinusoidal family is a :class:`FrequencyBank` (frequencies plus a column layout); each
+analysis takes a bank wherever it takes ``d_model``. A new family is one module that builds a
+bank, plus its import line here.
+
 >>> import pe_core
 >>> pe_core.sinusoidal_encoding(2048, 512).shape
 (2048, 512)
 """
 
 from pe_core._validation import MAX_ELEMENTS
-from pe_core.conventions import CONVENTIONS, ColumnLayout, Convention, column_roles
+from pe_core.bank import ColumnLayout, FrequencyBank
+from pe_core.conventions import CONVENTIONS, Convention
 from pe_core.embedding import add_to_embeddings
 from pe_core.encoding import (
     block_mean_encoding,
+    column_roles,
     encoding_columns,
     frequencies,
     reference_encoding,
+    sinusoidal_bank,
     sinusoidal_encoding,
     wavelengths,
 )
@@ -40,6 +47,7 @@ __all__ = [
     "ColumnLayout",
     "Convention",
     "FloatFormat",
+    "FrequencyBank",
     "Identification",
     "UniquenessReport",
     "add_to_embeddings",
@@ -56,6 +64,7 @@ __all__ = [
     "reference_encoding",
     "relative_rotation",
     "similarity_matrix",
+    "sinusoidal_bank",
     "sinusoidal_encoding",
     "uniqueness_report",
     "wavelengths",

@@ -1,19 +1,26 @@
-"""Argument checks shared by the public functions of :mod:`pe_core`.
+"""Every argument check of :mod:`pe_core`, in one place.
 
 Every check raises ``TypeError`` for a value of the wrong kind and ``ValueError`` for a value of
 the right kind that breaks a rule, with a message that names the argument, echoes the value and
-states the rule.
+states the rule. :func:`resolve_bank` and :func:`check_positions_for` are the sequence every
+public function starts with: the encoding's frequencies and layout, then positions whose angles
+float64 can carry.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 import numbers
 import operator
 from dataclasses import dataclass
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike, DTypeLike, NDArray
+
+from pe_core._formats import PRECISIONS, FloatFormat, round_to_precision
+from pe_core.bank import FrequencyBank
+from pe_core.conventions import CONVENTIONS, Convention
 
 #: Largest number of elements any single result (or intermediate) may hold: 2**28 elements,
 #: 2 GiB as float64. Larger requests are refused before anything is allocated.
@@ -226,3 +233,128 @@ def _integer_progression(values: NDArray[np.float64]) -> tuple[int | None, int |
     if values.size > 2 and not np.all(np.diff(values) == step):
         return None, None
     return int(start), int(step)
+
+
+def check_angles(positions: Positions, freqs: NDArray[np.float64]) -> None:
+    """Refuse angles ``k * w_i`` beyond 2**53, where float64 cannot tell neighbours apart."""
+    if freqs.size == 0:
+        return
+    largest = max(positions.max_abs, 1.0) * float(np.max(freqs))
+    if largest > MAX_POSITION:
+        raise ValueError(
+            f"angles k * w_i must stay within 2**53 (= {MAX_POSITION:.0f}) radians, but positions "
+            f"up to {positions.max_abs:.6g} with frequencies up to {np.max(freqs):.6g} reach "
+            f"{largest:.6g}; use a base >= 1 or smaller positions"
+        )
+
+
+def check_convention(convention: object) -> Convention:
+    """Look up a convention by name, raising a message that lists the valid names."""
+    return CONVENTIONS[check_choice(convention, "convention", tuple(CONVENTIONS))]
+
+
+_DEFAULT_BASE = 10_000.0
+
+
+def resolve_bank(d_model: object, base: object, convention: object) -> FrequencyBank:
+    """The bank a public function works on: ``d_model`` itself when it is a
+    :class:`FrequencyBank` (then ``base`` and ``convention`` must be left at their defaults:
+    the bank fixes its frequencies and layout), else the convention's bank."""
+    if isinstance(d_model, FrequencyBank):
+        default_base = isinstance(base, numbers.Real) and float(base) == _DEFAULT_BASE
+        if not default_base or not (isinstance(convention, str) and convention == "vaswani"):
+            raise ValueError(
+                f"base and convention describe how a convention's bank is built; a "
+                f"FrequencyBank fixes its own frequencies and layout, so pass it as d_model "
+                f"alone (got base={base!r}, convention={convention!r})"
+            )
+        return d_model
+    d_model = check_d_model(d_model)
+    base = check_base(base)
+    return check_convention(convention).bank(d_model, base)
+
+
+def check_positions_for(
+    bank: FrequencyBank, positions: object, name: str = "positions"
+) -> Positions:
+    """Positions as :func:`check_positions` accepts them, whose angles float64 can carry."""
+    checked = check_positions(positions, name)
+    check_angles(checked, bank.frequencies)
+    return checked
+
+
+def check_precision(precision: object) -> FloatFormat:
+    """Look up a precision by name (or a NumPy/ml_dtypes dtype with one of those names)."""
+    if precision is not None and not isinstance(precision, str):
+        with contextlib.suppress(TypeError, ValueError):  # not a dtype: check_choice explains
+            precision = np.dtype(precision).name
+    return PRECISIONS[check_choice(precision, "precision", tuple(PRECISIONS))]
+
+
+_OUTPUT_DTYPES = ("float64", "float32", "float16", "bfloat16")
+
+
+def check_output_dtype(dtype: DTypeLike) -> np.dtype:
+    """The requested output dtype (any byte order) if it is one of the four float types."""
+    try:
+        resolved = np.dtype(dtype)
+    except (TypeError, ValueError):
+        if isinstance(dtype, str) and dtype == "bfloat16":
+            raise TypeError(
+                "dtype 'bfloat16' is not known to NumPy: pass ml_dtypes.bfloat16 (pip install "
+                "ml-dtypes), or use quantize(encoding, 'bfloat16') for float64 values rounded "
+                "to bfloat16"
+            ) from None
+        raise TypeError(
+            f"dtype must be one of {', '.join(_OUTPUT_DTYPES)}, got {dtype!r}"
+        ) from None
+    if resolved.name not in _OUTPUT_DTYPES:
+        raise ValueError(f"dtype must be one of {', '.join(_OUTPUT_DTYPES)}, got {resolved.name}")
+    return resolved
+
+
+def check_positive_int(value: object, name: str) -> int:
+    """Return ``value`` as an int if it is a positive integer (``block_size``), else raise."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be a positive integer, got {_describe(value)}")
+    value = operator.index(value)
+    if value < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value}")
+    return value
+
+
+def check_columns(columns: object, d_model: int) -> NDArray[np.int64]:
+    """Column indices: a 1-D array of integers in ``[0, d_model)``."""
+    try:
+        wanted = as_array(columns, "columns")
+    except TypeError:
+        raise TypeError(f"columns must be a 1-D array of integers, got {columns!r}") from None
+    if wanted.dtype == np.bool_ or wanted.dtype.kind not in "iu" or wanted.ndim != 1:
+        if not (wanted.size == 0 and wanted.ndim == 1):
+            raise TypeError(f"columns must be a 1-D array of integers, got {columns!r}")
+        wanted = wanted.astype(np.int64)
+    if wanted.size and (wanted.min() < 0 or wanted.max() >= d_model):
+        raise ValueError(
+            f"columns must lie in [0, d_model) = [0, {d_model}), "
+            f"got {wanted.min()} .. {wanted.max()}"
+        )
+    return wanted
+
+
+def check_representable(checked: Positions, freqs, fmt: FloatFormat, cast: str) -> None:
+    """Refuse positions (cast "positions", "angles") or angles (cast "angles") that round to inf
+    in ``fmt``: their encodings would be NaN."""
+    if cast in ("positions", "angles") and checked.max_abs >= fmt.overflow_threshold:
+        raise ValueError(
+            f"positions up to {checked.max_abs:.6g} overflow {fmt.name}: from "
+            f"{fmt.overflow_threshold:.6g} on they round to inf (the largest finite {fmt.name} "
+            f"number is {fmt.max_finite:.6g}), so with cast={cast!r} their encodings are NaN"
+        )
+    if cast == "angles" and freqs.size:
+        largest = float(np.max(round_to_precision(freqs, fmt.name))) * checked.max_abs
+        if largest >= fmt.overflow_threshold:
+            raise ValueError(
+                f"angles k * w_i up to {largest:.6g} overflow {fmt.name} (from "
+                f"{fmt.overflow_threshold:.6g} on they round to inf): with cast='angles' the "
+                "encodings are NaN"
+            )

@@ -2,6 +2,8 @@
 
 A convention fixes three things: where the sin and cos columns go (interleaved or two halves),
 how the frequencies are spaced, and what happens to the odd column when ``d_model`` is odd.
+Everything else a convention knows lives here too (its formulas as text, its code, its colour in
+charts), so no other module needs to branch on a convention's name.
 """
 
 from __future__ import annotations
@@ -14,31 +16,9 @@ from typing import Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from pe_core._validation import check_choice, check_d_model
+from pe_core.bank import ColumnLayout, FrequencyBank
 
-__all__ = ["CONVENTIONS", "ColumnLayout", "Convention", "column_roles"]
-
-
-@dataclass(frozen=True)
-class ColumnLayout:
-    """Where each frequency's sin and cos land in a row of ``d_model`` columns.
-
-    ``sin_columns`` holds ``sin(k * w_i)`` for ``i = 0 .. n_sin - 1`` in order, ``cos_columns``
-    holds ``cos(k * w_i)`` for ``i = 0 .. n_cos - 1``; the ``zero_columns`` are always 0.
-    """
-
-    d_model: int
-    n_frequencies: int
-    sin_columns: slice
-    cos_columns: slice
-    n_sin: int
-    n_cos: int
-    zero_columns: tuple[int, ...] = ()
-
-    @property
-    def is_paired(self) -> bool:
-        """True when every sin column has its cos partner (no unpaired sin column)."""
-        return self.n_sin == self.n_cos
+__all__ = ["CONVENTIONS", "Convention"]
 
 
 @dataclass(frozen=True)
@@ -55,44 +35,38 @@ class Convention:
     spacing : {"paper", "endpoints"}
         ``paper``: ``w_i = base**(-2i/d_model)``; ``endpoints``: ``w_i = base**(-i/(h-1))`` with
         ``h = d_model // 2``, so the slowest pair has wavelength exactly ``2*pi*base``.
+    odd_column : {"sin", "zero"}
+        What an odd ``d_model``'s last column holds: one more (unpaired) sin, or zeros.
     formula : str
         The frequency formula as text.
     odd_rule : str
-        What an odd ``d_model`` does to the last column.
+        What an odd ``d_model`` does to the last column, in words.
     description : str
         One line for a person choosing between conventions.
     libraries : tuple of str
         Code bases that use it.
+    layout_text : str
+        Where the sin and cos columns are, in words.
+    colour_index : int
+        Its colour in charts (an index into the app's palette).
     """
 
     name: str
     layout: Literal["interleaved", "halves"]
     spacing: Literal["paper", "endpoints"]
+    odd_column: Literal["sin", "zero"]
     formula: str
     odd_rule: str
     description: str
     libraries: tuple[str, ...]
+    layout_text: str
+    colour_index: int
 
     def column_layout(self, d_model: int) -> ColumnLayout:
         """The :class:`ColumnLayout` of this convention for ``d_model`` columns."""
-        half_up = (d_model + 1) // 2
-        half_down = d_model // 2
-        if self.spacing == "endpoints":  # tensor2tensor: h pairs, a zero column if odd
-            zeros = (d_model - 1,) if d_model % 2 else ()
-            return ColumnLayout(
-                d_model,
-                half_down,
-                slice(0, half_down),
-                slice(half_down, 2 * half_down),
-                half_down,
-                half_down,
-                zeros,
-            )
         if self.layout == "interleaved":
-            sin_columns, cos_columns = slice(0, d_model, 2), slice(1, d_model, 2)
-        else:
-            sin_columns, cos_columns = slice(0, half_up), slice(half_up, d_model)
-        return ColumnLayout(d_model, half_up, sin_columns, cos_columns, half_up, half_down)
+            return ColumnLayout.interleaved(d_model)
+        return ColumnLayout.halves(d_model, odd=self.odd_column)
 
     def frequencies(self, d_model: int, base: float) -> NDArray[np.float64]:
         """Angular frequencies ``w_i`` (radians per position), one per sin/cos pair.
@@ -103,11 +77,79 @@ class Convention:
         which moves ``sin(k * w)`` by 1e-11 at ``k = 10**5``.
         """
         n = self.column_layout(d_model).n_frequencies
+        return np.array(
+            [math.pow(base, self.exponent(i, d_model)) for i in range(n)], dtype=np.float64
+        ).reshape(n)
+
+    def exponent(self, i: int, d_model: int) -> float:
+        """The exponent of ``base`` for pair ``i``: ``-2i/d_model`` or ``-i/(h-1)``."""
         if self.spacing == "paper":
-            exponents = [-2 * i / d_model for i in range(n)]
+            return -2 * i / d_model
+        n = self.column_layout(d_model).n_frequencies
+        return -i / (n - 1) if n > 1 else 0.0
+
+    def exponent_latex(self, i: int, d_model: int) -> str:
+        """The exponent of pair ``i`` as LaTeX, without its sign: ``2 \\cdot 3/512``."""
+        if self.spacing == "paper":
+            return rf"2 \cdot {i}/{d_model}"
+        return rf"{i}/{max(d_model // 2 - 1, 1)}"
+
+    def bank(self, d_model: int, base: float) -> FrequencyBank:
+        """The frequencies and layout of this convention at ``d_model`` and ``base``."""
+        return FrequencyBank(
+            self.frequencies(d_model, base),
+            self.column_layout(d_model),
+            f"{self.name}, base {base:g}",
+        )
+
+    # --- Code that builds the same matrix (the worked example shows it) ----------------------
+
+    def numpy_code(self, n_positions: int, d_model: int, base: float) -> str:
+        """Plain NumPy code that builds the same matrix as ``pe_core.sinusoidal_encoding``."""
+        return self._code("numpy", n_positions, d_model, base)
+
+    def torch_code(self, n_positions: int, d_model: int, base: float) -> str:
+        """PyTorch code for the same matrix, in float64 (the PyTorch tutorial's formula)."""
+        return self._code("torch", n_positions, d_model, base)
+
+    def _code(self, library: str, n_positions: int, d_model: int, base: float) -> str:
+        np_, float64 = ("np", "") if library == "numpy" else ("torch", ", dtype=torch.float64")
+        lines = [
+            f"import {'numpy as np' if library == 'numpy' else 'torch'}",
+            "",
+            f"L, d_model, base = {n_positions}, {d_model}, {base!r}",
+            f"k = {np_}.arange(L{float64})[:, None]{' ' * 20}# positions, as a column",
+        ]
+        if self.spacing == "paper":
+            lines.append(f"i = {np_}.arange((d_model + 1) // 2{float64})  # one frequency per pair")
+            lines.append("w = base ** (-2 * i / d_model)")
         else:
-            exponents = [-i / (n - 1) if n > 1 else 0.0 for i in range(n)]
-        return np.array([math.pow(base, e) for e in exponents], dtype=np.float64).reshape(n)
+            lines.append("h = d_model // 2")
+            lines.append(
+                f"w = base ** (-{np_}.arange(h{float64}) / max(h - 1, 1))"
+                "  # from 1 down to exactly 1/base"
+            )
+        if self.layout == "interleaved":
+            lines += [
+                f"pe = {np_}.zeros((L, d_model){float64})",
+                f"pe[:, 0::2] = {np_}.sin(k * w){' ' * 22}# even columns: sin",
+                f"pe[:, 1::2] = {np_}.cos(k * w[: d_model // 2])  # odd columns: cos",
+            ]
+            return "\n".join(lines) + "\n"
+        join = "np.concatenate" if library == "numpy" else "torch.cat"
+        axis = "axis" if library == "numpy" else "dim"
+        if self.odd_column == "sin":
+            lines.append(
+                f"pe = {join}([{np_}.sin(k * w), {np_}.cos(k * w[: d_model // 2])], {axis}=1)"
+                "  # the sin half gets the odd column"
+            )
+        else:
+            lines.append(f"pe = {join}([{np_}.sin(k * w), {np_}.cos(k * w)], {axis}=1)")
+            lines.append(
+                f"pe = {join}([pe, {np_}.zeros((L, d_model % 2){float64})], {axis}=1)"
+                "  # odd d_model: a zero column"
+            )
+        return "\n".join(lines) + "\n"
 
 
 CONVENTIONS: MappingProxyType[str, Convention] = MappingProxyType(
@@ -116,6 +158,7 @@ CONVENTIONS: MappingProxyType[str, Convention] = MappingProxyType(
             name="vaswani",
             layout="interleaved",
             spacing="paper",
+            odd_column="sin",
             formula="w_i = base^(-2i/d_model)",
             odd_rule="last column is sin(k * w_(d-1)/2), an unpaired sin",
             description="Interleaved sin/cos, the paper's frequencies (Vaswani et al. 2017).",
@@ -127,11 +170,14 @@ CONVENTIONS: MappingProxyType[str, Convention] = MappingProxyType(
                 "HF DistilBERT (odd d_model)",
                 "keras-hub SinePositionEncoding",
             ),
+            layout_text="sin in even columns, cos in odd ones",
+            colour_index=0,
         ),
         "tensor2tensor": Convention(
             name="tensor2tensor",
             layout="halves",
             spacing="endpoints",
+            odd_column="zero",
             formula="w_i = base^(-i/(h-1)), h = d_model // 2",
             odd_rule="a zero column is appended",
             description="Halves [sin | cos], frequencies from 1 down to exactly 1/base.",
@@ -140,56 +186,20 @@ CONVENTIONS: MappingProxyType[str, Convention] = MappingProxyType(
                 "fairseq SinusoidalPositionalEmbedding",
                 "OpenAI Whisper",
             ),
+            layout_text="sin half then cos half",
+            colour_index=1,
         ),
         "split": Convention(
             name="split",
             layout="halves",
             spacing="paper",
+            odd_column="sin",
             formula="w_i = base^(-2i/d_model)",
             odd_rule="the sin half gets the extra column",
             description="Halves [sin | cos] with the paper's frequencies.",
             libraries=("MAE get_1d_sincos_pos_embed", "HF Marian"),
+            layout_text="sin half then cos half",
+            colour_index=2,
         ),
     }
 )
-
-
-def get_convention(convention: object) -> Convention:
-    """Look up a convention by name, raising a message that lists the valid names."""
-    return CONVENTIONS[check_choice(convention, "convention", tuple(CONVENTIONS))]
-
-
-def column_roles(
-    d_model: int, *, convention: str = "vaswani"
-) -> tuple[NDArray[np.int64], NDArray[np.str_]]:
-    """Pair index and role (``"sin"``, ``"cos"`` or ``"zero"``) of every column.
-
-    Parameters
-    ----------
-    d_model : int
-        Number of columns.
-    convention : str, optional
-        A key of :data:`CONVENTIONS`.
-
-    Returns
-    -------
-    pair_index : ndarray of int, shape (d_model,)
-        The frequency index ``i`` each column belongs to (``-1`` for a zero column).
-    role : ndarray of str, shape (d_model,)
-        ``"sin"``, ``"cos"`` or ``"zero"``.
-
-    Examples
-    --------
-    >>> pair, role = column_roles(5, convention="split")
-    >>> pair.tolist(), role.tolist()
-    ([0, 1, 2, 0, 1], ['sin', 'sin', 'sin', 'cos', 'cos'])
-    """
-    d_model = check_d_model(d_model)
-    layout = get_convention(convention).column_layout(d_model)
-    pair = np.full(d_model, -1, dtype=np.int64)
-    role = np.full(d_model, "zero", dtype="<U4")
-    pair[layout.sin_columns] = np.arange(layout.n_sin)
-    role[layout.sin_columns] = "sin"
-    pair[layout.cos_columns] = np.arange(layout.n_cos)
-    role[layout.cos_columns] = "cos"
-    return pair, role

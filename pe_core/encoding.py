@@ -1,48 +1,65 @@
-"""Sinusoidal positional encodings: frequencies, the exact fast encoding, the loop reference and
-closed-form block averages."""
+"""Sinusoidal positional encodings: frequencies, the exact fast encoding, the loop reference,
+closed-form block averages, and which column is which."""
 
 from __future__ import annotations
 
 import math
-import numbers
-import operator
 
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike, NDArray
 
-from pe_core._phasors import check_angles, encode_into, phasors
+from pe_core._kernels import dirichlet, encode, phasors
 from pe_core._validation import (
     Positions,
-    as_array,
-    check_base,
-    check_d_model,
-    check_positions,
+    check_columns,
+    check_convention,
+    check_output_dtype,
+    check_positions_for,
+    check_positive_int,
     check_size,
+    resolve_bank,
 )
-from pe_core.conventions import column_roles, get_convention
-from pe_core.precision import round_to_precision
+from pe_core.bank import FrequencyBank
 
 __all__ = [
     "block_mean_encoding",
+    "column_roles",
     "encoding_columns",
     "frequencies",
     "reference_encoding",
+    "sinusoidal_bank",
     "sinusoidal_encoding",
     "wavelengths",
 ]
 
-_OUTPUT_DTYPES = ("float64", "float32", "float16", "bfloat16")
+
+def sinusoidal_bank(
+    d_model: int, *, base: float = 10_000.0, convention: str = "vaswani"
+) -> FrequencyBank:
+    """The frequencies and column layout of a convention, as a :class:`FrequencyBank`.
+
+    Every function below that takes ``d_model, base, convention`` also takes such a bank in place
+    of ``d_model`` (a rotary encoding after scaling, an axis of a 2-D encoding, or one of these).
+
+    Examples
+    --------
+    >>> bank = sinusoidal_bank(4, base=100.0)
+    >>> bank.frequencies.tolist(), bank.description
+    ([1.0, 0.1], 'vaswani, base 100')
+    """
+    return resolve_bank(d_model, base, convention)
 
 
 def frequencies(
-    d_model: int, *, base: float = 10_000.0, convention: str = "vaswani"
+    d_model: int | FrequencyBank, *, base: float = 10_000.0, convention: str = "vaswani"
 ) -> NDArray[np.float64]:
     """Angular frequencies ``w_i`` in radians per position, one per sin/cos pair.
 
     Parameters
     ----------
-    d_model : int
-        Width of the encoding (number of columns), at least 1.
+    d_model : int or FrequencyBank
+        Width of the encoding (number of columns), at least 1; or a bank (then ``base`` and
+        ``convention`` stay at their defaults).
     base : float, optional
         The base of the geometric progression, finite and > 0 (10000 in the paper).
     convention : str, optional
@@ -73,13 +90,11 @@ def frequencies(
     >>> frequencies(4, base=100.0, convention="tensor2tensor")
     array([1.  , 0.01])
     """
-    d_model = check_d_model(d_model)
-    base = check_base(base)
-    return get_convention(convention).frequencies(d_model, base)
+    return resolve_bank(d_model, base, convention).frequencies.copy()
 
 
 def wavelengths(
-    d_model: int, *, base: float = 10_000.0, convention: str = "vaswani"
+    d_model: int | FrequencyBank, *, base: float = 10_000.0, convention: str = "vaswani"
 ) -> NDArray[np.float64]:
     """Wavelengths ``2*pi / w_i`` in positions, one per sin/cos pair.
 
@@ -92,47 +107,40 @@ def wavelengths(
     >>> wavelengths(4, base=100.0) / (2 * np.pi)
     array([ 1., 10.])
     """
-    return 2.0 * np.pi / frequencies(d_model, base=base, convention=convention)
+    return resolve_bank(d_model, base, convention).wavelengths
 
 
-def _check_output_dtype(dtype: DTypeLike) -> np.dtype:
-    try:
-        resolved = np.dtype(dtype)
-    except (TypeError, ValueError):
-        if isinstance(dtype, str) and dtype == "bfloat16":
-            raise TypeError(
-                "dtype 'bfloat16' is not known to NumPy: pass ml_dtypes.bfloat16 (pip install "
-                "ml-dtypes), or use quantize(encoding, 'bfloat16') for float64 values rounded "
-                "to bfloat16"
-            ) from None
-        raise TypeError(
-            f"dtype must be one of {', '.join(_OUTPUT_DTYPES)}, got {dtype!r}"
-        ) from None
-    if resolved.name not in _OUTPUT_DTYPES:
-        raise ValueError(f"dtype must be one of {', '.join(_OUTPUT_DTYPES)}, got {resolved.name}")
-    return resolved
+def column_roles(
+    d_model: int | FrequencyBank, *, convention: str = "vaswani"
+) -> tuple[NDArray[np.int64], NDArray[np.str_]]:
+    """Pair index and role (``"sin"``, ``"cos"`` or ``"zero"``) of every column.
 
+    Parameters
+    ----------
+    d_model : int or FrequencyBank
+        Number of columns, or a bank.
+    convention : str, optional
+        A key of :data:`pe_core.CONVENTIONS`.
 
-def _encode(positions: Positions, d_model: int, base: float, convention: str, dtype: np.dtype):
-    """Encoding of validated positions (the shared body of the public functions)."""
-    conv = get_convention(convention)
-    layout = conv.column_layout(d_model)
-    freqs = conv.frequencies(d_model, base)
-    check_size(positions.n * d_model, f"an encoding of {positions.n} positions x {d_model}")
-    check_angles(positions, freqs)
-    native = dtype.newbyteorder("=")
-    work_dtype = np.float32 if native == np.float32 else np.float64
-    out = np.empty((positions.n, d_model), dtype=work_dtype)
-    encode_into(out, positions, freqs, layout)
-    if native.name in ("float16", "bfloat16"):
-        # Round once, from float64, to the nearest value of the target type.
-        out = round_to_precision(out, native.name)
-    return out if out.dtype == dtype else out.astype(dtype)
+    Returns
+    -------
+    pair_index : ndarray of int, shape (d_model,)
+        The frequency index ``i`` each column belongs to (``-1`` for a zero column).
+    role : ndarray of str, shape (d_model,)
+        ``"sin"``, ``"cos"`` or ``"zero"``.
+
+    Examples
+    --------
+    >>> pair, role = column_roles(5, convention="split")
+    >>> pair.tolist(), role.tolist()
+    ([0, 1, 2, 0, 1], ['sin', 'sin', 'sin', 'cos', 'cos'])
+    """
+    return resolve_bank(d_model, 10_000.0, convention).column_roles()
 
 
 def sinusoidal_encoding(
     positions: int | ArrayLike,
-    d_model: int,
+    d_model: int | FrequencyBank,
     *,
     base: float = 10_000.0,
     convention: str = "vaswani",
@@ -146,14 +154,15 @@ def sinusoidal_encoding(
     positions : int or array_like of float
         An int ``L`` means positions ``0 .. L-1``; otherwise a 1-D array of real positions
         (offsets, negative and fractional positions allowed), each within ``+/-2**53``.
-    d_model : int
-        Width of the encoding (number of columns), at least 1.
+    d_model : int or FrequencyBank
+        Width of the encoding (number of columns), at least 1; or a bank whose frequencies and
+        layout to encode with (then ``base`` and ``convention`` stay at their defaults).
     base : float, optional
         The base of the geometric progression of frequencies, finite and > 0.
     convention : str, optional
         A key of :data:`pe_core.CONVENTIONS`: "vaswani" (default), "tensor2tensor" or "split".
     dtype : dtype, optional
-        float64 (default), float32, float16, or ``ml_dtypes.bfloat16``.
+        float64 (default), float32, float16, or ``ml_dtypes.bfloat16``, in any byte order.
 
     Returns
     -------
@@ -176,8 +185,8 @@ def sinusoidal_encoding(
     5e-16 (absolute) of the exact value for the float64 frequencies, also at ``k = 10**6`` where
     ``np.sin(k * w)`` is off by about 1e-10. A float32, float16 or bfloat16 entry is that value
     rounded once: the nearest value of ``dtype`` to the exact one, except within 5e-16 of a
-    rounding midpoint. Integer positions in arithmetic progression (the
-    usual case) are computed by angle addition, the relative-position rotation of the encoding:
+    rounding midpoint. Integer positions in arithmetic progression (the usual case) are
+    computed by angle addition, the relative-position rotation of the encoding:
     ``exp(i(a + b)w) = exp(iaw) exp(ibw)`` from two small exact tables, which writes the result
     at close to memory speed.
 
@@ -195,16 +204,16 @@ def sinusoidal_encoding(
     >>> sinusoidal_encoding([0.5, -3], 6, convention="split").shape
     (2, 6)
     """
-    d_model = check_d_model(d_model)
-    base = check_base(base)
-    get_convention(convention)
-    resolved = _check_output_dtype(dtype)
-    return _encode(check_positions(positions), d_model, base, convention, resolved)
+    bank = resolve_bank(d_model, base, convention)
+    resolved = check_output_dtype(dtype)
+    checked = check_positions_for(bank, positions)
+    check_size(checked.n * bank.d_model, f"an encoding of {checked.n} positions x {bank.d_model}")
+    return encode(checked, bank, resolved)
 
 
 def reference_encoding(
     positions: int | ArrayLike,
-    d_model: int,
+    d_model: int | FrequencyBank,
     *,
     base: float = 10_000.0,
     convention: str = "vaswani",
@@ -212,7 +221,8 @@ def reference_encoding(
     """The encoding computed with plain Python loops, straight from the formula.
 
     The teaching version and the test oracle for :func:`sinusoidal_encoding`: one ``math.sin``
-    or ``math.cos`` per entry. Slow (about a microsecond per entry); use it for small inputs.
+    or ``math.cos`` per entry, each frequency written out as the convention's formula (for a
+    bank: its frequencies). Slow (about a microsecond per entry); use it for small inputs.
     Parameters, return value and errors as for :func:`sinusoidal_encoding` (float64 only).
 
     Examples
@@ -220,42 +230,35 @@ def reference_encoding(
     >>> reference_encoding(2, 4, base=100.0).round(4).tolist()
     [[0.0, 1.0, 0.0, 1.0], [0.8415, 0.5403, 0.0998, 0.995]]
     """
-    d_model = check_d_model(d_model)
-    base = check_base(base)
-    conv = get_convention(convention)
-    checked = check_positions(positions)
-    check_size(checked.n * d_model, f"an encoding of {checked.n} positions x {d_model}")
-    check_angles(checked, conv.frequencies(d_model, base))
-    half = d_model // 2
-    n_sin = half if conv.spacing == "endpoints" else (d_model + 1) // 2
-
+    bank = resolve_bank(d_model, base, convention)
+    checked = check_positions_for(bank, positions)
+    check_size(checked.n * bank.d_model, f"an encoding of {checked.n} positions x {bank.d_model}")
+    pairs, roles = bank.column_roles()
+    if isinstance(d_model, FrequencyBank):
+        omegas = bank.frequencies.tolist()
+    else:  # the textbook formula, not the bank's numbers: an independent check
+        conv, half, base = check_convention(convention), bank.d_model // 2, float(base)
+        omegas = [
+            base ** (-2 * i / bank.d_model)
+            if conv.spacing == "paper"
+            else (base ** (-i / (half - 1)) if half > 1 else 1.0)
+            for i in range(bank.n_frequencies)
+        ]
     rows = []
     for k in checked.values.tolist():
         row = []
-        for column in range(d_model):
-            if conv.layout == "interleaved":
-                i, kind = column // 2, ("sin" if column % 2 == 0 else "cos")
-            elif column < n_sin:
-                i, kind = column, "sin"
-            elif column < n_sin + half:
-                i, kind = column - n_sin, "cos"
-            else:
-                i, kind = None, "zero"  # tensor2tensor's padding column for odd d_model
-            if kind == "zero":
+        for i, role in zip(pairs.tolist(), roles.tolist(), strict=True):
+            if role == "zero":  # tensor2tensor's padding column for odd d_model
                 row.append(0.0)
-                continue
-            if conv.spacing == "paper":
-                w = base ** (-2 * i / d_model)
             else:
-                w = base ** (-i / (half - 1)) if half > 1 else 1.0
-            row.append(math.sin(k * w) if kind == "sin" else math.cos(k * w))
+                row.append(math.sin(k * omegas[i]) if role == "sin" else math.cos(k * omegas[i]))
         rows.append(row)
-    return np.array(rows, dtype=np.float64).reshape(checked.n, d_model)
+    return np.array(rows, dtype=np.float64).reshape(checked.n, bank.d_model)
 
 
 def block_mean_encoding(
     positions: int | ArrayLike,
-    d_model: int,
+    d_model: int | FrequencyBank,
     block_size: int,
     *,
     base: float = 10_000.0,
@@ -270,8 +273,8 @@ def block_mean_encoding(
     ----------
     positions : int or array_like of int
         An int ``L`` or integer positions in arithmetic progression (``start + step * j``).
-    d_model : int
-        Width of the encoding.
+    d_model : int or FrequencyBank
+        Width of the encoding, or a bank.
     block_size : int
         Positions per block, at least 1.
     base, convention
@@ -297,17 +300,11 @@ def block_mean_encoding(
     >>> bool(np.allclose(means, sinusoidal_encoding(1000, 8).reshape(10, 100, 8).mean(axis=1)))
     True
     """
-    d_model = check_d_model(d_model)
-    base = check_base(base)
-    conv = get_convention(convention)
-    if isinstance(block_size, (bool, np.bool_)) or not isinstance(block_size, numbers.Integral):
-        raise TypeError(f"block_size must be a positive integer, got {block_size!r}")
-    block_size = operator.index(block_size)
-    if block_size < 1:
-        raise ValueError(f"block_size must be a positive integer, got {block_size}")
-    checked = check_positions(positions)
+    bank = resolve_bank(d_model, base, convention)
+    block_size = check_positive_int(block_size, "block_size")
+    checked = check_positions_for(bank, positions)
     if checked.n <= 1:  # the mean of one row is the row
-        return _encode(checked, d_model, base, convention, np.dtype(np.float64))
+        return encode(checked, bank, np.dtype(np.float64))
     if not checked.is_progression:
         raise ValueError(
             "positions must be an int L or integers in arithmetic progression for block means"
@@ -328,12 +325,12 @@ def block_mean_encoding(
     centre_positions = (
         Positions(centres, first_centre, step * block_size) if whole else Positions(centres)
     )
-    means = _encode(centre_positions, d_model, base, convention, np.dtype(np.float64))
+    means = encode(centre_positions, bank, np.dtype(np.float64))
 
     # One kernel row per distinct block size (all blocks but the last have the same one).
-    half_angle = 0.5 * step * conv.frequencies(d_model, base)
-    kernel = np.stack([_dirichlet(block_size, half_angle), _dirichlet(last_size, half_angle)])
-    layout = conv.column_layout(d_model)
+    half_angle = 0.5 * step * bank.frequencies
+    kernel = np.stack([dirichlet(block_size, half_angle), dirichlet(last_size, half_angle)])
+    layout = bank.layout
     for rows, row_kernel in (
         (slice(0, n_blocks - 1), kernel[0]),
         (slice(n_blocks - 1, None), kernel[1]),
@@ -343,16 +340,9 @@ def block_mean_encoding(
     return means
 
 
-def _dirichlet(size: int, half_angle: NDArray[np.float64]) -> NDArray[np.float64]:
-    """``sin(size x) / (size sin x)``: the mean of ``exp(2ijx)`` over a centred block."""
-    denominator = size * np.sin(half_angle)
-    tiny = np.abs(denominator) < 1e-300  # step * w a multiple of 2 pi: every term is equal
-    return np.where(tiny, 1.0, np.sin(size * half_angle) / np.where(tiny, 1.0, denominator))
-
-
 def encoding_columns(
     positions: int | ArrayLike,
-    d_model: int,
+    d_model: int | FrequencyBank,
     columns: ArrayLike,
     *,
     base: float = 10_000.0,
@@ -368,8 +358,8 @@ def encoding_columns(
     ----------
     positions : int or array_like of float
         As for :func:`sinusoidal_encoding`.
-    d_model : int
-        Width of the full encoding.
+    d_model : int or FrequencyBank
+        Width of the full encoding, or a bank.
     columns : array_like of int
         Column indices in ``[0, d_model)``.
     base, convention
@@ -385,34 +375,18 @@ def encoding_columns(
     array([[0.    , 1.    ],
            [0.4794, 0.8776]])
     """
-    d_model = check_d_model(d_model)
-    base = check_base(base)
-    conv = get_convention(convention)
-    try:
-        wanted = as_array(columns, "columns")
-    except TypeError:
-        raise TypeError(f"columns must be a 1-D array of integers, got {columns!r}") from None
-    if wanted.dtype == np.bool_ or wanted.dtype.kind not in "iu" or wanted.ndim != 1:
-        if not (wanted.size == 0 and wanted.ndim == 1):
-            raise TypeError(f"columns must be a 1-D array of integers, got {columns!r}")
-        wanted = wanted.astype(np.int64)
-    if wanted.size and (wanted.min() < 0 or wanted.max() >= d_model):
-        raise ValueError(
-            f"columns must lie in [0, d_model) = [0, {d_model}), "
-            f"got {wanted.min()} .. {wanted.max()}"
-        )
-    checked = check_positions(positions)
+    bank = resolve_bank(d_model, base, convention)
+    wanted = check_columns(columns, bank.d_model)
+    checked = check_positions_for(bank, positions)
     check_size(checked.n * max(1, wanted.size), f"{checked.n} positions x {wanted.size} columns")
-    freqs = conv.frequencies(d_model, base)
-    check_angles(checked, freqs)
-    pair, role = column_roles(d_model, convention=convention)
+    pair, role = bank.column_roles()
     pair, role = pair[wanted], role[wanted]
     out = np.zeros((checked.n, wanted.size))
     active = np.flatnonzero(role != "zero")
     is_sin = role[active] == "sin"
     rows = max(1, (1 << 16) // max(1, active.size))  # a few small tables at a time
     for first in range(0, checked.n if active.size else 0, rows):
-        table = phasors(checked.values[first : first + rows], freqs[pair[active]])
+        table = phasors(checked.values[first : first + rows], bank.frequencies[pair[active]])
         np.clip(table.view(np.float64), -1.0, 1.0, out=table.view(np.float64))
         out[first : first + rows, active] = np.where(is_sin, table.imag, table.real)
     return out

@@ -8,10 +8,10 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike
 
+from pe_core._formats import PRECISIONS, round_to_precision
 from pe_core._validation import as_array, as_real_array, check_size
 from pe_core.conventions import CONVENTIONS, Convention
 from pe_core.encoding import sinusoidal_encoding
-from pe_core.precision import PRECISIONS, round_to_precision
 
 __all__ = ["Identification", "identify_encoding"]
 

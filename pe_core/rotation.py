@@ -5,23 +5,22 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from pe_core._phasors import check_angles, phasors
+from pe_core._kernels import phasors
 from pe_core._validation import (
     MAX_POSITION,
-    Positions,
-    check_base,
-    check_d_model,
+    check_positions_for,
     check_real,
     check_size,
+    resolve_bank,
 )
-from pe_core.conventions import get_convention
+from pe_core.bank import FrequencyBank
 
 __all__ = ["relative_rotation"]
 
 
 def relative_rotation(
     offset: float,
-    d_model: int,
+    d_model: int | FrequencyBank,
     *,
     base: float = 10_000.0,
     convention: str = "vaswani",
@@ -32,8 +31,9 @@ def relative_rotation(
     ----------
     offset : float
         The shift between positions (any real number within ``+/-2**53``).
-    d_model : int
-        Width of the encoding. For "vaswani" and "split" it must be even (see Raises).
+    d_model : int or FrequencyBank
+        Width of the encoding, or a bank. For "vaswani" and "split" it must be even (see
+        Raises).
     base, convention
         As for :func:`pe_core.sinusoidal_encoding`.
 
@@ -73,21 +73,20 @@ def relative_rotation(
            [-0.8415,  0.5403]])
     """
     offset = check_real(offset, "offset")
-    d_model = check_d_model(d_model)
-    base = check_base(base)
-    conv = get_convention(convention)
+    bank = resolve_bank(d_model, base, convention)
     if abs(offset) > MAX_POSITION:
         raise ValueError(f"offset must lie within +/-2**53, got {offset:.6g}")
-    layout = conv.column_layout(d_model)
+    layout, d_model = bank.layout, bank.d_model
     if not layout.is_paired:
         raise ValueError(
-            f"no matrix maps PE(k) to PE(k + offset) for odd d_model={d_model} with the "
-            f"{convention!r} convention: its last column sin(k * w) has no cos partner, and "
-            f"sin(k * w + offset * w) needs cos(k * w); use an even d_model or 'tensor2tensor'"
+            f"no matrix maps PE(k) to PE(k + offset) for odd d_model={d_model} "
+            f"({bank.description or 'this bank'}): its last column sin(k * w) has no cos "
+            f"partner, and sin(k * w + offset * w) needs cos(k * w); use an even d_model or "
+            f"'tensor2tensor'"
         )
     check_size(d_model * d_model, f"a {d_model} x {d_model} rotation matrix")
-    freqs = conv.frequencies(d_model, base)
-    check_angles(Positions(np.array([offset])), freqs)
+    freqs = bank.frequencies
+    check_positions_for(bank, [offset], "offset")
     rotor = phasors(np.array([offset]), freqs)[0]
     cos_t, sin_t = rotor.real, rotor.imag
     sin_columns = np.arange(d_model)[layout.sin_columns]

@@ -8,27 +8,28 @@ import scipy.linalg
 import scipy.spatial.distance
 from numpy.typing import ArrayLike, NDArray
 
-from pe_core._phasors import check_angles, cos_sum_progression, phasors
+from pe_core._kernels import (
+    cos_sum_progression,
+    distance_from_dot,
+    dot_profile,
+    encode,
+    squared_distance_profile,
+)
 from pe_core._validation import (
     MAX_POSITION,
     Positions,
     as_real_array,
-    check_base,
     check_choice,
-    check_d_model,
     check_positions,
+    check_positions_for,
     check_size,
+    resolve_bank,
 )
-from pe_core.conventions import Convention, get_convention
-from pe_core.encoding import _encode
+from pe_core.bank import FrequencyBank
 
 __all__ = ["cosine_similarity", "offset_similarity", "similarity_matrix"]
 
 KINDS = ("cosine", "dot", "distance")
-
-#: Below this squared distance the matrix-product profile is recomputed term by term (its
-#: absolute error, about h * 1e-16, would otherwise dominate the square root).
-_REFINE_SQUARED_DISTANCE = 1e-4
 
 
 def cosine_similarity(a: ArrayLike, b: ArrayLike | None = None) -> NDArray[np.float64]:
@@ -91,19 +92,22 @@ def _unit_rows(rows: NDArray[np.float64]) -> NDArray[np.float64]:
     return scaled / norms
 
 
-def _closed_form_convention(d_model: int, convention: str) -> tuple[Convention, int]:
-    """The convention and its number of sin/cos pairs, if the offset closed form holds."""
-    conv = get_convention(convention)
-    layout = conv.column_layout(d_model)
-    if not layout.is_paired:
+def _closed_form_bank(bank: FrequencyBank, kind: str) -> FrequencyBank:
+    """``bank``, if the similarity of PE(k) and PE(k + offset) has a closed form in the offset."""
+    if not bank.is_paired:
         raise ValueError(
             f"the similarity of PE(k) and PE(k + offset) has no closed form for odd "
-            f"d_model={d_model} with the {convention!r} convention: its unpaired column "
+            f"d_model={bank.d_model} ({bank.description or 'this bank'}): its unpaired column "
             f"sin(k * w) has no cos partner, so the dot product depends on k, not only on the "
             f"offset; use an even d_model, the 'tensor2tensor' convention (its odd column is "
             f"zero), or cosine_similarity of encoding rows"
         )
-    return conv, layout.n_frequencies
+    if kind == "cosine" and bank.n_frequencies == 0:
+        raise ValueError(
+            f"cosine similarity is undefined for d_model={bank.d_model} "
+            f"({bank.description or 'this bank'}): every encoding is the zero vector"
+        )
+    return bank
 
 
 def _profile(offsets: Positions, freqs: NDArray[np.float64], kind: str) -> NDArray[np.float64]:
@@ -114,41 +118,13 @@ def _profile(offsets: Positions, freqs: NDArray[np.float64], kind: str) -> NDArr
             return dot
         return distance_from_dot(dot, lambda index: offsets.values[index], freqs)
     if kind == "dot":
-        return _chunked(offsets.values, freqs, lambda chunk: phasors(chunk, freqs).real.sum(1))
-    return np.sqrt(_direct_squared_distance(offsets.values, freqs))
-
-
-def distance_from_dot(dot: NDArray[np.float64], offsets_at, freqs) -> NDArray[np.float64]:
-    """Distances ``sqrt(2 (h - dot))``, overwriting ``dot``; where cancellation would show,
-    recomputed term by term at the offsets ``offsets_at(index)``."""
-    squared = dot
-    squared *= -2.0
-    squared += 2.0 * freqs.size
-    np.maximum(squared, 0.0, out=squared)
-    close = np.flatnonzero(squared < _REFINE_SQUARED_DISTANCE)
-    if close.size:
-        squared[close] = _direct_squared_distance(offsets_at(close), freqs)
-    return np.sqrt(squared, out=squared)
-
-
-def _direct_squared_distance(offsets: NDArray[np.float64], freqs: NDArray[np.float64]):
-    """``|PE(k) - PE(k + offset)|^2 = 4 sum_i sin^2(w_i offset / 2)``, with no cancellation."""
-
-    def squared_distance(chunk):
-        return 4.0 * np.sum(phasors(0.5 * chunk, freqs).imag ** 2, axis=1)
-
-    return _chunked(offsets, freqs, squared_distance)
-
-
-def _chunked(values, freqs, function) -> NDArray[np.float64]:
-    rows = max(1, (1 << 20) // max(1, freqs.size))
-    parts = [function(values[first : first + rows]) for first in range(0, values.size, rows)]
-    return np.concatenate(parts) if parts else np.zeros(0)
+        return dot_profile(offsets.values, freqs)
+    return np.sqrt(squared_distance_profile(offsets.values, freqs))
 
 
 def offset_similarity(
     offsets: ArrayLike,
-    d_model: int,
+    d_model: int | FrequencyBank,
     *,
     base: float = 10_000.0,
     convention: str = "vaswani",
@@ -160,8 +136,9 @@ def offset_similarity(
     ----------
     offsets : float or array_like of float
         Offsets between positions (any real numbers within ``+/-2**53``).
-    d_model : int
-        Width of the encoding. For "vaswani" and "split" it must be even (see Raises).
+    d_model : int or FrequencyBank
+        Width of the encoding, or a bank. With an unpaired sin column ("vaswani" and "split" at
+        odd ``d_model``) there is no closed form (see Raises).
     base, convention
         As for :func:`pe_core.sinusoidal_encoding`.
     kind : {"cosine", "dot", "distance"}, optional
@@ -188,7 +165,9 @@ def offset_similarity(
         \\cos\\theta = \\frac{1}{h} \\sum_{i<h} \\cos(w_i \\delta), \\qquad
         |PE(k) - PE(k + \\delta)|^2 = 4 \\sum_{i<h} \\sin^2(w_i \\delta / 2).
 
-    It is even in the offset: the encoding alone does not tell which position comes first.
+    It is even in the offset: the similarity alone does not tell which position comes first
+    (the encodings do: ``PE(k + d)`` and ``PE(k - d)`` differ, see
+    :func:`pe_core.relative_rotation`).
     Integer offsets in arithmetic progression (e.g. ``np.arange(L)``) are evaluated by two
     matrix products of small exact tables instead of ``L * h`` cosines.
 
@@ -199,10 +178,9 @@ def offset_similarity(
     >>> float(offset_similarity(1.0, 512, kind="distance").round(4))
     3.7143
     """
-    d_model = check_d_model(d_model)
-    base = check_base(base)
+    bank = resolve_bank(d_model, base, convention)
     kind = check_choice(kind, "kind", KINDS)
-    conv, n_pairs = _closed_form_convention(d_model, convention)
+    _closed_form_bank(bank, kind)
     values = as_real_array(offsets, "offsets")
     flat = values.ravel()
     if flat.size and np.max(np.abs(flat)) > MAX_POSITION:
@@ -210,24 +188,17 @@ def offset_similarity(
             f"offsets must lie within +/-2**53 (= {MAX_POSITION:.0f}), got an offset of "
             f"magnitude {np.max(np.abs(flat)):.6g}"
         )
-    if kind == "cosine" and n_pairs == 0:
-        raise ValueError(
-            f"cosine similarity is undefined for d_model={d_model} with the {convention!r} "
-            f"convention: every encoding is the zero vector"
-        )
     check_size(flat.size, "offsets")
-    freqs = conv.frequencies(d_model, base)
-    checked = check_positions(flat, "offsets")
-    check_angles(checked, freqs)
-    result = _profile(checked, freqs, "distance" if kind == "distance" else "dot")
+    checked = check_positions_for(bank, flat, "offsets")
+    result = _profile(checked, bank.frequencies, "distance" if kind == "distance" else "dot")
     if kind == "cosine":
-        result = np.clip(result / n_pairs, -1.0, 1.0)
+        result = np.clip(result / bank.n_frequencies, -1.0, 1.0)
     return result.reshape(values.shape)
 
 
 def similarity_matrix(
     positions: int | ArrayLike,
-    d_model: int,
+    d_model: int | FrequencyBank,
     *,
     base: float = 10_000.0,
     convention: str = "vaswani",
@@ -259,21 +230,18 @@ def similarity_matrix(
            [0.7677, 1.    , 0.7677],
            [0.282 , 0.7677, 1.    ]])
     """
-    d_model = check_d_model(d_model)
-    base = check_base(base)
+    bank = resolve_bank(d_model, base, convention)
     kind = check_choice(kind, "kind", KINDS)
-    conv = get_convention(convention)
     checked = check_positions(positions)
     check_size(checked.n * checked.n, f"a similarity matrix of {checked.n} x {checked.n}")
     if checked.n == 0:
         return np.zeros((0, 0))
-    layout = conv.column_layout(d_model)
-    all_zero = layout.n_frequencies == 0  # cosine undefined in closed form: 0, as for rows
-    if layout.is_paired and checked.is_progression and not all_zero:
+    all_zero = bank.n_frequencies == 0  # cosine undefined in closed form: 0, as for rows
+    if bank.is_paired and checked.is_progression and not all_zero:
         offsets = checked.step * np.arange(checked.n, dtype=np.float64)
-        profile = offset_similarity(offsets, d_model, base=base, convention=convention, kind=kind)
+        profile = offset_similarity(offsets, bank, kind=kind)
         return scipy.linalg.toeplitz(profile)
-    rows = _encode(checked, d_model, base, convention, np.dtype(np.float64))
+    rows = encode(check_positions_for(bank, positions), bank, np.dtype(np.float64))
     if kind == "cosine":
         return cosine_similarity(rows)
     if kind == "dot":

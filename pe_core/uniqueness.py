@@ -8,19 +8,26 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from pe_core._phasors import check_angles, cos_sum_progression, encode_into, phasors
+from pe_core._formats import FloatFormat
+from pe_core._kernels import (
+    cos_sum_progression,
+    distance_from_dot,
+    encode_into,
+    phasors,
+    round_to_precision,
+    squared_distance_profile,
+)
 from pe_core._validation import (
     Positions,
     as_real_array,
-    check_base,
     check_choice,
-    check_d_model,
-    check_positions,
+    check_positions_for,
+    check_precision,
+    check_representable,
     check_size,
+    resolve_bank,
 )
-from pe_core.conventions import ColumnLayout, get_convention
-from pe_core.precision import FloatFormat, check_precision, round_to_precision
-from pe_core.similarity import _direct_squared_distance, distance_from_dot
+from pe_core.bank import ColumnLayout, FrequencyBank
 
 __all__ = [
     "UniquenessReport",
@@ -213,7 +220,7 @@ def _nearest_offsets(offsets, distances) -> tuple[tuple[float, float], ...]:
 
 def uniqueness_report(
     positions: int | ArrayLike,
-    d_model: int,
+    d_model: int | FrequencyBank,
     *,
     base: float = 10_000.0,
     convention: str = "vaswani",
@@ -273,15 +280,11 @@ def uniqueness_report(
     >>> report.first_collision, report.collides_with
     (257, 256)
     """
-    d_model = check_d_model(d_model)
-    base = check_base(base)
-    conv = get_convention(convention)
+    bank = resolve_bank(d_model, base, convention)
     fmt = check_precision(precision)
     cast = check_choice(cast, "cast", CASTS)
-    checked = check_positions(positions)
-    layout = conv.column_layout(d_model)
-    freqs = conv.frequencies(d_model, base)
-    check_angles(checked, freqs)
+    checked = check_positions_for(bank, positions)
+    layout, freqs, d_model = bank.layout, bank.frequencies, bank.d_model
     n = checked.n
     if n < 2:
         return UniquenessReport(n, n, 0, None, None, None, None, None, 0.0, fmt.name, cast, "none")
@@ -304,25 +307,6 @@ def uniqueness_report(
             f"positions, an int L, or an even d_model"
         )
     return _pairwise_report(checked, layout, fmt, cast, row_maker)
-
-
-def check_representable(checked: Positions, freqs, fmt: FloatFormat, cast: str) -> None:
-    """Refuse positions (cast "positions", "angles") or angles (cast "angles") that round to inf
-    in ``fmt``: their encodings would be NaN."""
-    if cast in ("positions", "angles") and checked.max_abs >= fmt.overflow_threshold:
-        raise ValueError(
-            f"positions up to {checked.max_abs:.6g} overflow {fmt.name}: from "
-            f"{fmt.overflow_threshold:.6g} on they round to inf (the largest finite {fmt.name} "
-            f"number is {fmt.max_finite:.6g}), so with cast={cast!r} their encodings are NaN"
-        )
-    if cast == "angles" and freqs.size:
-        largest = float(np.max(round_to_precision(freqs, fmt.name))) * checked.max_abs
-        if largest >= fmt.overflow_threshold:
-            raise ValueError(
-                f"angles k * w_i up to {largest:.6g} overflow {fmt.name} (from "
-                f"{fmt.overflow_threshold:.6g} on they round to inf): with cast='angles' the "
-                "encodings are NaN"
-            )
 
 
 def _closed_form_report(checked, layout, freqs, fmt, cast, row_maker) -> UniquenessReport:
@@ -451,7 +435,7 @@ def _pairwise_report(checked, layout, fmt, cast, row_maker) -> UniquenessReport:
 
 def nearest_neighbor_distances(
     positions: int | ArrayLike,
-    d_model: int,
+    d_model: int | FrequencyBank,
     *,
     base: float = 10_000.0,
     convention: str = "vaswani",
@@ -473,13 +457,9 @@ def nearest_neighbor_distances(
     >>> nearest_neighbor_distances(5, 4, base=100.0).round(4)
     array([0.964, 0.964, 0.964, 0.964, 0.964])
     """
-    d_model = check_d_model(d_model)
-    base = check_base(base)
-    conv = get_convention(convention)
-    checked = check_positions(positions)
-    layout = conv.column_layout(d_model)
-    freqs = conv.frequencies(d_model, base)
-    check_angles(checked, freqs)
+    bank = resolve_bank(d_model, base, convention)
+    checked = check_positions_for(bank, positions)
+    layout, freqs, d_model = bank.layout, bank.frequencies, bank.d_model
     n = checked.n
     if n < 2:
         return np.full(n, np.inf)
@@ -514,7 +494,7 @@ _DISTANCE_BLOCK = 1 << 18
 def encoding_distances(
     first: ArrayLike,
     second: ArrayLike,
-    d_model: int,
+    d_model: int | FrequencyBank,
     *,
     base: float = 10_000.0,
     convention: str = "vaswani",
@@ -558,9 +538,7 @@ def encoding_distances(
     >>> encoding_distances([256, 302], [257, 303], 512, precision="bfloat16", cast="positions")
     array([0.    , 6.9665])
     """
-    d_model = check_d_model(d_model)
-    base = check_base(base)
-    conv = get_convention(convention)
+    bank = resolve_bank(d_model, base, convention)
     fmt = check_precision(precision)
     cast = check_choice(cast, "cast", CASTS)
     first_values = as_real_array(first, "first")
@@ -570,12 +548,10 @@ def encoding_distances(
             f"first and second must have the same shape, got first of shape "
             f"{first_values.shape} and second of shape {second_values.shape}"
         )
-    layout = conv.column_layout(d_model)
-    freqs = conv.frequencies(d_model, base)
-    flat_a = check_positions(first_values.ravel(), "first")
-    flat_b = check_positions(second_values.ravel(), "second")
+    layout, freqs, d_model = bank.layout, bank.frequencies, bank.d_model
+    flat_a = check_positions_for(bank, first_values.ravel(), "first")
+    flat_b = check_positions_for(bank, second_values.ravel(), "second")
     for checked in (flat_a, flat_b):
-        check_angles(checked, freqs)
         check_representable(checked, freqs, fmt, cast)
     if fmt.name == "float64" or cast == "positions":
         ka = round_to_precision(flat_a.values, fmt.name)
@@ -602,7 +578,7 @@ def _closed_form_distance(ka, kb, layout: ColumnLayout, freqs) -> NDArray[np.flo
         # The pairs' part depends on the offset only: computed once per distinct offset (a few
         # for neighbours whose positions were rounded, instead of one per pair of positions).
         offsets, inverse = np.unique(kb - ka, return_inverse=True)
-        squared += _direct_squared_distance(offsets, paired)[inverse.ravel()]
+        squared += squared_distance_profile(offsets, paired)[inverse.ravel()]
     for i in range(layout.n_cos, layout.n_sin):  # the unpaired sin column of an odd d_model
         sin_a = phasors(ka, freqs[i : i + 1]).imag[:, 0]
         sin_b = phasors(kb, freqs[i : i + 1]).imag[:, 0]

@@ -462,6 +462,9 @@ SPECS = {
         ENCODING_KW,
         {"positions": 10, "d_model": 8, "block_size": 3, **BASE_KW},
     ),
+    "sinusoidal_bank": Spec(
+        pe_core.sinusoidal_bank, ("d_model",), ENCODING_KW, {"d_model": 8, **BASE_KW}
+    ),
     "column_roles": Spec(
         pe_core.column_roles, ("d_model",), ("convention",), {"d_model": 8, "convention": "split"}
     ),
@@ -696,16 +699,18 @@ def _count(positions) -> int:
     return int(np.asarray(positions).shape[0])
 
 
+def convention_of(arguments: dict) -> str:
+    value = arguments.get("convention", OMIT)
+    return "vaswani" if value is OMIT else value
+
+
 def _n_pairs(d_model: int, convention: str) -> int:
     return d_model // 2 if convention == "tensor2tensor" else (d_model + 1) // 2
 
 
 def _in_unit_interval(values: np.ndarray, what: str) -> None:
+    # Strict since the 1 + ulp bug was fixed (test_regression_encoding_a_hair_beyond_one).
     largest = float(np.max(np.abs(_as_float_array(values)), initial=0.0))
-    eps = float(np.finfo(np.float32 if values.dtype == np.float32 else np.float64).eps)
-    if 1.0 < largest <= 1.0 + 4 * eps:  # test_known_bug_encoding_a_hair_beyond_one
-        event("known bug: encoding value a few ulps beyond 1")
-        return
     assert largest <= 1.0, f"{what} has values outside [-1, 1]: {largest!r}"
 
 
@@ -724,6 +729,11 @@ def check_result(name: str, arguments: dict, result) -> None:
         d_model = int(arg("d_model"))
         assert pair.shape == role.shape == (d_model,), call
         assert set(role.tolist()) <= {"sin", "cos", "zero"}, call
+        return
+    if name == "sinusoidal_bank":
+        d_model = int(arg("d_model"))
+        assert isinstance(result, pe_core.FrequencyBank) and result.d_model == d_model, call
+        assert result.frequencies.shape == (_n_pairs(d_model, convention_of(arguments)),), call
         return
     if name == "uniqueness_report":
         _check_report(call, result, _count(arg("positions")))

@@ -7,6 +7,7 @@ from numpy.testing import assert_allclose
 
 from pe_core import (
     CONVENTIONS,
+    column_roles,
     cosine_similarity,
     frequencies,
     offset_similarity,
@@ -14,7 +15,6 @@ from pe_core import (
     relative_rotation,
     sinusoidal_encoding,
 )
-from pe_core.conventions import column_roles
 
 conventions = st.sampled_from(list(CONVENTIONS))
 d_models = st.integers(1, 96)

@@ -7,13 +7,13 @@ from numpy.testing import assert_allclose
 
 from pe_core import (
     CONVENTIONS,
+    column_roles,
     frequencies,
     nearest_neighbor_distances,
     quantize,
     sinusoidal_encoding,
     uniqueness_report,
 )
-from pe_core.conventions import column_roles
 
 
 def _brute_force_rows(positions, d_model, convention, precision, cast, base):

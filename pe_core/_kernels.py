@@ -1,4 +1,6 @@
-"""Exact phasor tables and the angle-addition kernels behind the fast paths.
+"""The numerical kernels: exact phasor tables, the angle-addition fill, the cosine-sum product,
+distances from dot products, rounding to a smaller format. They trust their arguments (the
+public functions check them, in :mod:`pe_core._validation`).
 
 Everything fast in :mod:`pe_core` rests on one identity, the relative-position rotation of the
 encoding itself: ``exp(i(a + b)w) = exp(iaw) * exp(ibw)``. Splitting a position
@@ -18,7 +20,9 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from numpy.typing import NDArray
 
-from pe_core._validation import MAX_POSITION, Positions
+from pe_core._formats import round_to_precision
+from pe_core._validation import Positions
+from pe_core.bank import FrequencyBank
 
 #: Veltkamp's constant 2**27 + 1: splits a float64 into two halves whose products are exact.
 _VELTKAMP = 134217729.0
@@ -46,26 +50,13 @@ def _split(x: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.floa
 def two_product(a: NDArray[np.float64], b: NDArray[np.float64]):
     """``(p, e)`` with ``p = fl(a * b)`` and ``p + e == a * b`` exactly (Dekker 1971).
 
-    Exact as long as nothing overflows, which :func:`check_angles` guarantees.
+    Exact as long as nothing overflows, which ``_validation.check_angles`` guarantees.
     """
     product = a * b
     a_high, a_low = _split(a)
     b_high, b_low = _split(b)
     error = ((a_high * b_high - product) + a_high * b_low + a_low * b_high) + a_low * b_low
     return product, error
-
-
-def check_angles(positions: Positions, freqs: NDArray[np.float64]) -> None:
-    """Refuse angles ``k * w_i`` beyond 2**53, where float64 cannot tell neighbours apart."""
-    if freqs.size == 0:
-        return
-    largest = max(positions.max_abs, 1.0) * float(np.max(freqs))
-    if largest > MAX_POSITION:
-        raise ValueError(
-            f"angles k * w_i must stay within 2**53 (= {MAX_POSITION:.0f}) radians, but positions "
-            f"up to {positions.max_abs:.6g} with frequencies up to {np.max(freqs):.6g} reach "
-            f"{largest:.6g}; use a base >= 1 or smaller positions"
-        )
 
 
 def phasors(multipliers: NDArray[np.float64], freqs: NDArray[np.float64]) -> NDArray[np.complex128]:
@@ -149,7 +140,7 @@ def encode_into(out, positions: Positions, freqs, layout) -> None:
     # row is exactly [sin_0, cos_0, sin_1, cos_1, ...] and the product writes it in place.
     fine = np.conj(phasor_progression(0.0, step, block, freqs))
     coarse = 1j * np.conj(phasor_progression(positions.start, step * block, n_blocks, freqs))
-    interleaved = layout.sin_columns == slice(0, layout.d_model, 2) and layout.d_model % 2 == 0
+    interleaved = layout.is_interleaved
     complex_out = np.complex64 if out.dtype == np.float32 else np.complex128
     out_complex = out.view(complex_out) if interleaved else None
 
@@ -205,3 +196,63 @@ def cos_sum_progression(
         total += coarse.real @ fine.real.T
         total -= coarse.imag @ fine.imag.T
     return total.ravel()[:n]
+
+
+def encode(positions: Positions, bank: FrequencyBank, dtype: np.dtype) -> np.ndarray:
+    """The encoding of checked positions under ``bank``, in ``dtype`` (the shared body of every
+    public function that returns encodings): float64 values within 5e-16 of the exact ones,
+    rounded once to a smaller type."""
+    native = dtype.newbyteorder("=")
+    work_dtype = np.float32 if native == np.float32 else np.float64
+    out = np.empty((positions.n, bank.d_model), dtype=work_dtype)
+    encode_into(out, positions, bank.frequencies, bank.layout)
+    if native.name in ("float16", "bfloat16"):
+        # Round once, from float64, to the nearest value of the target type.
+        out = round_to_precision(out, native.name)
+    return out if out.dtype == dtype else out.astype(dtype)
+
+
+#: Below this squared distance the matrix-product profile is recomputed term by term (its
+#: absolute error, about h * 1e-16, would otherwise dominate the square root).
+_REFINE_SQUARED_DISTANCE = 1e-4
+
+
+def distance_from_dot(dot: NDArray[np.float64], offsets_at, freqs) -> NDArray[np.float64]:
+    """Distances ``sqrt(2 (h - dot))``, overwriting ``dot``; where cancellation would show,
+    recomputed term by term at the offsets ``offsets_at(index)``."""
+    squared = dot
+    squared *= -2.0
+    squared += 2.0 * freqs.size
+    np.maximum(squared, 0.0, out=squared)
+    close = np.flatnonzero(squared < _REFINE_SQUARED_DISTANCE)
+    if close.size:
+        squared[close] = squared_distance_profile(offsets_at(close), freqs)
+    return np.sqrt(squared, out=squared)
+
+
+def squared_distance_profile(offsets: NDArray[np.float64], freqs) -> NDArray[np.float64]:
+    """``|PE(k) - PE(k + offset)|^2 = 4 sum_i sin^2(w_i offset / 2)``, with no cancellation."""
+
+    def squared_distance(chunk):
+        return 4.0 * np.sum(phasors(0.5 * chunk, freqs).imag ** 2, axis=1)
+
+    return chunked(offsets, freqs, squared_distance)
+
+
+def dot_profile(offsets: NDArray[np.float64], freqs) -> NDArray[np.float64]:
+    """``PE(k) . PE(k + offset) = sum_i cos(w_i offset)`` term by term."""
+    return chunked(offsets, freqs, lambda chunk: phasors(chunk, freqs).real.sum(1))
+
+
+def chunked(values, freqs, function) -> NDArray[np.float64]:
+    """``function`` of ``values`` a chunk at a time (a chunk's table stays about 8 MB)."""
+    rows = max(1, (1 << 20) // max(1, freqs.size))
+    parts = [function(values[first : first + rows]) for first in range(0, values.size, rows)]
+    return np.concatenate(parts) if parts else np.zeros(0)
+
+
+def dirichlet(size: int, half_angle: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``sin(size x) / (size sin x)``: the mean of ``exp(2ijx)`` over a centred block."""
+    denominator = size * np.sin(half_angle)
+    tiny = np.abs(denominator) < 1e-300  # step * w a multiple of 2 pi: every term is equal
+    return np.where(tiny, 1.0, np.sin(size * half_angle) / np.where(tiny, 1.0, denominator))
