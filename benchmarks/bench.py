@@ -226,16 +226,17 @@ def analysis_section(repeats: int) -> list[str]:
 def dashboard_section() -> list[str]:
     from streamlit.testing.v1 import AppTest
 
-    from dashboard import state
+    from dashboard import registry
+    from tests.apptest_helpers import open_view
 
     at = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=300)
     at.query_params.update({"L": str(L), "d": str(D)})
     at.run()
     rows = []
     bases = [2000.0, 5000.0, 20000.0, 50000.0, 100000.0, 200000.0, 500000.0]
-    for slug, label in state.VIEWS.items():
-        at.session_state["view_tab"] = label
-        at.run()
+    for view in registry.VIEWS:
+        slug, label = view.slug, view.label
+        open_view(at, slug)
         changes, same = [], []
         for base in bases:  # each base is new: the caches miss, the view recomputes
             at.session_state["base"] = base

@@ -31,7 +31,11 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from dashboard.state import PRESETS, VIEWS  # noqa: E402
+from dashboard.registry import VIEWS as VIEW_LIST  # noqa: E402
+from dashboard.sidebar import PRESETS  # noqa: E402
+
+VIEWS = {view.slug: view.label for view in VIEW_LIST}
+
 from tests.e2e import (  # noqa: E402
     CHROMIUM_ARGS,
     PAGE_HOOK_JS,
@@ -135,7 +139,7 @@ async def run_session(
     views = itertools.islice(itertools.cycle(VIEWS.values()), number % len(VIEWS) + 1, None)
     sidebar = page.locator('[data-testid="stSidebar"]')
     preset_box = sidebar.locator('input[role="combobox"][aria-label="Preset"]')
-    view_bar = page.locator('[data-testid="stMain"] [role="tablist"]').first
+    view_links = page.locator('[data-testid="stTopNavLink"], [data-testid="stSidebarNavLink"]')
     for step in itertools.count(number):
         if time.monotonic() >= deadline:
             break
@@ -154,7 +158,7 @@ async def run_session(
                 current = await page.evaluate("window.__pe.selectedView()")
                 target = next(v for v in views if v != current)
                 since = await page.evaluate("performance.now()")
-                await view_bar.get_by_role("tab", name=target, exact=True).click()
+                await view_links.filter(has_text=target).first.click()
             await settle(since, before)
             took, charts, run = await page.evaluate(LATENCY_JS)
             stats.latencies[kind].append(took)

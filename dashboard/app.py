@@ -2,56 +2,41 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import streamlit as st
 
-from dashboard import sidebar, state, ui
-from dashboard.views import (
-    conventions,
-    embeddings,
-    example,
-    heatmap,
-    rotation,
-    similarity,
-    sinusoids,
-    uniqueness,
-    wavelengths,
-)
-
-VIEW_MODULES = {
-    "heatmap": heatmap,
-    "sinusoids": sinusoids,
-    "wavelengths": wavelengths,
-    "similarity": similarity,
-    "uniqueness": uniqueness,
-    "rotation": rotation,
-    "embeddings": embeddings,
-    "conventions": conventions,
-    "example": example,
-}
+from dashboard import links, registry, sidebar, ui
 
 st.set_page_config(page_title="Positional Encoding Explorer", page_icon="🌊", layout="wide")
 ui.start_run()
-state.init_from_url()
-config = sidebar.render()
 
+
+def _render(view: registry.View) -> None:
+    ui.guarded(view.slug, lambda: view.module.render(sidebar.current()))
+
+
+pages = {
+    view.slug: st.Page(
+        partial(_render, view),
+        title=view.label,
+        url_path=view.slug,
+        default=view is registry.DEFAULT,
+    )
+    for view in registry.VIEWS
+}
+page = st.navigation(list(pages.values()), position="top")
+links.check_first_visit(pages, page)
+st.session_state["_view"] = next(slug for slug, p in pages.items() if p is page)  # for tests
+
+config = sidebar.render()
 st.title("Positional Encoding Explorer")
 st.caption(
     f"Sinusoidal positional encodings (Vaswani et al., 2017): {config.n_positions:,} positions, "
     f"d_model {config.d_model:,}, base {config.base:,g}, {config.convention} convention."
 )
-for warning in state.url_warnings():
+for warning in links.warnings():
     st.warning(warning)
-if state.url_warnings():
-    st.button("Dismiss", on_click=state.dismiss_url_warnings, key="dismiss_url_warnings")
-
-if "view_tab" not in st.session_state:
-    st.session_state["view_tab"] = state.VIEWS[state.value("view")]
-tabs = st.tabs(list(state.VIEWS.values()), key="view_tab", on_change="rerun")
-for tab, (slug, module) in zip(tabs, VIEW_MODULES.items(), strict=True):
-    with tab:
-        if tab.open:
-            ui.guarded(slug, lambda module=module: module.render(config))
-
-label_to_view = {label: slug for slug, label in state.VIEWS.items()}
-st.session_state["view"] = label_to_view.get(st.session_state.get("view_tab"), "heatmap")
-state.sync_url()
+if links.warnings():
+    st.button("Dismiss", on_click=links.dismiss, key="dismiss_url_warnings")
+page.run()

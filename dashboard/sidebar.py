@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 import streamlit as st
 
 import pe_core
-from dashboard import state
-from dashboard.compute import Config
+from dashboard import params
+from dashboard.config import Config
+
+MAX_POSITIONS = 1_000_000
+MAX_D_MODEL = 8192
+MIN_BASE, MAX_BASE = 1.01, 1e9
 
 #: The base control's stops: 1-2-5 steps on a log scale.
 BASE_STOPS = tuple(
@@ -14,70 +21,176 @@ BASE_STOPS = tuple(
 )
 
 
-def base_options(current: float) -> list[float]:
+def base_options(current: float | None) -> list[float]:
     """The log-scale stops, plus the current value if a link or preset chose another one."""
-    return sorted(set(BASE_STOPS) | {float(current)})
+    return sorted(set(BASE_STOPS) | ({float(current)} if current else set()))
 
 
-def _range_note(key: str) -> None:
-    note = state.range_note(key)
-    if note:
-        st.caption(f":orange[{note}]")
+def _base_choices(_config=None) -> list[float]:
+    current = st.session_state.get("base")
+    if current is None:  # the first run: the link may ask for a base between the stops
+        current = params.link_value(BASE_FROM_LINK)
+    return base_options(current)
+
+
+def _base_rule(raw: str) -> float:
+    value = float(raw)
+    if not MIN_BASE <= value <= MAX_BASE:
+        raise ValueError(f"out of range, expected {MIN_BASE} to {MAX_BASE:g}")
+    return value
+
+
+POSITIONS = params.Number(
+    "L",
+    "Number of positions L",
+    2048,
+    help="Positions 0 to L−1 (1 to 1,000,000).",
+    low=1,
+    high=MAX_POSITIONS,
+    bounded_widget=False,
+)
+D_MODEL = params.Number(
+    "d",
+    "d_model",
+    512,
+    help="Width of the encoding (1 to 8,192). The − and + buttons step by 2, so an even d_model "
+    "stays even; odd values follow the convention's rule.",
+    low=1,
+    high=MAX_D_MODEL,
+    step=2,
+    bounded_widget=False,
+)
+BASE = params.Choice(
+    "base",
+    "base (log scale)",
+    10000.0,
+    help="The longest wavelength is about 2π·base. 10,000 in the paper.",
+    options=_base_choices,
+    kind="select_slider",
+    format_func=lambda b: f"{b:g}",  # also the URL's text: base=10000, as links always had it
+    convert=float,
+)
+#: The base as a link gives it, before the slider exists (any value in range, not only stops).
+BASE_FROM_LINK = params.Number("base", "base", 10000.0, low=MIN_BASE, high=MAX_BASE, integer=False)
+CONVENTION = params.Choice("conv", "Convention", "vaswani", options=tuple(pe_core.CONVENTIONS))
+PARAMS = (POSITIONS, D_MODEL, BASE, CONVENTION)
+#: What a link's values are checked against (the base: any value in range, not only the stops).
+LINK_PARAMS = (POSITIONS, D_MODEL, BASE_FROM_LINK, CONVENTION)
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A named configuration that sets several parameters at once."""
+
+    name: str
+    values: dict[str, Any]
+    note: str
+
+
+PRESETS: dict[str, Preset] = {
+    p.name: p
+    for p in [
+        Preset(
+            "Attention Is All You Need",
+            {"L": 2048, "d": 512, "base": 10000.0, "conv": "vaswani"},
+            "The paper's base model: d_model 512, base 10000.",
+        ),
+        Preset(
+            "Tutorial",
+            {"L": 10, "d": 4, "base": 100.0, "conv": "vaswani"},
+            "Small enough to read every number.",
+        ),
+        Preset(
+            "Lab", {"L": 128, "d": 256, "base": 10000.0, "conv": "vaswani"}, "A mid-size lab setup."
+        ),
+        Preset(
+            "d2l",
+            {"L": 60, "d": 32, "base": 10000.0, "conv": "vaswani"},
+            "Dive into Deep Learning, 11.6.",
+        ),
+        Preset(
+            "Annotated Transformer",
+            {"L": 100, "d": 20, "base": 10000.0, "conv": "vaswani", "dims": [4, 5, 6, 7]},
+            "The Annotated Transformer's sinusoid plot: dimensions 4 to 7.",
+        ),
+    ]
+}
+CUSTOM = "Custom"
+
+
+def current() -> Config:
+    """The shared parameters in force (defaults before the sidebar has been drawn)."""
+    return Config(
+        int(POSITIONS.value()),
+        int(D_MODEL.value()),
+        float(BASE.value()),
+        str(CONVENTION.value()),
+    )
+
+
+def current_in(state) -> Config:
+    """The shared parameters held in a session state (a mapping of widget keys to values)."""
+    return Config(int(state["L"]), int(state["d"]), float(state["base"]), str(state["conv"]))
+
+
+def from_link() -> Config:
+    """The shared parameters a link asks for (their defaults where it asks for none or a bad
+    value): the bounds of the views' parameters depend on them."""
+
+    def linked(param, fallback):
+        value = params.link_value(param)
+        return fallback if value is None else value
+
+    return Config(
+        int(linked(POSITIONS, POSITIONS.default)),
+        int(linked(D_MODEL, D_MODEL.default)),
+        float(linked(BASE_FROM_LINK, BASE.default)),
+        str(linked(CONVENTION, CONVENTION.default)),
+    )
+
+
+def _apply_preset() -> None:
+    """Callback of the preset selector: set all of the preset's parameters at once."""
+    preset = PRESETS.get(st.session_state.get("preset"))
+    if preset is None:
+        return
+    for key, new_value in preset.values.items():
+        st.session_state[key] = new_value
+    if "dims" not in preset.values:
+        st.session_state.pop("dims", None)  # the sinusoids view's default for this d_model
+
+
+def _matching_preset(config: Config) -> str:
+    """The preset whose values are all current, or ``CUSTOM``."""
+    shared = {"L": config.n_positions, "d": config.d_model, "base": config.base}
+    shared["conv"] = config.convention
+    for preset in PRESETS.values():
+        if all(shared.get(key, st.session_state.get(key)) == v for key, v in preset.values.items()):
+            return preset.name
+    return CUSTOM
 
 
 def render() -> Config:
     with st.sidebar:
         st.header("Parameters")
-        st.session_state["preset"] = state.matching_preset()
+        st.session_state["preset"] = _matching_preset(current())
         st.selectbox(
             "Preset",
-            options=[state.CUSTOM, *state.PRESETS],
+            options=[CUSTOM, *PRESETS],
             key="preset",
-            on_change=state.apply_preset,
+            on_change=_apply_preset,
             help="Sets several parameters at once.",
         )
-        preset = state.PRESETS.get(st.session_state["preset"])
+        preset = PRESETS.get(st.session_state["preset"])
         if preset is not None:
             st.caption(preset.note)
-        # No min_value/max_value on the widgets: the browser would keep an out-of-range value
-        # in the box, outlined in red, while the old value stays in force. The callback brings
-        # it into range instead, so the box always shows the value in use, and says so.
-        st.number_input(
-            "Number of positions L",
-            step=1,
-            key="L",
-            on_change=state.keep_in_range,
-            args=("L",),
-            help="Positions 0 to L−1 (1 to 1,000,000).",
-        )
-        _range_note("L")
-        st.number_input(
-            "d_model",
-            step=2,
-            key="d",
-            on_change=state.keep_in_range,
-            args=("d",),
-            help="Width of the encoding (1 to 8,192). The − and + buttons step by 2, so an even "
-            "d_model stays even; odd values follow the convention's rule.",
-        )
-        _range_note("d")
-        st.select_slider(
-            "base (log scale)",
-            options=base_options(state.value("base")),
-            format_func=lambda b: f"{b:,g}",
-            key="base",
-            help="The longest wavelength is about 2π·base. 10,000 in the paper.",
-        )
-        conventions = list(pe_core.CONVENTIONS)
-        st.selectbox(
-            "Convention",
-            options=conventions,
-            format_func=lambda name: f"{name} ({pe_core.CONVENTIONS[name].layout})",
-            key="conv",
-        )
-        convention = pe_core.CONVENTIONS[state.value("conv")]
+        POSITIONS.widget()
+        D_MODEL.widget()
+        BASE.widget()
+        CONVENTION.widget()
+        convention = pe_core.CONVENTIONS[CONVENTION.value()]
         st.caption(
-            f"{convention.description} {convention.formula}. "
+            f"{convention.layout.capitalize()}: {convention.description} {convention.formula}. "
             f"Used by {', '.join(convention.libraries[:4])}."
         )
         st.divider()
@@ -85,9 +198,4 @@ def render() -> Config:
             "The address bar always holds a link to what you see: copy it to share this view "
             "with these parameters."
         )
-    return Config(
-        int(state.value("L")),
-        int(state.value("d")),
-        float(state.value("base")),
-        state.value("conv"),
-    )
+    return current()

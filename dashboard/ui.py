@@ -8,7 +8,7 @@ from collections.abc import Callable
 import plotly.graph_objects as go
 import streamlit as st
 
-from dashboard import compute
+from dashboard import exports
 
 logger = logging.getLogger("pe_explorer")
 
@@ -54,16 +54,16 @@ def matrix_downloads(config) -> None:
         f"`pe_core.sinusoidal_encoding({config.n_positions}, {config.d_model}, "
         f"base={config.base:g}, convention='{config.convention}')`"
     )
-    if size > compute.MAX_DOWNLOAD_ELEMENTS:
+    if size > exports.MAX_DOWNLOAD_ELEMENTS:
         st.caption(
             f"The full matrix has {size:,} values, too many to download here "
-            f"(limit {compute.MAX_DOWNLOAD_ELEMENTS:,}). In Python: {call}."
+            f"(limit {exports.MAX_DOWNLOAD_ELEMENTS:,}). In Python: {call}."
         )
         return
     stem = f"pe_{config.convention}_L{config.n_positions}_d{config.d_model}_base{config.base:g}"
-    files = [("NPY", compute.encoding_npy, "application/octet-stream")]
-    if size <= compute.MAX_CSV_ELEMENTS:
-        files.insert(0, ("CSV", compute.encoding_csv, "text/csv"))
+    files = [("NPY", exports.encoding_npy, "application/octet-stream")]
+    if size <= exports.MAX_CSV_ELEMENTS:
+        files.insert(0, ("CSV", exports.encoding_csv, "text/csv"))
     for column, (kind, make, mime) in zip(st.columns([1, 1, 3]), files, strict=False):
         column.download_button(
             f"Matrix as {kind}",
@@ -74,9 +74,9 @@ def matrix_downloads(config) -> None:
             on_click="ignore",
             icon=":material/download:",
         )
-    if size > compute.MAX_CSV_ELEMENTS:
+    if size > exports.MAX_CSV_ELEMENTS:
         st.caption(
-            f"CSV is offered up to {compute.MAX_CSV_ELEMENTS:,} values (this matrix has "
+            f"CSV is offered up to {exports.MAX_CSV_ELEMENTS:,} values (this matrix has "
             f"{size:,}); the .npy file holds every digit and loads with `numpy.load`."
         )
 

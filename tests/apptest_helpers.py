@@ -9,17 +9,14 @@ from pathlib import Path
 import numpy as np
 from streamlit.testing.v1 import AppTest
 
+from dashboard import registry
+
 APP = str(Path(__file__).resolve().parents[1] / "dashboard" / "app.py")
-VIEW_LABELS = {
-    "heatmap": "Heatmap",
-    "sinusoids": "Sinusoids",
-    "wavelengths": "Wavelengths",
-    "similarity": "Similarity",
-    "uniqueness": "Uniqueness",
-}
+VIEW_LABELS = {view.slug: view.label for view in registry.VIEWS}
 
 
 def new_app(**query) -> AppTest:
+    """The app on a link with ``query`` (``view=<slug>`` opens that view, as old links do)."""
     at = AppTest.from_file(APP, default_timeout=120)
     for key, value in query.items():
         at.query_params[key] = str(value)
@@ -27,8 +24,28 @@ def new_app(**query) -> AppTest:
 
 
 def open_view(at: AppTest, view: str) -> AppTest:
-    at.session_state["view_tab"] = VIEW_LABELS.get(view, view)
+    """Go to a view in the same session, as a click in the navigation does.
+
+    AppTest.switch_page() finds only pages that are files; the app's pages are functions,
+    registered by their URL path, so the page's hash is looked up among the registered pages.
+    """
+    slug = (
+        view
+        if view in VIEW_LABELS
+        else next(s for s, label in VIEW_LABELS.items() if label == view)
+    )
+    default = slug == registry.DEFAULT.slug
+    at._page_hash = next(
+        page_hash
+        for page_hash, info in at._registered_pages.items()
+        if info.get("url_pathname") == ("" if default else slug)
+    )
     return at.run()
+
+
+def page_of(at: AppTest) -> str:
+    """The slug of the view the last run showed."""
+    return at.session_state["_view"]
 
 
 def figures(at: AppTest) -> list[dict]:

@@ -15,11 +15,13 @@ import pytest
 import streamlit as st
 
 import pe_core
-from dashboard import compute
+from dashboard import exports, registry
 from dashboard.budget import REQUEST_BYTES
-from dashboard.compute import Config
-from dashboard.state import VIEWS
+from dashboard.config import Config
+from dashboard.views import embeddings as embeddings_view
 from tests.apptest_helpers import new_app, no_errors
+
+VIEWS = [view.slug for view in registry.VIEWS]
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -49,7 +51,7 @@ EMBEDDINGS_LARGEST = {
 }
 
 
-@pytest.mark.parametrize("view", list(VIEWS))
+@pytest.mark.parametrize("view", VIEWS)
 def test_every_view_at_the_top_of_every_range_stays_within_the_budget(view):
     extra = EMBEDDINGS_LARGEST if view == "embeddings" else {}
     at = new_app(view=view, **LARGEST, **extra)
@@ -64,8 +66,8 @@ def test_embeddings_at_the_largest_shape_issue_18():
     # 16 x 256 x 8192 float64 arrays (about 0.8 GiB, 1.06 GiB with dropout) per request.
     config = Config(2048, 8192, 10000.0, "vaswani")
     with traced_peak() as traced:
-        data = compute.embedding_data(config, None, (16, 256), 3, 0.02, True, 0.5, 4)
-    assert data.total.shape == (16, 256, compute.MAX_EMBEDDING_COLUMNS)
+        data = embeddings_view.embedding_data(config, None, (16, 256), 3, 0.02, True, 0.5, 4)
+    assert data.total.shape == (16, 256, embeddings_view.MAX_EMBEDDING_COLUMNS)
     assert traced["peak"] < REQUEST_BYTES / 2, f"{traced['peak'] / 2**20:.0f} MiB"
 
 
@@ -73,12 +75,13 @@ def test_embeddings_are_those_of_one_call_on_the_whole_batch():
     # The view draws and adds a block of rows at a time; the numbers must be those of the
     # layer applied to the whole batch at once (the old computation).
     config = Config(300, 24, 100.0, "split")
-    compute.EMBEDDING_BLOCK_VALUES, saved = 24 * 5, compute.EMBEDDING_BLOCK_VALUES  # 5-row blocks
+    saved = embeddings_view.EMBEDDING_BLOCK_VALUES
+    embeddings_view.EMBEDDING_BLOCK_VALUES = 24 * 5  # blocks of 5 rows
     try:
         st.cache_data.clear()
-        data = compute.embedding_data(config, None, (3, 12), 11, 0.1, True, 0.3, 5)
+        data = embeddings_view.embedding_data(config, None, (3, 12), 11, 0.1, True, 0.3, 5)
     finally:
-        compute.EMBEDDING_BLOCK_VALUES = saved
+        embeddings_view.EMBEDDING_BLOCK_VALUES = saved
     embeddings = np.random.default_rng(11).normal(0.0, 0.1, (3, 12, 24))
     encoding = pe_core.sinusoidal_encoding(12, 24, base=100.0, convention="split")
     total = pe_core.add_to_embeddings(embeddings, encoding, scale=True, dropout=0.3, rng=5)
@@ -93,30 +96,30 @@ def test_embeddings_are_those_of_one_call_on_the_whole_batch():
 def test_work_over_the_budget_is_refused_before_allocating():
     config = Config(2048, 8192, 10000.0, "vaswani")
     with traced_peak() as traced, pytest.raises(ValueError, match="more than the 128 MiB"):
-        compute.embedding_data(config, None, (16, 100_000), 0, 0.02, True, 0.0, 0)
+        embeddings_view.embedding_data(config, None, (16, 100_000), 0, 0.02, True, 0.0, 0)
     assert traced["peak"] < 2**20  # refused from the shape alone
 
 
 class TestDownloads:
     def test_largest_npy_within_the_budget(self):
         config = Config(512, 8192, 10000.0, "vaswani")  # 2**22 values, the largest offered
-        assert config.n_positions * config.d_model == compute.MAX_DOWNLOAD_ELEMENTS
+        assert config.n_positions * config.d_model == exports.MAX_DOWNLOAD_ELEMENTS
         with traced_peak() as traced:
-            data = compute.encoding_npy(config)
-        assert len(data) > 8 * compute.MAX_DOWNLOAD_ELEMENTS
+            data = exports.encoding_npy(config)
+        assert len(data) > 8 * exports.MAX_DOWNLOAD_ELEMENTS
         assert traced["peak"] < REQUEST_BYTES
 
     def test_largest_csv_within_the_budget(self):
         config = Config(128, 8192, 10000.0, "vaswani")  # 2**20 values, the largest CSV
         with traced_peak() as traced:
-            data = compute.encoding_csv(config)
+            data = exports.encoding_csv(config)
         assert data.count(b"\n") == 129
         assert traced["peak"] < REQUEST_BYTES
 
     def test_csv_beyond_its_limit_is_refused(self):
         # Issue 18: an 85 MB CSV was built on click at L=512, d=8192 (8-9 s, +250 MiB).
         with pytest.raises(ValueError, match=r"download the \.npy file instead"):
-            compute.encoding_csv(Config(512, 8192, 10000.0, "vaswani"))
+            exports.encoding_csv(Config(512, 8192, 10000.0, "vaswani"))
 
     def test_the_page_offers_npy_only_beyond_the_csv_limit(self):
         at = new_app(view="example", L=512, d=8192)

@@ -1,7 +1,8 @@
 """Fuzzing the Streamlit app through AppTest: random links and random sidebar settings.
 
-* ``test_fuzz_query_strings``: hypothesis-generated URL parameters (the real names from
-  ``dashboard.state.PARAMS`` plus junk keys; values valid, at the edges, empty, unicode, huge,
+* ``test_fuzz_query_strings``: hypothesis-generated URL parameters (the real names of the
+  sidebar's and the views' parameters, ``view`` as old links have it, plus junk keys; values
+  valid, at the edges, empty, unicode, huge,
   negative, comma lists, several values for one key) are set on ``at.query_params`` before the
   first run.
 * ``test_fuzz_sidebar_and_views``: random settings inside and at the edges of every sidebar
@@ -9,7 +10,8 @@
 
 After every run: no exception element, no error box with a traceback or the app's "Something went
 wrong" fallback (nothing logged by ``ui.guarded`` either), something shown (a chart or a message),
-and the address bar holds only known parameters with values that parse.
+and the address bar holds only known parameters, whose widgets show values that obey their
+rules (the browser writes those values into the address bar).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from __future__ import annotations
 import logging
 import os
 import time
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -26,12 +28,17 @@ from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
 import pe_core
-from dashboard import sidebar, state
+from dashboard import params, registry, sidebar
+from tests.apptest_helpers import open_view, page_of
 
 #: AppTest resolves a relative path against the calling file, so the app is given absolutely.
 APP = str(Path(__file__).resolve().parents[1] / "dashboard" / "app.py")
-VIEWS = dict(state.VIEWS)  # slug -> tab label
-PARAM_NAMES = list(state.PARAMS)
+VIEWS = {view.slug: view.label for view in registry.VIEWS}
+#: Every parameter a link can carry, by its URL name (the base as a link gives it).
+ALL_PARAMS = {
+    p.key: p for p in (*(p for v in registry.VIEWS for p in v.params), *sidebar.LINK_PARAMS)
+}
+PARAM_NAMES = [*ALL_PARAMS, "view"]
 #: Query parameters Streamlit itself reads (embedding mode) and hides from st.query_params.
 STREAMLIT_RESERVED = ("embed", "embed_options")
 
@@ -88,22 +95,42 @@ def check_page(at: AppTest, records: list, context: str) -> None:
     shown = len(at.get("plotly_chart")) + len(at.info) + len(at.warning) + len(at.error)
     shown += len(at.success) + len(at.get("dataframe"))
     assert shown, f"{context}: no chart and no message on the page"
-    for key, value in at.query_params.items():
+    for key in at.query_params:
         if key in STREAMLIT_RESERVED:
             continue
-        assert key in state.PARAMS, f"{context}: unknown parameter {key!r} left in the URL"
-        raw = value[-1] if isinstance(value, list) else value
-        state.PARAMS[key].parse(raw)  # the link to what is on screen must be valid
+        assert key in ALL_PARAMS, f"{context}: unknown parameter {key!r} left in the URL"
+        # What the widget shows (and the browser writes into the address bar) obeys its rule.
+        if key in at.session_state:
+            shown = at.session_state[key]
+            raw = [str(v) for v in shown] if isinstance(shown, list) else [_as_link(shown)]
+            ALL_PARAMS[key].parse(raw, sidebar.current_in(at.session_state))
+
+
+def _as_link(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return f"{value:g}" if value == float(f"{value:g}") else repr(value)
+    return str(value)
 
 
 def effective(query: dict) -> dict:
-    """The parameter values the app will use for ``query`` (defaults for invalid ones)."""
-    values = {key: param.default for key, param in state.PARAMS.items()}
-    for key, raw in query.items():
-        if key in state.PARAMS:
-            raw = raw[-1] if isinstance(raw, list) else raw
-            with suppress(ValueError):
-                values[key] = state.PARAMS[key].parse(raw)
+    """The shared values the app will use for ``query``: a valid value, else what its parameter
+    makes of a bad one (the nearest allowed number, or the default)."""
+    values = {}
+    for param in sidebar.LINK_PARAMS:
+        raw = query.get(param.key)
+        if raw is None:
+            values[param.key] = param.default
+            continue
+        raw = raw if isinstance(raw, list) else [raw]
+        try:
+            values[param.key] = param.parse(raw, None)
+        except params.Invalid:
+            values[param.key] = param.correction(raw, None)
+    view = query.get("view")
+    view = view[-1] if isinstance(view, list) else view
+    values["view"] = view if view in VIEWS else registry.DEFAULT.slug
     return values
 
 
@@ -116,8 +143,10 @@ CHOICES = sorted(
         *VIEWS,
         *pe_core.CONVENTIONS,
         *pe_core.PRECISIONS,
-        *state.CASTS,
-        *state.SIMILARITY_KINDS,
+        *pe_core.CASTS,
+        "cosine",
+        "dot",
+        "distance",
         "blocks",
         "window",
         "sampled",
@@ -224,7 +253,7 @@ raw_values = st.one_of(
 url_values = st.one_of(raw_values, raw_values, st.lists(raw_values, min_size=2, max_size=3))
 junk_keys = st.one_of(
     st.sampled_from(
-        ["view_tab", "_url_read", "preset", "embed", "embed_options", "l", "L ", "D", "x", "é"]
+        ["_view", "_link_checked", "preset", "embed", "embed_options", "l", "L ", "D", "x", "é"]
     ),
     st.text(min_size=1, max_size=12),
 )
@@ -243,7 +272,7 @@ def test_fuzz_query_strings(query):
         at.run()
         event(f"run {'>' if time.perf_counter() - start > 5 else '<='} 5 s")
         check_page(at, records, f"query {query!r}")
-    assert at.session_state["view_tab"] == VIEWS[values["view"]]
+    assert page_of(at) == values["view"], query
     for key in ("L", "d", "base", "conv"):
         assert at.session_state[key] == values[key], (key, query)
 
@@ -254,11 +283,11 @@ def test_fuzz_query_strings(query):
 
 n_positions = st.one_of(
     st.sampled_from([1, 2, 3, 511, 512, 513, 720, 721, 4096, 4097, 65504, 999_999, 1_000_000]),
-    st.integers(1, state.MAX_POSITIONS),
+    st.integers(1, sidebar.MAX_POSITIONS),
 )
 d_models = st.one_of(
     st.sampled_from([1, 2, 3, 4, 5, 511, 1023, 1024, 1025, 8191, 8192]),
-    st.integers(1, state.MAX_D_MODEL),
+    st.integers(1, sidebar.MAX_D_MODEL),
 )
 bases = st.sampled_from(sidebar.base_options(10_000.0))
 conventions = st.sampled_from(list(pe_core.CONVENTIONS))
@@ -284,14 +313,14 @@ def test_fuzz_sidebar_and_views(n, d_model, base, convention, first_view, second
         at.number_input(key="d").set_value(d_model)
         at.select_slider(key="base").set_value(base)
         at.selectbox(key="conv").set_value(convention)
+        at.run()
         for view in (first_view, second_view):
-            at.session_state["view_tab"] = VIEWS[view]
-            at.run()
+            open_view(at, view)
             context = f"L={n} d={d_model} base={base:g} conv={convention} view={view}"
             check_page(at, records, context)
             assert (at.session_state["L"], at.session_state["d"]) == (n, d_model), context
             assert at.session_state["base"] == base and at.session_state["conv"] == convention
-            assert at.query_params.get("view") == (None if view == "heatmap" else view), context
+            assert page_of(at) == view, context
 
 
 CORNERS = {
@@ -319,8 +348,7 @@ def test_corners_of_the_sidebar(view, n, d_model, base, convention):
     at = new_app({"L": str(n), "d": str(d_model), "base": f"{base:g}", "conv": convention})
     with logged_errors() as records:
         at.run()
-        at.session_state["view_tab"] = VIEWS[view]
-        at.run()
+        open_view(at, view)
         check_page(at, records, f"L={n} d={d_model} base={base:g} conv={convention} view={view}")
 
 

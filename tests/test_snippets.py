@@ -1,10 +1,9 @@
-"""The worked example's code snippets reproduce pe_core's matrix."""
+"""The worked example's code snippets (each convention's own code) reproduce pe_core's matrix."""
 
 import numpy as np
 import pytest
 
 import pe_core
-from dashboard import snippets
 
 
 @pytest.mark.parametrize("convention", list(pe_core.CONVENTIONS))
@@ -14,27 +13,35 @@ from dashboard import snippets
 )
 def test_numpy_snippet_reproduces_pe_core(convention, length, d_model, base):
     namespace = {}
-    exec(snippets.numpy_snippet(length, d_model, base, convention), namespace)
+    exec(pe_core.CONVENTIONS[convention].numpy_code(length, d_model, base), namespace)
     expected = pe_core.sinusoidal_encoding(length, d_model, base=base, convention=convention)
     assert namespace["pe"].shape == expected.shape
     np.testing.assert_allclose(namespace["pe"], expected, rtol=0, atol=1e-12)
 
 
 def test_pe_core_snippet_runs():
+    from tests.apptest_helpers import new_app
+
+    at = new_app(view="example", L=100, d=16, conv="split")
+    at.run()
     namespace = {}
-    exec(snippets.pe_core_snippet(100, 16, 10000.0, "split"), namespace)
+    exec(at.code[2].value, namespace)
     np.testing.assert_array_equal(
         namespace["pe"], pe_core.sinusoidal_encoding(100, 16, convention="split")
     )
 
 
-def test_torch_snippet_reproduces_pe_core():
+@pytest.mark.parametrize("convention", list(pe_core.CONVENTIONS))
+@pytest.mark.parametrize(("length", "d_model"), [(300, 20), (60, 7), (5, 1)])
+def test_torch_snippet_reproduces_pe_core(convention, length, d_model):
     torch = pytest.importorskip(
         "torch", reason="PyTorch is not a dependency; the snippet is checked where it is installed"
     )
     namespace = {}
-    exec(snippets.torch_snippet(300, 20, 10000.0), namespace)
+    exec(pe_core.CONVENTIONS[convention].torch_code(length, d_model, 10000.0), namespace)
     np.testing.assert_allclose(
-        namespace["pe"].numpy(), pe_core.sinusoidal_encoding(300, 20), atol=1e-12
+        namespace["pe"].numpy(),
+        pe_core.sinusoidal_encoding(length, d_model, convention=convention),
+        atol=1e-12,
     )
     del torch

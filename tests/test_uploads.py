@@ -41,7 +41,8 @@ class TestGoodFiles:
         np.testing.assert_array_equal(got, [[0, 1], [0.84, 0.54]])
 
     def test_our_csv_download_reads_back_bit_for_bit(self):
-        from dashboard.compute import Config, encoding_csv
+        from dashboard.config import Config
+        from dashboard.exports import encoding_csv
 
         config = Config(300, 10, 321.5, "tensor2tensor")
         got = load_matrix("pe.csv", encoding_csv(config))

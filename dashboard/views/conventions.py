@@ -7,19 +7,38 @@ import pandas as pd
 import streamlit as st
 
 import pe_core
-from dashboard import compute, figures, ui, uploads
-from dashboard.compute import Config
+from dashboard import caching, figures, params, ui, uploads
+from dashboard.caching import cached
+from dashboard.config import Config
+from dashboard.views.heatmap import heatmap_data
 from dashboard.views.wavelengths import wavelength_figure
 
 PANEL_ROWS = 64
+#: Columns in each panel: enough to see the layout (a 512-column panel 160 px wide is noise).
+PANEL_COLUMNS = 32
+
+OTHER = params.Choice(
+    "lab_other", "Difference: current minus", "tensor2tensor", options=tuple(pe_core.CONVENTIONS)
+)
+PARAMS = (OTHER,)
+
+
+def _names(**attributes) -> str:
+    """The conventions with these attributes, by name ("vaswani, split")."""
+    return ", ".join(
+        name
+        for name, convention in pe_core.CONVENTIONS.items()
+        if all(getattr(convention, key) == value for key, value in attributes.items())
+    )
 
 
 def render(config: Config) -> None:
     ui.explain(
-        "Libraries write the same idea in three ways. The layout decides where the sin and cos "
-        "columns go: interleaved (vaswani) or in two halves (split, tensor2tensor). The spacing "
-        "decides the frequencies: the paper's base^(−2i/d_model) (vaswani, split) or "
-        "tensor2tensor's base^(−i/(h−1)), which ends exactly at 1/base. Changing the layout only "
+        f"Libraries write the same idea in {len(pe_core.CONVENTIONS)} ways. The layout decides "
+        f"where the sin and cos columns go: interleaved ({_names(layout='interleaved')}) or in "
+        f"two halves ({_names(layout='halves')}). The spacing decides the frequencies: the "
+        f"paper's base^(−2i/d_model) ({_names(spacing='paper')}) or base^(−i/(h−1)) "
+        f"({_names(spacing='endpoints')}), which ends exactly at 1/base. Changing the layout only "
         "permutes columns, so distances and similarities between positions do not change at "
         "all; changing the spacing changes the frequencies, and with them the similarity.",
     )
@@ -30,13 +49,9 @@ def render(config: Config) -> None:
     _identify()
 
 
-#: Columns in each panel: enough to see the layout (a 512-column panel 160 px wide is noise).
-PANEL_COLUMNS = 32
-
-
 def _panel(config: Config, name: str) -> tuple[np.ndarray, int]:
     variant = Config(min(config.n_positions, PANEL_ROWS), config.d_model, config.base, name)
-    data = compute.heatmap_data(variant, "window", 0, 0)
+    data = heatmap_data(variant, "window", 0, 0)
     return data.values[:, :PANEL_COLUMNS], data.values.shape[0]
 
 
@@ -56,14 +71,9 @@ def _side_by_side(config: Config) -> None:
     panels = st.columns(len(pe_core.CONVENTIONS))
     for column, name in zip(panels, pe_core.CONVENTIONS, strict=True):
         with column:
-            ui.chart(compute.figure(_panel_figure, config, name), f"lab_panel_{name}")
-    other = st.selectbox(
-        f"Difference: {config.convention} minus",
-        options=[n for n in pe_core.CONVENTIONS],
-        key="lab_other",
-        persist_state="session",
-    )
-    ui.chart(compute.figure(_difference_figure, config, other), "lab_difference")
+            ui.chart(caching.figure(_panel_figure, config, name), f"lab_panel_{name}")
+    other = OTHER.widget(config, label=f"Difference: {config.convention} minus")
+    ui.chart(caching.figure(_difference_figure, config, other), "lab_difference")
 
 
 def _panel_figure(config: Config, name: str):
@@ -98,38 +108,66 @@ def _difference_figure(config: Config, other: str):
 def _what_changes(config: Config) -> None:
     st.subheader("Layout permutes columns; spacing changes the similarity")
     n_offsets = int(min(max(config.n_positions, 2), 4096))
-    profiles = compute.convention_profiles(config, n_offsets)
+    profiles = convention_profiles(config, n_offsets)
     left, right = st.columns([2, 1])
     with left:
         if profiles:
-            ui.chart(compute.figure(_profiles_figure, config, n_offsets), "lab_profiles")
+            ui.chart(caching.figure(_profiles_figure, config, n_offsets), "lab_profiles")
         else:
             st.info(_no_profile_reason(config))
     with right:
-        if config.d_model % 2 == 0:
-            st.metric(
-                "split vs permuted vaswani",
-                f"{compute.layout_permutation_error(config):.1e}",
-                help="Largest difference after permuting vaswani's columns into two halves: "
-                "split exactly.",
-            )
-        if "vaswani" in profiles and "split" in profiles:
-            same = float(np.max(np.abs(profiles["vaswani"] - profiles["split"])))
-            st.metric(
-                "Similarity: vaswani vs split",
-                f"{same:.1e}",
-                help="Largest difference of the cosine similarity against offset: "
-                "same frequencies, different layout.",
-            )
-        if "vaswani" in profiles and "tensor2tensor" in profiles:
-            changed = float(np.max(np.abs(profiles["vaswani"] - profiles["tensor2tensor"])))
-            st.metric(
-                "Similarity: vaswani vs tensor2tensor",
-                f"{changed:.3g}",
-                help="Largest difference of the cosine similarity against offset: "
-                "different frequency spacing.",
-            )
-    ui.chart(compute.figure(_small_wavelength_figure, config), "lab_wavelengths")
+        for other in pe_core.CONVENTIONS:
+            if other != config.convention:
+                _compare(config, other, profiles)
+    ui.chart(caching.figure(_small_wavelength_figure, config), "lab_wavelengths")
+
+
+def _compare(config: Config, other: str, profiles: dict[str, np.ndarray]) -> None:
+    """What changes from the current convention to ``other``: only the layout (a permutation of
+    the columns, the same similarity) or the frequencies (another similarity)."""
+    mine = config.bank
+    theirs = Config(config.n_positions, config.d_model, config.base, other).bank
+    same_frequencies = np.array_equal(mine.frequencies, theirs.frequencies)
+    if same_frequencies and mine.layout.n_sin == theirs.layout.n_sin:
+        st.metric(
+            f"{other} vs permuted {config.convention}",
+            f"{permutation_error(config, other):.1e}",
+            help=f"Largest difference after permuting {config.convention}'s columns into "
+            f"{other}'s layout: the same numbers, in other columns.",
+        )
+    if config.convention in profiles and other in profiles:
+        difference = float(np.max(np.abs(profiles[config.convention] - profiles[other])))
+        st.metric(
+            f"Similarity: {config.convention} vs {other}",
+            f"{difference:.1e}" if same_frequencies else f"{difference:.3g}",
+            help="Largest difference of the cosine similarity against offset: "
+            + ("same frequencies, different layout." if same_frequencies else "different spacing."),
+        )
+
+
+@cached
+def convention_profiles(config: Config, n_offsets: int) -> dict[str, np.ndarray]:
+    """Cosine similarity against offset for every convention whose closed form holds."""
+    profiles = {}
+    for name in pe_core.CONVENTIONS:
+        bank = Config(config.n_positions, config.d_model, config.base, name).bank
+        if bank.is_paired and bank.n_frequencies:
+            profiles[name] = pe_core.offset_similarity(np.arange(n_offsets), bank)
+    return profiles
+
+
+@cached
+def permutation_error(config: Config, other: str) -> float:
+    """max |other - mine[:, p]| with ``p`` the column permutation between the two layouts."""
+    rows = min(config.n_positions, 256)
+    mine = config.bank
+    theirs = Config(config.n_positions, config.d_model, config.base, other).bank
+    permutation = theirs.layout.permutation_from(mine.layout)
+    difference = (
+        pe_core.sinusoidal_encoding(rows, theirs)
+        - pe_core.sinusoidal_encoding(rows, mine)[:, permutation]
+    )
+    return float(np.max(np.abs(difference), initial=0.0))
 
 
 def _no_profile_reason(config: Config) -> str:
@@ -149,7 +187,7 @@ def _no_profile_reason(config: Config) -> str:
 
 
 def _profiles_figure(config: Config, n_offsets: int):
-    profiles = compute.convention_profiles(config, n_offsets)
+    profiles = convention_profiles(config, n_offsets)
     return figures.profiles_overlay(profiles, current=config.convention)
 
 
@@ -191,7 +229,7 @@ def _identify() -> None:
     data = upload.getvalue()
     try:
         with st.spinner("Fitting each convention…"):
-            shape, found = compute.identify(data, upload.name)
+            shape, found = identify(data, upload.name)
     except uploads.UploadError as error:
         st.error(f"Cannot read {ui.escape_markdown(upload.name)}: {ui.escape_markdown(error)}.")
         return
@@ -259,3 +297,10 @@ def how_sure(found: pe_core.Identification) -> str:
         f"before they are multiplied): a library's {fmt} arithmetic, not a different encoding. "
         "The exact encoding is the one named."
     )
+
+
+@cached
+def identify(data: bytes, name: str):
+    """Parse an uploaded file and identify it (cached on the file's bytes)."""
+    matrix = uploads.load_matrix(name, data)
+    return matrix.shape, pe_core.identify_encoding(matrix)

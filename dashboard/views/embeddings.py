@@ -2,14 +2,51 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dashboard import compute, figures, state, ui
-from dashboard.compute import Config
+import pe_core
+from dashboard import budget, figures, params, ui
+from dashboard.caching import cached
+from dashboard.config import Config
 
-MAX_COLUMNS_SHOWN = compute.MAX_EMBEDDING_COLUMNS
+DEFAULT_SENTENCES = "the cat sat on the mat\na dog barked\nthe bird flew over the tall tree"
+EMBEDDING_STDS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0)
+MAX_SEED = 2**31 - 1
+
+MODE = params.Choice(
+    "emb_mode",
+    "Input",
+    "sentences",
+    options=("sentences", "random"),
+    kind="segmented",
+    help="sentences: your words, one sentence per line; random: random token vectors.",
+)
+TEXT = params.Text(
+    "emb_text",
+    "Sentences, one per line (split at spaces; shorter ones are padded with <pad>)",
+    DEFAULT_SENTENCES,
+    max_chars=600,
+    area=True,
+)
+BATCH = params.Number("emb_batch", "Batch", 3, low=1, high=16)
+SEQ = params.Number("emb_seq", "Sequence length", 8, low=1, high=256)
+SEED = params.Number("emb_seed", "Embedding seed", 0, low=0, high=MAX_SEED)
+STD = params.Choice(
+    "emb_std",
+    "Embedding std σ",
+    0.02,
+    options=EMBEDDING_STDS,
+    convert=float,
+    help="Standard deviation of the random embedding vectors (0.02 as in BERT and GPT-2).",
+)
+SCALE = params.Toggle("emb_scale", "Scale by √d_model", True)
+DROPOUT = params.Slider("emb_dropout", "Dropout p", 0.0, low=0.0, high=0.9, step=0.05)
+DROPOUT_SEED = params.Number("emb_dseed", "Dropout seed", 0, low=0, high=MAX_SEED)
+PARAMS = (MODE, TEXT, BATCH, SEQ, SEED, STD, SCALE, DROPOUT, DROPOUT_SEED)
 
 
 def render(config: Config) -> None:
@@ -29,15 +66,15 @@ def render(config: Config) -> None:
     if sentences is not None and not sentences:
         st.info("Type at least one sentence (one per line).")
         return
-    data = compute.embedding_data(
+    data = embedding_data(
         config,
         sentences,
         shape,
-        int(state.value("emb_seed")),
-        float(state.value("emb_std")),
-        bool(state.value("emb_scale")),
-        float(state.value("emb_dropout")),
-        int(state.value("emb_dseed")),
+        int(SEED.value(config)),
+        float(STD.value(config)),
+        bool(SCALE.value(config)),
+        float(DROPOUT.value(config)),
+        int(DROPOUT_SEED.value(config)),
     )
     batch, seq, _ = data.total.shape
     d_model = config.d_model
@@ -56,15 +93,13 @@ def render(config: Config) -> None:
         item = st.select_slider(
             "Sequence of the batch to show",
             options=list(range(batch)),
-            format_func=lambda b: (
-                f"{b}: {' '.join(t for t in data.tokens[b] if t != compute.PAD)[:40]}"
-            ),
+            format_func=lambda b: f"{b}: {' '.join(t for t in data.tokens[b] if t != PAD)[:40]}",
             key="emb_item",
         )
-    columns = list(range(min(d_model, MAX_COLUMNS_SHOWN)))
-    shown = (
-        "" if d_model <= MAX_COLUMNS_SHOWN else f"first {MAX_COLUMNS_SHOWN} of {d_model} columns; "
-    )
+    columns = list(range(min(d_model, MAX_EMBEDDING_COLUMNS)))
+    shown = ""
+    if d_model > MAX_EMBEDDING_COLUMNS:
+        shown = f"first {MAX_EMBEDDING_COLUMNS} of {d_model} columns; "
     rows = [f"{k}: {token}" for k, token in enumerate(data.tokens[item])]
     positions = [f"position {k}" for k in range(seq)]
     # A row of at least 3 px, at most 24 px: a sequence of 256 tokens stays readable.
@@ -76,7 +111,7 @@ def render(config: Config) -> None:
     for values, title, key, labels in (
         (
             data.embeddings[item],
-            "Token embeddings" + (" × √d_model" if state.value("emb_scale") else ""),
+            "Token embeddings" + (" × √d_model" if SCALE.value(config) else ""),
             "emb_embeddings",
             rows,
         ),
@@ -88,7 +123,7 @@ def render(config: Config) -> None:
         ),
         (
             data.total[item],
-            "Sum: the layer's output" + (" after dropout" if state.value("emb_dropout") else ""),
+            "Sum: the layer's output" + (" after dropout" if DROPOUT.value(config) else ""),
             "emb_total",
             rows,
         ),
@@ -113,55 +148,129 @@ def render(config: Config) -> None:
 
 def _inputs(config: Config):
     left, right = st.columns([1, 2])
-    left.segmented_control(
-        "Input",
-        options=["sentences", "random"],
-        format_func={"sentences": "Sentences", "random": "Random tokens"}.get,
-        key="emb_mode",
-        persist_state="session",
-    )
+    MODE.widget(config, left)
     with right:
         a, b, c = st.columns(3)
-        a.selectbox(
-            "Embedding std σ",
-            options=list(state.EMBEDDING_STDS),
-            key="emb_std",
-            persist_state="session",
-            help="Standard deviation of the random embedding vectors (0.02 as in BERT and GPT-2).",
-        )
-        b.number_input(
-            "Embedding seed",
-            min_value=0,
-            max_value=2**31 - 1,
-            key="emb_seed",
-            persist_state="session",
-        )
-        c.toggle("Scale by √d_model", key="emb_scale", persist_state="session")
+        STD.widget(config, a)
+        SEED.widget(config, b)
+        SCALE.widget(config, c)
     left2, right2 = st.columns(2)
-    left2.slider(
-        "Dropout p",
-        min_value=0.0,
-        max_value=0.9,
-        step=0.05,
-        key="emb_dropout",
-        persist_state="session",
-    )
-    right2.number_input(
-        "Dropout seed", min_value=0, max_value=2**31 - 1, key="emb_dseed", persist_state="session"
-    )
-    if state.value("emb_mode") == "random":
+    DROPOUT.widget(config, left2)
+    DROPOUT_SEED.widget(config, right2)
+    if MODE.value(config) == "random":
         a, b = st.columns(2)
-        a.number_input("Batch", min_value=1, max_value=16, key="emb_batch", persist_state="session")
-        b.number_input(
-            "Sequence length", min_value=1, max_value=256, key="emb_seq", persist_state="session"
-        )
-        return None, (int(state.value("emb_batch")), int(state.value("emb_seq")))
-    st.text_area(
-        "Sentences, one per line (split at spaces; shorter ones are padded with <pad>)",
-        key="emb_text",
-        max_chars=600,
-        height=100,
-        persist_state="session",
-    )
-    sentences = tuple(tuple(s) for s in compute.tokenize(state.value("emb_text")))
+        BATCH.widget(config, a)
+        SEQ.widget(config, b)
+        return None, (int(BATCH.value(config)), int(SEQ.value(config)))
+    TEXT.widget(config, height=100)
+    sentences = tuple(tuple(s) for s in tokenize(TEXT.value(config)))
     return sentences, (0, 0)
+
+
+PAD = "<pad>"
+#: The token of every position in random mode (each gets its own random vector).
+RANDOM_TOKEN = "(random)"
+#: Columns of the embeddings view's heatmaps (and of what its cache keeps).
+MAX_EMBEDDING_COLUMNS = 256
+
+
+@dataclass(frozen=True)
+class EmbeddingData:
+    tokens: list[list[str]]  # per sequence, padded
+    embeddings: np.ndarray  # float32 (batch, seq, <= 256 columns): as added (scaled if asked)
+    encoding: np.ndarray  # float32 (seq, <= 256 columns)
+    total: np.ndarray  # float32 (batch, seq, <= 256 columns): the layer's output
+    norms: dict[str, np.ndarray]  # per position (mean over the batch)
+
+
+def tokenize(text: str, max_sequences: int = 16, max_tokens: int = 64) -> list[list[str]]:
+    """Whitespace tokens of each non-empty line (at most ``max_sequences`` x ``max_tokens``)."""
+    lines = [line.split()[:max_tokens] for line in text.splitlines() if line.split()]
+    return lines[:max_sequences]
+
+
+#: Values (rows x d_model) of embeddings computed at once: the forward pass runs a block of
+#: token rows at a time, so its memory does not grow with the batch.
+EMBEDDING_BLOCK_VALUES = 1 << 19
+
+
+def embedding_request_bytes(batch: int, length: int, d_model: int, n_words: int = 0) -> int:
+    """What :func:`embedding_data` allocates, at most: the encoding of the sequence, the word
+    vectors, the shown columns of three (batch, seq) arrays, and the temporaries of one block
+    of rows."""
+    shown = min(d_model, MAX_EMBEDDING_COLUMNS)
+    block_rows = max(1, min(length, EMBEDDING_BLOCK_VALUES // d_model))
+    arrays = (length + n_words) * d_model + 3 * batch * length * shown
+    return 8 * (arrays + 8 * block_rows * d_model)
+
+
+@cached
+def embedding_data(
+    config: Config,
+    sentences: tuple[tuple[str, ...], ...] | None,
+    shape: tuple[int, int],
+    seed: int,
+    std: float,
+    scale: bool,
+    dropout: float,
+    dropout_seed: int,
+) -> EmbeddingData:
+    """Embed sentences (or random tokens of ``shape``), add the encoding, as the layer does.
+
+    Only the first :data:`MAX_EMBEDDING_COLUMNS` columns are kept for display; the norms use
+    every column. The rows are drawn and added a block at a time from the same generators, so
+    the numbers are those of one call on the whole batch (a generator's stream does not depend
+    on how it is split), at a bounded cost in memory.
+    """
+    d_model = config.d_model
+    if sentences is not None:
+        batch, length = len(sentences), max(len(s) for s in sentences)
+    else:
+        batch, length = shape
+    vocabulary = sorted({t for s in sentences for t in s}) if sentences is not None else []
+    budget.check_request(
+        embedding_request_bytes(batch, length, d_model, len(vocabulary)),
+        f"the forward pass of {batch} x {length} tokens at d_model {d_model}",
+    )
+    if sentences is not None:
+        tokens = [list(s) + [PAD] * (length - len(s)) for s in sentences]
+    else:
+        tokens = [[RANDOM_TOKEN] * length for _ in range(batch)]
+    rng = np.random.default_rng(seed)
+    dropout_rng = np.random.default_rng(dropout_seed)
+    if sentences is not None:
+        table = {word: rng.normal(0.0, std, d_model) for word in vocabulary}
+        table[PAD] = np.zeros(d_model)  # padding embeds to zero, as with padding_idx
+    encoding = pe_core.sinusoidal_encoding(length, config.bank)
+    shown = min(d_model, MAX_EMBEDDING_COLUMNS)
+    # For display only (the charts send float32): half the memory of float64 in the cache.
+    embeddings = np.empty((batch, length, shown), dtype=np.float32)
+    total = np.empty((batch, length, shown), dtype=np.float32)
+    embedding_norms = np.empty((batch, length))
+    total_norms = np.empty((batch, length))
+    rows = max(1, EMBEDDING_BLOCK_VALUES // d_model)
+    for b in range(batch):
+        for first in range(0, length, rows):
+            block = slice(first, min(first + rows, length))
+            if sentences is None:
+                vectors = rng.normal(0.0, std, (block.stop - block.start, d_model))
+            else:
+                vectors = np.array([table[t] for t in tokens[b][block]])
+            output = pe_core.add_to_embeddings(
+                vectors, encoding[block], scale=scale, dropout=dropout, rng=dropout_rng
+            )
+            if scale:
+                vectors *= np.sqrt(d_model)
+            embeddings[b, block] = vectors[:, :shown]
+            total[b, block] = output[:, :shown]
+            embedding_norms[b, block] = np.linalg.norm(vectors, axis=1)
+            total_norms[b, block] = np.linalg.norm(output, axis=1)
+    # Mean over the sequences that have a real token at each position (padding excluded).
+    real = np.array([[t != PAD for t in row] for row in tokens], dtype=float)
+    count = np.maximum(real.sum(axis=0), 1.0)
+    norms = {
+        "embedding" + (" × √d_model" if scale else ""): (embedding_norms * real).sum(0) / count,
+        "encoding": np.linalg.norm(encoding, axis=1),
+        "sum (layer output)": (total_norms * real).sum(0) / count,
+    }
+    return EmbeddingData(tokens, embeddings, encoding[:, :shown].astype(np.float32), total, norms)

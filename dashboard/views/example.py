@@ -5,8 +5,10 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from dashboard import compute, snippets, state, ui
-from dashboard.compute import Config
+import pe_core
+from dashboard import ui
+from dashboard.config import Config
+from dashboard.data import column_info, rows_at
 
 EXAMPLE_POSITIONS = 3
 EXAMPLE_COLUMNS = 4
@@ -22,14 +24,15 @@ def render(config: Config) -> None:
     )
     # Stacked, not side by side: a formula line needs about 550 px, more than a column at 768.
     left, right = st.container(), st.container()
+    convention = pe_core.CONVENTIONS[config.convention]
     n_positions = min(config.n_positions, EXAMPLE_POSITIONS)
-    info = compute.column_info(config.d_model, config.base, config.convention)
+    info = column_info(config)
     columns = example_columns(info.pair, info.role)
-    rows = compute.rows_at(config, tuple(range(n_positions)))
+    rows = rows_at(config, tuple(range(n_positions)))
     with left:
         st.markdown(
             f"**The formula with base = {config.base:g}, d_model = {config.d_model}** "
-            f"({config.convention}: {_layout_text(config)})"
+            f"({config.convention}: {convention.layout_text})"
         )
         shown_pairs = set()
         for column in columns:
@@ -39,7 +42,10 @@ def render(config: Config) -> None:
                 continue
             if i not in shown_pairs:  # each pair's frequency once, before its columns
                 shown_pairs.add(i)
-                exponent, omega = _exponent(config, i), info.frequency[column]
+                exponent, omega = (
+                    convention.exponent_latex(i, config.d_model),
+                    info.frequency[column],
+                )
                 st.latex(
                     rf"\omega_{{{i}}} = {config.base:g}^{{-{exponent}}} = {omega:.6g}"
                     if i
@@ -60,39 +66,22 @@ def render(config: Config) -> None:
         table.index.name = "k"
         st.dataframe(table.round(6), width="stretch")
     st.subheader("Code that reproduces the matrix on screen")
-    tabs = st.tabs(["NumPy", "PyTorch", "pe_core"])
-    with tabs[0]:
-        st.code(
-            snippets.numpy_snippet(
-                config.n_positions, config.d_model, config.base, config.convention
-            ),
-            language="python",
-        )
-    with tabs[1]:
-        if config.convention == "vaswani":
-            st.code(
-                snippets.torch_snippet(config.n_positions, config.d_model, config.base),
-                language="python",
-            )
-        else:
-            st.info(
-                "The PyTorch snippet follows the PyTorch tutorial, which uses the vaswani "
-                "convention."
-            )
-    with tabs[2]:
-        st.code(
-            snippets.pe_core_snippet(
-                config.n_positions, config.d_model, config.base, config.convention
-            ),
-            language="python",
-        )
+    arguments = (config.n_positions, config.d_model, config.base)
+    numpy_tab, torch_tab, core_tab = st.tabs(["NumPy", "PyTorch", "pe_core"])
+    numpy_tab.code(convention.numpy_code(*arguments), language="python")
+    torch_tab.code(convention.torch_code(*arguments), language="python")
+    core_tab.code(
+        "import pe_core\n\n"
+        f"pe = pe_core.sinusoidal_encoding({config.n_positions}, {config.d_model}, "
+        f"base={config.base!r}, convention={config.convention!r})\n",
+        language="python",
+    )
     ui.matrix_downloads(config)
     st.caption(
         "Each snippet builds all L positions. They use the textbook formula in float64, which "
         "matches pe_core to about 1e-12 up to tens of thousands of positions; pe_core carries the "
         "angles in double precision and stays within 5e-16 of the exact value at any position."
     )
-    state.sync_url()
 
 
 def example_columns(pair, role) -> list[int]:
@@ -103,18 +92,3 @@ def example_columns(pair, role) -> list[int]:
     chosen = sorted(chosen)[:EXAMPLE_COLUMNS]
     zeros = [j for j in range(len(pair)) if role[j] == "zero"]
     return chosen + zeros[:1]
-
-
-def _layout_text(config: Config) -> str:
-    return {
-        "vaswani": "sin in even columns, cos in odd ones",
-        "split": "sin half then cos half",
-        "tensor2tensor": "sin half then cos half",
-    }[config.convention]
-
-
-def _exponent(config: Config, i: int) -> str:
-    if config.convention == "tensor2tensor":
-        h = config.d_model // 2
-        return rf"{i}/{max(h - 1, 1)}"
-    return rf"2 \cdot {i}/{config.d_model}"

@@ -2,14 +2,70 @@
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dashboard import compute, figures, state, ui
-from dashboard.compute import Config
+import pe_core
+from dashboard import caching, figures, params, ui
+from dashboard.caching import cached
+from dashboard.config import Config
+from dashboard.data import column_info, rows_at
 
 TABLE_MAX_ROWS, TABLE_MAX_COLUMNS = 32, 16
+#: Largest number of columns of a chart matrix.
+MAX_CELLS_SIDE = 1024
+#: Largest number of rows: a 560-pixel chart cannot show more than about 500 anyway.
+MAX_ROWS = 512
+#: Largest number of cells in one heatmap: float32 values, about 1.4 MB of JSON.
+MAX_CELLS = 1 << 18
+
+
+def column_window(d_model: int, first_column: int) -> tuple[int, int]:
+    """The displayed columns ``[first, stop)``: all of them, or a window of ``MAX_CELLS_SIDE``."""
+    first = min(max(0, first_column), max(0, d_model - MAX_CELLS_SIDE))
+    return first, min(d_model, first + MAX_CELLS_SIDE)
+
+
+def row_budget(n_columns: int) -> int:
+    """Rows a heatmap of ``n_columns`` columns may show."""
+    return min(MAX_ROWS, MAX_CELLS // max(1, n_columns))
+
+
+def _rows_shown(config: Config) -> int:
+    first, stop = column_window(config.d_model, 0)
+    return row_budget(stop - first)
+
+
+MODE = params.Choice(
+    "hm_mode",
+    "Rows",
+    "blocks",
+    options=("blocks", "window"),
+    kind="segmented",
+    help="Too many positions to draw one row each: average blocks of positions (exact closed "
+    "form), or show a window of consecutive positions.",
+)
+FIRST_POSITION = params.Number(
+    "hm_start",
+    "First position",
+    0,
+    low=0,
+    high=lambda config: max(0, config.n_positions - _rows_shown(config)),
+)
+FIRST_COLUMN = params.Number(
+    "hm_col",
+    "First column",
+    0,
+    low=0,
+    high=lambda config: max(0, config.d_model - MAX_CELLS_SIDE),
+    step=256,
+    help=f"{MAX_CELLS_SIDE} columns are drawn at a time.",
+)
+PARAMS = (MODE, FIRST_POSITION, FIRST_COLUMN)
 
 
 def render(config: Config) -> None:
@@ -30,60 +86,81 @@ def render(config: Config) -> None:
 
 @st.fragment
 def _heatmap(config: Config) -> None:
-    first_column, stop_column = compute.column_window(config.d_model, state.value("hm_col"))
-    rows = compute.row_budget(stop_column - first_column)
-    if config.n_positions > rows or config.d_model > compute.MAX_CELLS_SIDE:
+    rows = _rows_shown(config)
+    if config.n_positions > rows or config.d_model > MAX_CELLS_SIDE:
         left, middle, right = st.columns(3)
         if config.n_positions > rows:
-            with left:
-                st.segmented_control(
-                    "Rows",
-                    options=["blocks", "window"],
-                    format_func={"blocks": "Block means", "window": "Window"}.get,
-                    key="hm_mode",
-                    persist_state="session",
-                    help=f"At most {rows:,} rows are drawn: average blocks of positions "
-                    "(exact closed form) "
-                    "or show a window of consecutive positions.",
-                )
-            if state.value("hm_mode") == "window":
-                with middle:
-                    state.clamp("hm_start", 0, config.n_positions - rows)
-                    st.number_input(
-                        "First position",
-                        min_value=0,
-                        max_value=config.n_positions - rows,
-                        step=max(1, rows // 2),
-                        key="hm_start",
-                        persist_state="session",
-                    )
-        if config.d_model > compute.MAX_CELLS_SIDE:
-            with right:
-                state.clamp("hm_col", 0, config.d_model - compute.MAX_CELLS_SIDE)
-                st.number_input(
-                    "First column",
-                    min_value=0,
-                    max_value=config.d_model - compute.MAX_CELLS_SIDE,
-                    step=256,
-                    key="hm_col",
-                    persist_state="session",
-                    help=f"{compute.MAX_CELLS_SIDE} of the {config.d_model:,} columns "
-                    "are drawn at a time.",
-                )
-    fig = compute.figure(
+            MODE.widget(config, left)
+            if MODE.value(config) == "window":
+                FIRST_POSITION.widget(config, middle)
+        if config.d_model > MAX_CELLS_SIDE:
+            FIRST_COLUMN.widget(config, right)
+    fig = caching.figure(
         _heatmap_figure,
         config,
-        state.value("hm_mode"),
-        state.value("hm_start"),
-        state.value("hm_col"),
+        MODE.value(config),
+        FIRST_POSITION.value(config),
+        FIRST_COLUMN.value(config),
     )
     ui.chart(fig, "heatmap_main")
-    state.sync_url()
+
+
+@dataclass(frozen=True)
+class HeatmapData:
+    """What the encoding heatmap shows: values, rows and columns, and how they were reduced."""
+
+    values: np.ndarray  # float32, (rows, columns)
+    row_first: np.ndarray  # first position of each row
+    row_last: np.ndarray  # last position of each row (equal to first unless block means)
+    first_column: int
+    note: str
+
+
+@cached
+def heatmap_data(config: Config, mode: str, first_position: int, first_column: int) -> HeatmapData:
+    """The encoding at display size: every row, block means, or a window of rows."""
+    length, d_model = config.n_positions, config.d_model
+    col_first, col_stop = column_window(d_model, first_column)
+    rows = row_budget(col_stop - col_first)
+    notes = []
+    if col_stop - col_first < d_model:
+        notes.append(f"columns {col_first:,}–{col_stop - 1:,} of {d_model:,}")
+    if length <= rows:
+        positions = np.arange(length)
+        values = _shown_columns(config, positions, col_first, col_stop)
+        last = positions
+    elif mode == "blocks":
+        block = math.ceil(length / rows)
+        values = pe_core.block_mean_encoding(length, config.bank, block)
+        positions = np.arange(values.shape[0]) * block
+        last = np.minimum(positions + block - 1, length - 1)
+        notes.append(
+            f"each row is the mean of {block:,} consecutive positions (closed form): "
+            f"{values.shape[0]:,} rows for {length:,} positions"
+        )
+    else:
+        first = min(max(0, first_position), length - rows)
+        positions = first + np.arange(rows)
+        values = _shown_columns(config, positions, col_first, col_stop)
+        last = positions
+        notes.append(f"positions {first:,}–{first + rows - 1:,} of {length:,} at full resolution")
+    if values.shape[1] != col_stop - col_first:  # block means come with every column
+        values = values[:, col_first:col_stop]
+    return HeatmapData(
+        np.ascontiguousarray(values, dtype=np.float32), positions, last, col_first, "; ".join(notes)
+    )
+
+
+def _shown_columns(config: Config, positions: np.ndarray, first: int, stop: int) -> np.ndarray:
+    """The encoding of ``positions`` in columns ``first .. stop - 1`` only."""
+    if stop - first == config.d_model:
+        return pe_core.sinusoidal_encoding(positions, config.bank)
+    return pe_core.encoding_columns(positions, config.bank, np.arange(first, stop))
 
 
 def _heatmap_figure(config: Config, mode: str, first_position: int, first_column: int):
-    data = compute.heatmap_data(config, mode, first_position, first_column)
-    info = compute.column_info(config.d_model, config.base, config.convention)
+    data = heatmap_data(config, mode, first_position, first_column)
+    info = column_info(config)
     columns = np.arange(data.first_column, data.first_column + data.values.shape[1])
     return figures.encoding_heatmap(
         data.values,
@@ -105,8 +182,8 @@ def _heatmap_figure(config: Config, mode: str, first_position: int, first_column
 
 
 def _table(config: Config) -> None:
-    values = compute.rows_at(config, tuple(range(config.n_positions)))
-    info = compute.column_info(config.d_model, config.base, config.convention)
+    values = rows_at(config, tuple(range(config.n_positions)))
+    info = column_info(config)
     header = [
         f"{j}: {kind} i={i}" if kind != "zero" else f"{j}: zero"
         for j, (i, kind) in enumerate(zip(info.pair.tolist(), info.role.tolist(), strict=True))

@@ -2,14 +2,60 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import streamlit as st
 
 import pe_core
-from dashboard import compute, figures, state, ui
-from dashboard.compute import Config
+from dashboard import caching, figures, params, ui
+from dashboard.caching import cached
+from dashboard.config import Config
+from dashboard.data import column_info
 
 CIRCLE_POINTS = 60
+#: Largest d_model whose full rotation matrix is built (2048**2 float64 = 32 MB).
+MAX_ROTATION_D_MODEL = 2048
+#: Pairs in the displayed window of the rotation matrix: 16 blocks of 2x2, big enough to see.
+ROTATION_PAIRS = 16
+#: Pairs on the unit circles at once.
+MAX_CIRCLES = 6
+MAX_OFFSET = 1_000_000
+
+
+def _n_pairs(config: Config) -> int:
+    return config.layout.n_cos
+
+
+OFFSET = params.Number(
+    "rot_offset",
+    "Offset δ",
+    1.0,
+    low=-MAX_OFFSET,
+    high=MAX_OFFSET,
+    integer=False,
+    format="%g",
+)
+POSITION = params.Number(
+    "rot_k", "Position k", 5, low=0, high=lambda config: max(0, config.n_positions - 1)
+)
+FIRST_PAIR = params.Number(
+    "rot_first",
+    "First pair shown in M",
+    0,
+    low=0,
+    high=lambda config: max(0, _n_pairs(config) - ROTATION_PAIRS),
+    step=8,
+)
+PAIRS = params.Multi(
+    "rot_pairs",
+    "Pairs to watch on the unit circle",
+    lambda config: [i for i in (0, 16, 64, 160) if i < _n_pairs(config)] or [0],
+    options=lambda config: range(max(_n_pairs(config), 1)),
+    max_selections=MAX_CIRCLES,
+    help="Fast pairs (small i) spin around the circle; slow pairs (large i) barely move.",
+)
+PARAMS = (OFFSET, POSITION, FIRST_PAIR, PAIRS)
 
 
 def render(config: Config) -> None:
@@ -30,7 +76,7 @@ def render(config: Config) -> None:
         r"\begin{pmatrix}\sin k\omega_i\\ \cos k\omega_i\end{pmatrix}",
         expanded=True,
     )
-    if not compute.closed_form_holds(config):
+    if not config.layout.is_paired:
         st.warning(
             f"No such matrix exists for odd d_model = {config.d_model} with the "
             f"{config.convention} "
@@ -39,71 +85,79 @@ def render(config: Config) -> None:
             "Choose an even d_model, or the tensor2tensor convention (its odd column is zero)."
         )
         return
-    if compute.n_pairs(config) == 0:
+    if _n_pairs(config) == 0:
         st.info(
             f"With d_model = {config.d_model} the {config.convention} convention has no sin/cos "
             "pair, only a zero column: M is the 1 × 1 identity and there is nothing to rotate."
         )
         return
-    left, right = st.columns(2)
-    left.number_input(
-        "Offset δ",
-        min_value=-float(state.MAX_POSITIONS),
-        max_value=float(state.MAX_POSITIONS),
-        step=1.0,
-        key="rot_offset",
-        persist_state="session",
-        format="%g",
-    )
-    state.clamp("rot_k", 0, config.n_positions - 1)
-    right.number_input(
-        "Position k",
-        min_value=0,
-        max_value=config.n_positions - 1,
-        key="rot_k",
-        persist_state="session",
-    )
-    offset, k = float(state.value("rot_offset")), int(state.value("rot_k"))
-    n_pairs = (
-        int(compute.column_info(config.d_model, config.base, config.convention).pair.max()) + 1
-    )
-    if n_pairs > compute.ROTATION_PAIRS:
-        state.clamp("rot_first", 0, n_pairs - compute.ROTATION_PAIRS)
-        st.number_input(
-            f"First pair shown in M (16 of {n_pairs})",
-            min_value=0,
-            max_value=n_pairs - compute.ROTATION_PAIRS,
-            step=8,
-            key="rot_first",
-            persist_state="session",
-        )
-    first_pair = int(state.value("rot_first"))
-    data = compute.rotation_data(config, offset, k, first_pair)
-    if data.window is None:
-        st.info(
-            f"M is a {config.d_model:,} × {config.d_model:,} matrix; it is built here for d_model "
-            f"up to {compute.MAX_ROTATION_D_MODEL:,}. Its blocks rotate pair i by δ·ω_i: "
-            f"{data.angles[0]:.4g} rad for the fastest pair, {data.angles[-1]:.4g} rad for the "
-            "slowest."
-        )
-    else:
-        left, right = st.columns([1, 1])
-        with left:
-            fig = compute.figure(_matrix_figure, config, offset, k, first_pair)
-            ui.chart(fig, "rotation_matrix")
-        with right:
-            st.metric(
-                "Largest |PE(k + δ) − M(δ) @ PE(k)|",
-                f"{data.residual:.1e}",
-                help="Zero up to floating-point rounding: the same vector, two ways.",
-            )
-            fig = compute.figure(_vector_figure, config, offset, k, first_pair)
-            ui.chart(fig, "rotation_vectors")
+    offset, k, first_pair = _controls(config)
+    _matrix_and_vectors(config, offset, k, first_pair)
     _circles(config)
 
 
+def _controls(config: Config) -> tuple[float, int, int]:
+    left, right = st.columns(2)
+    OFFSET.widget(config, left)
+    POSITION.widget(config, right)
+    n_pairs = _n_pairs(config)
+    if n_pairs > ROTATION_PAIRS:
+        FIRST_PAIR.widget(config, label=f"First pair shown in M ({ROTATION_PAIRS} of {n_pairs})")
+    return float(OFFSET.value(config)), int(POSITION.value(config)), int(FIRST_PAIR.value(config))
+
+
+def _matrix_and_vectors(config: Config, offset: float, k: int, first_pair: int) -> None:
+    data = rotation_data(config, offset, k, first_pair)
+    if data.window is None:
+        st.info(
+            f"M is a {config.d_model:,} × {config.d_model:,} matrix; it is built here for d_model "
+            f"up to {MAX_ROTATION_D_MODEL:,}. Its blocks rotate pair i by δ·ω_i: "
+            f"{data.angles[0]:.4g} rad for the fastest pair, {data.angles[-1]:.4g} rad for the "
+            "slowest."
+        )
+        return
+    left, right = st.columns([1, 1])
+    with left:
+        ui.chart(caching.figure(_matrix_figure, config, offset, k, first_pair), "rotation_matrix")
+    with right:
+        st.metric(
+            "Largest |PE(k + δ) − M(δ) @ PE(k)|",
+            f"{data.residual:.1e}",
+            help="Zero up to floating-point rounding: the same vector, two ways.",
+        )
+        ui.chart(caching.figure(_vector_figure, config, offset, k, first_pair), "rotation_vectors")
+
+
+@dataclass(frozen=True)
+class RotationData:
+    window: np.ndarray | None  # float32 rows/columns ``indices`` of M, or None when M is not built
+    indices: np.ndarray  # the columns of the pairs shown (contiguous only when interleaved)
+    angles: np.ndarray  # offset * w_i, one per pair
+    shifted: np.ndarray | None  # PE(k + offset)
+    rotated: np.ndarray | None  # M @ PE(k)
+    residual: float | None
+
+
+@cached
+def rotation_data(config: Config, offset: float, k: int, first_pair: int) -> RotationData:
+    """M(offset) for the pairs ``first_pair ..`` (16 of them), and PE(k + offset) = M @ PE(k)."""
+    bank = config.bank
+    angles = offset * bank.frequencies[: bank.layout.n_cos]
+    if config.d_model > MAX_ROTATION_D_MODEL:
+        return RotationData(None, np.zeros(0, dtype=int), angles, None, None, None)
+    matrix = pe_core.relative_rotation(offset, bank)
+    rows = pe_core.sinusoidal_encoding([k, k + offset], bank)
+    rotated = matrix @ rows[0]
+    residual = float(np.max(np.abs(rotated - rows[1])))
+    pair, role = bank.column_roles()
+    first = min(max(0, first_pair), max(0, bank.layout.n_cos - ROTATION_PAIRS))
+    indices = np.flatnonzero((pair >= first) & (pair < first + ROTATION_PAIRS) & (role != "zero"))
+    window = matrix[np.ix_(indices, indices)]
+    return RotationData(window.astype(np.float32), indices, angles, rows[1], rotated, residual)
+
+
 def _matrix_figure(config: Config, offset: float, k: int, first_pair: int):
-    data = compute.rotation_data(config, offset, k, first_pair)
+    data = rotation_data(config, offset, k, first_pair)
     hover = _axis_hover(config, data.indices, data.angles)
     return figures.rotation_heatmap(
         data.window, indices=data.indices.tolist(), d_model=config.d_model, hover=hover
@@ -111,12 +165,12 @@ def _matrix_figure(config: Config, offset: float, k: int, first_pair: int):
 
 
 def _vector_figure(config: Config, offset: float, k: int, first_pair: int):
-    data = compute.rotation_data(config, offset, k, first_pair)
+    data = rotation_data(config, offset, k, first_pair)
     return figures.vector_comparison(data.shifted, data.rotated, k=k, offset=offset)
 
 
 def _axis_hover(config: Config, columns: np.ndarray, angles: np.ndarray) -> list[str]:
-    info = compute.column_info(config.d_model, config.base, config.convention)
+    info = column_info(config)
     labels = []
     for column in columns.tolist():
         i, role = int(info.pair[column]), str(info.role[column])
@@ -129,24 +183,28 @@ def _axis_hover(config: Config, columns: np.ndarray, angles: np.ndarray) -> list
 
 @st.fragment
 def _circles(config: Config) -> None:
-    n_pairs = compute.column_info(config.d_model, config.base, config.convention).pair.max() + 1
-    pairs = [i for i in state.value("rot_pairs") if i < n_pairs][:6] or [0]
-    st.session_state["rot_pairs"] = pairs
-    st.multiselect(
-        "Pairs to watch on the unit circle",
-        options=list(range(int(n_pairs))),
-        max_selections=6,
-        key="rot_pairs",
-        persist_state="session",
-        help="Fast pairs (small i) spin around the circle; slow pairs (large i) barely move.",
-    )
-    pairs = state.value("rot_pairs")
+    kept = [i for i in PAIRS.value(config) if i < _n_pairs(config)][:MAX_CIRCLES]
+    if kept != PAIRS.value(config):  # a smaller d_model: keep the pairs that still exist
+        st.session_state[PAIRS.key] = kept or PAIRS.default(config)
+    PAIRS.widget(config)
+    pairs = PAIRS.value(config)
     if pairs:
-        ui.chart(compute.figure(_circles_figure, config, tuple(pairs)), "rotation_circles")
-    state.sync_url()
+        ui.chart(caching.figure(_circles_figure, config, tuple(pairs)), "rotation_circles")
+
+
+@cached
+def circle_points(config: Config, pairs: tuple[int, ...], n_points: int) -> np.ndarray:
+    """(sin, cos) of k * w_i for k = 0 .. n_points-1 and each pair: shape (n_points, pairs, 2)."""
+    pair_of, role = config.bank.column_roles()
+    columns = []
+    for i in pairs:
+        columns.append(int(np.flatnonzero((pair_of == i) & (role == "sin"))[0]))
+        columns.append(int(np.flatnonzero((pair_of == i) & (role == "cos"))[0]))
+    values = pe_core.encoding_columns(n_points, config.bank, columns)
+    return values.reshape(n_points, len(pairs), 2)
 
 
 def _circles_figure(config: Config, pairs: tuple[int, ...]):
-    points = compute.circle_points(config, pairs, min(config.n_positions, CIRCLE_POINTS))
-    freqs = pe_core.frequencies(config.d_model, **config.core_kwargs)
+    points = circle_points(config, pairs, min(config.n_positions, CIRCLE_POINTS))
+    freqs = config.bank.frequencies
     return figures.unit_circles(points, pairs=list(pairs), frequencies=freqs[list(pairs)].tolist())

@@ -2,12 +2,46 @@
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
+
+import numpy as np
 import streamlit as st
 
-from dashboard import compute, figures, state, ui
-from dashboard.compute import Config
+import pe_core
+from dashboard import caching, figures, params, ui
+from dashboard.caching import cached
+from dashboard.config import Config
+from dashboard.data import PROFILE_POINTS, bucket_extremes
 
-KIND_NAMES = {"cosine": "Cosine similarity", "dot": "Dot product", "distance": "Euclidean distance"}
+#: Largest side of the (square) similarity heatmap.
+MAX_SIDE = 512
+
+KIND = params.Choice(
+    "sim_kind",
+    "Measure",
+    "cosine",
+    options=("cosine", "dot", "distance"),
+    kind="segmented",
+    help="cosine: cosine similarity; dot: dot product; distance: Euclidean distance.",
+)
+MODE = params.Choice(
+    "sim_mode",
+    "Positions",
+    "sampled",
+    options=("sampled", "window"),
+    kind="segmented",
+    help="sampled: positions evenly spread over the sequence; window: consecutive positions.",
+)
+FIRST = params.Number(
+    "sim_start",
+    "First position",
+    0,
+    low=0,
+    high=lambda config: max(0, config.n_positions - MAX_SIDE),
+    step=100,
+)
+PARAMS = (KIND, MODE, FIRST)
 
 
 SYMMETRY = (
@@ -34,7 +68,7 @@ def render(config: Config) -> None:
         r"\lVert PE(k) - PE(k+\delta)\rVert^2 &= 4\textstyle\sum_i \sin^2(\omega_i\delta/2)"
         r"\end{aligned}",
     )
-    layout = compute.column_layout(config)
+    layout = config.layout
     if layout.n_frequencies == 0:
         st.info(
             f"With d_model = {config.d_model} the {config.convention} convention has no sin/cos "
@@ -43,11 +77,9 @@ def render(config: Config) -> None:
         )
         return
     _controls(config)
-    kind = state.value("sim_kind")
+    kind = KIND.value(config)
     paired = layout.is_paired
-    fig = compute.figure(
-        _matrix_figure, config, kind, state.value("sim_mode"), state.value("sim_start")
-    )
+    fig = caching.figure(_matrix_figure, config, kind, MODE.value(config), FIRST.value(config))
     ui.chart(fig, "similarity_matrix")
     if config.d_model == 1:
         st.info(
@@ -72,18 +104,102 @@ def render(config: Config) -> None:
             "whenever δ is close to a multiple of 2π (δ = 44 gives 0.9998), so positions 44 apart "
             "look almost the same."
         )
-    ui.chart(compute.figure(_profile_figure, config, kind), "similarity_profile")
+    ui.chart(caching.figure(_profile_figure, config, kind), "similarity_profile")
+
+
+#: Direct checks drawn on the profile: offsets from each starting position.
+CHECK_OFFSETS = 24
+
+
+@dataclass(frozen=True)
+class SimilarityData:
+    matrix: np.ndarray  # float32 (n, n)
+    positions: np.ndarray
+    note: str
+
+
+def similarity_positions(length: int, mode: str, first: int) -> tuple[np.ndarray, str]:
+    """Which positions the similarity heatmap compares (at most ``MAX_SIDE``)."""
+    if length <= MAX_SIDE:
+        return np.arange(length), ""
+    if mode == "sampled":
+        step = math.ceil(length / MAX_SIDE)
+        positions = np.arange(0, length, step)
+        return positions, (
+            f"positions 0, {step}, {2 * step}, … of {length:,}: every {step} positions "
+            f"({positions.size} rows, exact values)"
+        )
+    first = min(max(0, first), length - MAX_SIDE)
+    positions = first + np.arange(MAX_SIDE)
+    return positions, f"positions {first:,}–{positions[-1]:,} of {length:,}"
+
+
+@cached
+def similarity_data(config: Config, kind: str, mode: str, first: int) -> SimilarityData:
+    positions, note = similarity_positions(config.n_positions, mode, first)
+    matrix = pe_core.similarity_matrix(positions, config.bank, kind=kind)
+    return SimilarityData(matrix.astype(np.float32), positions, note)
+
+
+@dataclass(frozen=True)
+class ProfileData:
+    offsets: np.ndarray
+    values: np.ndarray  # the closed form at ``offsets`` (or the bucket minimum when reduced)
+    upper: np.ndarray | None  # bucket maximum when the profile was reduced to an envelope
+    checks: dict[int, tuple[np.ndarray, np.ndarray]]  # start k -> (offsets, direct values)
+    note: str
+
+
+@cached
+def profile_data(config: Config, kind: str) -> ProfileData:
+    """Similarity against offset by closed form, and direct checks from a few starting positions."""
+    n_offsets = max(config.n_positions, 2)
+    checks = _direct_checks(config, kind, n_offsets)
+    if not config.layout.is_paired:
+        return ProfileData(np.zeros(0), np.zeros(0), None, checks, "")
+    profile = pe_core.offset_similarity(np.arange(n_offsets), config.bank, kind=kind)
+    if n_offsets <= PROFILE_POINTS * 2:
+        return ProfileData(np.arange(n_offsets), profile, None, checks, "")
+    bucket, lowest, highest = bucket_extremes(profile, PROFILE_POINTS)
+    note = (
+        f"envelope: lowest and highest value in each run of {bucket} offsets "
+        f"(all {n_offsets:,} computed)"
+    )
+    return ProfileData(np.arange(lowest.size) * bucket, lowest, highest, checks, note)
+
+
+def check_starts(length: int) -> tuple[int, ...]:
+    """A few different starting positions k for the direct checks."""
+    return tuple(sorted({0, length // 3, (2 * length) // 3}))
+
+
+def _direct_checks(
+    config: Config, kind: str, n_offsets: int
+) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+    offsets = np.unique(np.linspace(0, n_offsets - 1, CHECK_OFFSETS).round().astype(int))
+    checks = {}
+    for start in check_starts(config.n_positions):
+        rows = pe_core.sinusoidal_encoding(np.concatenate(([start], start + offsets)), config.bank)
+        anchor, shifted = rows[0], rows[1:]
+        if kind == "dot":
+            values = shifted @ anchor
+        elif kind == "distance":
+            values = np.linalg.norm(shifted - anchor, axis=1)
+        else:
+            values = pe_core.cosine_similarity(anchor[None, :], shifted)[0]
+        checks[start] = (offsets, values)
+    return checks
 
 
 def _matrix_figure(config: Config, kind: str, mode: str, first: int):
-    data = compute.similarity_data(config, kind, mode, first)
+    data = similarity_data(config, kind, mode, first)
     return figures.similarity_heatmap(
         data.matrix, positions=data.positions, kind=kind, subtitle=data.note or "every position"
     )
 
 
 def _profile_figure(config: Config, kind: str):
-    profile = compute.profile_data(config, kind)
+    profile = profile_data(config, kind)
     return figures.offset_profile_chart(
         profile.offsets,
         profile.values,
@@ -95,7 +211,7 @@ def _profile_figure(config: Config, kind: str):
 
 
 def _profile_subtitle(config: Config, note: str) -> str:
-    if not compute.column_layout(config).is_paired:
+    if not config.layout.is_paired:
         return (
             "no closed form (an unpaired sin column): markers computed directly from three "
             "starting positions k, which disagree slightly"
@@ -105,29 +221,8 @@ def _profile_subtitle(config: Config, note: str) -> str:
 
 def _controls(config: Config) -> None:
     left, middle, right = st.columns([3, 2, 2])
-    left.segmented_control(
-        "Measure",
-        options=list(KIND_NAMES),
-        format_func=KIND_NAMES.get,
-        key="sim_kind",
-        persist_state="session",
-    )
-    if config.n_positions > compute.MAX_SIMILARITY_SIDE:
-        middle.segmented_control(
-            "Positions",
-            options=["sampled", "window"],
-            format_func={"sampled": "Evenly sampled", "window": "Window"}.get,
-            key="sim_mode",
-            persist_state="session",
-        )
-        if state.value("sim_mode") == "window":
-            high = config.n_positions - compute.MAX_SIMILARITY_SIDE
-            state.clamp("sim_start", 0, high)
-            right.number_input(
-                "First position",
-                min_value=0,
-                max_value=high,
-                step=100,
-                key="sim_start",
-                persist_state="session",
-            )
+    KIND.widget(config, left)
+    if config.n_positions > MAX_SIDE:
+        MODE.widget(config, middle)
+        if MODE.value(config) == "window":
+            FIRST.widget(config, right)

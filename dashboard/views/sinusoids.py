@@ -2,13 +2,69 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import streamlit as st
 
-from dashboard import compute, figures, state, ui
-from dashboard.compute import Config
+import pe_core
+from dashboard import caching, figures, params, ui
+from dashboard.caching import cached
+from dashboard.config import Config
+from dashboard.data import column_info, rows_at
 
 MAX_DIMS = 12
+#: Points of a smooth curve.
+SMOOTH_POINTS = 2000
+#: Fast to slow at the paper's d_model: wavelengths 6.3, 20, 63 and 628 positions.
+PAPER_DIMS = (0, 64, 128, 256)
+
+
+def default_dims(config: Config) -> list[int]:
+    """The default columns that exist at this d_model (else the first four)."""
+    fitting = [j for j in PAPER_DIMS if j < config.d_model]
+    return fitting or list(range(min(4, config.d_model)))
+
+
+def parse_positions(text: str, config: Config) -> list[int]:
+    """Positions typed as "0, 1, 10, 50": whole numbers within the sequence, at most 12."""
+    try:
+        values = sorted({int(part) for part in text.replace(";", ",").split(",") if part.strip()})
+    except ValueError:
+        raise ValueError(
+            "positions must be whole numbers separated by commas, e.g. 0, 1, 10, 50"
+        ) from None
+    if not values:
+        raise ValueError("give at least one position, e.g. 0, 1, 10, 50")
+    if len(values) > MAX_DIMS:
+        raise ValueError(f"at most {MAX_DIMS} positions at a time")
+    if values[0] < 0 or values[-1] >= config.n_positions:
+        raise ValueError(f"positions must lie between 0 and {config.n_positions - 1:,}")
+    return values
+
+
+DIMS = params.Multi(
+    "dims",
+    "Dimensions (columns)",
+    default_dims,
+    options=lambda config: range(config.d_model),
+    max_selections=MAX_DIMS,
+)
+FIRST = params.Number(
+    "sin_from", "First position", 0, low=0, high=lambda config: max(0, config.n_positions - 2)
+)
+SPAN = params.Number(
+    "sin_span", "Positions shown", 100, low=2, high=lambda config: max(2, config.n_positions)
+)
+AT = params.Text(
+    "at",
+    "Positions to compare across dimensions",
+    "0, 1, 10, 50",
+    max_chars=120,
+    rule=parse_positions,
+    help=f"Up to {MAX_DIMS} positions, separated by commas.",
+)
+PARAMS = (DIMS, FIRST, SPAN, AT)
 
 
 def render(config: Config) -> None:
@@ -27,56 +83,51 @@ def render(config: Config) -> None:
 
 @st.fragment
 def _by_position(config: Config) -> None:
-    info = compute.column_info(config.d_model, config.base, config.convention)
-    dims = [j for j in state.value("dims") if j < config.d_model][:MAX_DIMS]
-    dims = dims or state.default_dims(config.d_model)
-    st.session_state["dims"] = dims
+    kept = [j for j in DIMS.value(config) if j < config.d_model][:MAX_DIMS]
+    if kept != DIMS.value(config):  # a smaller d_model: keep the dimensions that still exist
+        st.session_state[DIMS.key] = kept or default_dims(config)
     left, middle, right = st.columns([3, 1, 1])
-    left.multiselect(
-        "Dimensions (columns)",
-        options=list(range(config.d_model)),
-        format_func=lambda j: (
-            f"{j} ({info.role[j]} i={info.pair[j]})" if info.role[j] != "zero" else f"{j} (zero)"
-        ),
-        max_selections=MAX_DIMS,
-        key="dims",
-        persist_state="session",
-    )
-    state.clamp("sin_from", 0, max(0, config.n_positions - 2))
-    middle.number_input(
-        "First position",
-        min_value=0,
-        max_value=max(0, config.n_positions - 2),
-        key="sin_from",
-        persist_state="session",
-    )
-    state.clamp("sin_span", 2, max(2, config.n_positions))
-    right.number_input(
-        "Positions shown",
-        min_value=2,
-        max_value=max(2, config.n_positions),
-        key="sin_span",
-        persist_state="session",
-    )
-    dims = state.value("dims")
+    DIMS.widget(config, left)
+    FIRST.widget(config, middle)
+    SPAN.widget(config, right)
+    dims = DIMS.value(config)
     if not dims:
         st.info("Choose at least one dimension to plot.")
-        state.sync_url()
         return
     if config.n_positions < 2:
         st.info("With a single position there is no curve to draw; add positions in the sidebar.")
-        state.sync_url()
         return
-    fig = compute.figure(
-        _position_figure, config, tuple(dims), state.value("sin_from"), state.value("sin_span")
+    fig = caching.figure(
+        _position_figure, config, tuple(dims), FIRST.value(config), SPAN.value(config)
     )
     ui.chart(fig, "sinusoids_position")
-    state.sync_url()
+
+
+@dataclass(frozen=True)
+class SinusoidData:
+    smooth_positions: np.ndarray
+    smooth_values: np.ndarray  # (points, dims)
+    integer_positions: np.ndarray  # empty when there are too many to mark
+    integer_values: np.ndarray
+
+
+@cached
+def sinusoid_data(config: Config, dims: tuple[int, ...], first: int, span: int) -> SinusoidData:
+    """Chosen columns against position: a smooth curve and the values at integer positions."""
+    last = min(first + span - 1, config.n_positions - 1)
+    smooth = np.linspace(first, last, SMOOTH_POINTS)
+    smooth_values = pe_core.encoding_columns(smooth, config.bank, list(dims))
+    if last - first + 1 <= SMOOTH_POINTS // 2:
+        integers = np.arange(first, last + 1)
+        integer_values = pe_core.encoding_columns(integers, config.bank, list(dims))
+    else:
+        integers, integer_values = np.zeros(0), np.zeros((0, len(dims)))
+    return SinusoidData(smooth, smooth_values, integers, integer_values)
 
 
 def _position_figure(config: Config, dims: tuple[int, ...], first: int, span: int):
-    info = compute.column_info(config.d_model, config.base, config.convention)
-    data = compute.sinusoid_data(config, dims, first, span)
+    info = column_info(config)
+    data = sinusoid_data(config, dims, first, span)
     labels = [
         f"dim {j} ({info.role[j]}, λ={info.wavelength[j]:.3g})"
         if info.role[j] != "zero"
@@ -102,54 +153,21 @@ def _position_figure(config: Config, dims: tuple[int, ...], first: int, span: in
     )
 
 
-def _parse_positions(text: str, n_positions: int) -> list[int]:
-    try:
-        values = sorted({int(part) for part in text.replace(";", ",").split(",") if part.strip()})
-    except ValueError:
-        raise ValueError(
-            "positions must be whole numbers separated by commas, e.g. 0, 1, 10, 50"
-        ) from None
-    if not values:
-        raise ValueError("give at least one position, e.g. 0, 1, 10, 50")
-    if len(values) > MAX_DIMS:
-        raise ValueError(f"at most {MAX_DIMS} positions at a time")
-    if values[0] < 0 or values[-1] >= n_positions:
-        raise ValueError(f"positions must lie between 0 and {n_positions - 1:,}")
-    return values
-
-
-def _on_positions_text() -> None:
-    st.session_state["_at_error"] = ""
-    try:
-        st.session_state["at"] = _parse_positions(
-            st.session_state["_at_text"], st.session_state["L"]
-        )
-    except ValueError as error:
-        st.session_state["_at_error"] = str(error)
-
-
 @st.fragment
 def _by_dimension(config: Config) -> None:
-    at = [p for p in state.value("at") if p < config.n_positions] or [0]
-    st.session_state["at"] = at
-    if "_at_text" not in st.session_state or not st.session_state.get("_at_error"):
-        st.session_state["_at_text"] = ", ".join(str(p) for p in at)
-    st.text_input(
-        "Positions to compare across dimensions",
-        key="_at_text",
-        on_change=_on_positions_text,
-        help=f"Up to {MAX_DIMS} positions from 0 to {config.n_positions - 1:,}, "
-        "separated by commas.",
-    )
-    if st.session_state.get("_at_error"):
-        st.warning(f"{st.session_state['_at_error']}; still showing {', '.join(map(str, at))}.")
-    ui.chart(compute.figure(_dimension_figure, config, tuple(at)), "sinusoids_dimension")
-    state.sync_url()
+    AT.widget(config)
+    try:
+        at = parse_positions(AT.value(config), config)
+        st.session_state["_at_shown"] = at
+    except ValueError as error:
+        at = [p for p in st.session_state.get("_at_shown", [0]) if p < config.n_positions] or [0]
+        st.warning(f"{error}; still showing {', '.join(map(str, at))}.")
+    ui.chart(caching.figure(_dimension_figure, config, tuple(at)), "sinusoids_dimension")
 
 
 def _dimension_figure(config: Config, at: tuple[int, ...]):
-    info = compute.column_info(config.d_model, config.base, config.convention)
-    rows = np.asarray(compute.rows_at(config, at))
+    info = column_info(config)
+    rows = np.asarray(rows_at(config, at))
     hover = figures.column_labels(
         list(range(config.d_model)),
         info.pair.tolist(),

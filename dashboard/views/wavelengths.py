@@ -6,8 +6,12 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dashboard import compute, figures, state, ui
-from dashboard.compute import Config
+from dashboard import caching, figures, params, ui
+from dashboard.config import Config
+from dashboard.data import wavelengths_by_convention
+
+OVERLAY = params.Toggle("overlay", "Overlay the other conventions", True)
+PARAMS = (OVERLAY,)
 
 
 def render(config: Config) -> None:
@@ -21,7 +25,7 @@ def render(config: Config) -> None:
         r"\lambda_i = \frac{2\pi}{\omega_i} = 2\pi\,\mathrm{base}^{2i/d_{\mathrm{model}}}, "
         r"\qquad i = 0, \dots, \lceil d_{\mathrm{model}}/2 \rceil - 1",
     )
-    all_wavelengths = compute.wavelengths_by_convention(config.d_model, config.base)
+    all_wavelengths = wavelengths_by_convention(config.d_model, config.base)
     current = all_wavelengths[config.convention]
     if current.size == 0:
         st.info(
@@ -37,8 +41,8 @@ def render(config: Config) -> None:
         help=f"Pairs with wavelength at most L = {config.n_positions:,} positions.",
     )
     right.metric("Longest wavelength", f"{current[-1]:,.6g}", help="In positions.")
-    st.toggle("Overlay the other conventions", key="overlay", persist_state="session")
-    ui.chart(compute.figure(wavelength_figure, config, state.value("overlay")), "wavelengths_main")
+    OVERLAY.widget(config)
+    ui.chart(caching.figure(wavelength_figure, config, OVERLAY.value(config)), "wavelengths_main")
     table = pd.DataFrame(
         {
             "pair i": np.arange(current.size),
@@ -99,7 +103,7 @@ def convention_names(all_wavelengths: dict[str, np.ndarray]) -> dict[str, str]:
 
 def wavelength_figure(config: Config, overlay: bool, small: bool = False):
     """The wavelength chart (also used, smaller, by the conventions lab)."""
-    all_wavelengths = compute.wavelengths_by_convention(config.d_model, config.base)
+    all_wavelengths = wavelengths_by_convention(config.d_model, config.base)
     shown = all_wavelengths if overlay else {config.convention: all_wavelengths[config.convention]}
     shown = {name: lam for name, lam in shown.items() if lam.size}
     return figures.wavelength_chart(

@@ -271,23 +271,19 @@ PAGE_HOOK_JS = r"""
   };
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", watchRuns);
   else watchRuns();
-  // The views are the first tab bar of the page (a view may hold tabs of its own).
-  pe.viewTabs = () => {
-    const bar = document.querySelector('[data-testid="stMain"] [role="tablist"]');
-    return bar ? Array.from(bar.querySelectorAll('[role="tab"]')) : [];
-  };
+  // The views are the app's pages: links in the top navigation (or, on a narrow screen, in
+  // the sidebar's); the current one has aria-current="page".
+  pe.viewLinks = () =>
+    Array.from(document.querySelectorAll(
+      '[data-testid="stTopNavLink"], [data-testid="stSidebarNavLink"]'));
   pe.selectedView = () => {
-    const tab = pe.viewTabs().find((t) => t.getAttribute("aria-selected") === "true");
-    return tab ? tab.innerText.trim() : null;
+    const link = pe.viewLinks().find((a) => a.getAttribute("aria-current") === "page");
+    return link ? link.innerText.trim() : null;
   };
-  // The open view has content (right after a click on a tab its panel is still empty).
+  // The open view has content (right after a click on a page link the main area may be empty).
   pe.viewReady = () => {
-    const bar = document.querySelector('[data-testid="stMain"] [role="tablist"]');
-    if (!bar) return true;
-    const id = pe.viewTabs().find((t) => t.getAttribute("aria-selected") === "true")
-      ?.getAttribute("aria-controls");
-    const panel = id && document.getElementById(id);
-    return !!panel && !!panel.querySelector('[data-testid="stElementContainer"]');
+    const main = document.querySelector('[data-testid="stMain"]');
+    return !!main && main.querySelectorAll('[data-testid="stElementContainer"]').length > 2;
   };
   pe.charts = () =>
     Array.from(document.querySelectorAll('[data-testid="stPlotlyChart"]')).filter(visible);

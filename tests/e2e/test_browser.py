@@ -10,17 +10,31 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from dashboard.state import PARAMS, VIEWS
+from dashboard import registry, sidebar
 
 from .conftest import SCREENSHOTS, AppPage
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
-DEFAULT_VIEW = PARAMS["view"].default
+VIEWS = {view.slug: view.label for view in registry.VIEWS}
+DEFAULT_VIEW = registry.DEFAULT.slug
+DEFAULTS = {param.key: param.default for param in sidebar.PARAMS}
 
 
 def query_of(url: str) -> dict[str, str]:
     return {key: values[-1] for key, values in parse_qs(urlsplit(url).query).items()}
+
+
+def view_of(url: str) -> str:
+    """The view a URL opens: its path (the default view at /)."""
+    return urlsplit(url).path.strip("/") or DEFAULT_VIEW
+
+
+def expect_view(app: AppPage, slug: str) -> None:
+    from playwright.sync_api import expect
+
+    path = "/" if slug == DEFAULT_VIEW else f"/{slug}"
+    expect(app.page).to_have_url(re.compile(rf"^[^?]*://[^/]+{re.escape(path)}(\?|#|$)"))
 
 
 def url_with(key: str, value: str) -> re.Pattern:
@@ -55,7 +69,8 @@ def test_view_draws_and_redraws_after_a_parameter_change(app: AppPage, slug: str
     if app.selected_tab() != label:
         app.click_tab(label)  # waits until every chart of the tab has been drawn
     assert app.selected_tab() == label
-    expect_url(app, "view", None if slug == DEFAULT_VIEW else slug)
+    expect_view(app, slug)  # the view is the page's path, not a parameter
+    expect_url(app, "view", None)
     app.assert_clean()
     app.screenshot(SCREENSHOTS / f"{slug}.png")
 
@@ -67,25 +82,41 @@ def test_view_draws_and_redraws_after_a_parameter_change(app: AppPage, slug: str
     assert app.number_input("d_model").input_value() == str(new_d)
     assert app.selected_tab() == label
     expect_url(app, "d", str(new_d))
+    expect_view(app, slug)
     app.assert_clean()
 
 
 def test_tabs_switch_back_and_forth_in_one_session(app: AppPage):
     app.open()
     labels = list(VIEWS.values())
+    visited = [DEFAULT_VIEW]
     for slug, label in [*list(VIEWS.items())[1:], next(iter(VIEWS.items()))]:
         app.click_tab(label)
         assert app.selected_tab() == label
-        assert [app.tab(other).get_attribute("aria-selected") for other in labels].count(
-            "true"
-        ) == 1
-        expect_url(app, "view", None if slug == DEFAULT_VIEW else slug)
+        current = app.page.locator('[aria-current="page"]')
+        assert current.count() == 1 and current.inner_text().strip() in labels
+        expect_view(app, slug)
+        visited.append(slug)
         app.assert_clean()
+    # Issue 9: the browser's Back button returns to the previous view.
+    from playwright.sync_api import expect
+
+    for previous in reversed(visited[:-1][-3:]):
+        app.page.go_back()
+        expect_view(app, previous)
+        expect(app.page.locator('[aria-current="page"]')).to_have_text(VIEWS[previous])
+    app.wait_settled(since=-1)
+    app.assert_clean()
 
 
-def test_shared_link_restores_parameters_and_view(app: AppPage):
-    link = {"L": "100", "d": "20", "base": "500", "conv": "split", "view": "sinusoids"}
-    app.open("?" + "&".join(f"{key}={value}" for key, value in link.items()))
+@pytest.mark.parametrize("form", ["path", "old ?view= link"])
+def test_shared_link_restores_parameters_and_view(app: AppPage, form: str):
+    link = {"L": "100", "d": "20", "base": "500", "conv": "split"}
+    query = "&".join(f"{key}={value}" for key, value in link.items())
+    if form == "path":
+        app.open("sinusoids?" + query)
+    else:  # links made before the app had pages still open the same view with the same values
+        app.open("?view=sinusoids&" + query)
     assert sidebar_values(app) == {
         "L": "100",
         "d": "20",
@@ -95,6 +126,7 @@ def test_shared_link_restores_parameters_and_view(app: AppPage):
     }
     assert app.selected_tab() == VIEWS["sinusoids"]
     assert app.warnings() == []
+    expect_view(app, "sinusoids")
     assert query_of(app.page.url) == link  # the link stays a link to what is shown
     app.assert_clean()
 
@@ -111,14 +143,14 @@ def test_garbage_link_warns_and_falls_back_to_defaults(app: AppPage):
     for alert in app.page.locator('[data-testid="stAlertContentWarning"]').all():
         expect(alert).to_be_visible()
 
-    defaults = {key: PARAMS[key].default for key in ("L", "d", "base", "conv")}
+    defaults = DEFAULTS
     shown = sidebar_values(app)
-    assert shown["L"] == str(defaults["L"])
-    assert shown["d"] == str(defaults["d"])
-    assert shown["base"] == f"{defaults['base']:,g}"
+    assert shown["L"] == str(defaults["L"])  # not a number: the default
+    assert shown["d"] == "1"  # out of range: the nearest allowed value, as when typed
+    assert shown["base"] == f"{defaults['base']:g}"
     assert shown["conv"] == defaults["conv"]
     assert app.selected_tab() == VIEWS[DEFAULT_VIEW]
-    assert query_of(app.page.url) == {}  # nothing non-default left to share
+    assert query_of(app.page.url) == {"d": "1"}  # only the value in force, nothing else
     app.assert_clean()  # warnings, but no errors
 
     app.page.get_by_role("button", name="Dismiss").click()
@@ -135,22 +167,17 @@ def test_url_follows_every_change_and_reopens_the_same_state(app: AppPage):
     app.step_slider("base (log scale)", "ArrowRight")  # 10,000 -> 20,000 on the 1-2-5 scale
     expect_url(app, "base", "20000")
     app.click_tab(VIEWS["wavelengths"])
-    expect_url(app, "view", "wavelengths")
-    assert query_of(app.page.url) == {
-        "L": "300",
-        "conv": "split",
-        "base": "20000",
-        "view": "wavelengths",
-    }
+    expect_view(app, "wavelengths")
+    assert query_of(app.page.url) == {"L": "300", "conv": "split", "base": "20000"}
     app.assert_clean()
 
     # The address bar is a working link: a new session opened on it shows the same state.
     other = app.new_page()
-    other.open("?" + urlsplit(app.page.url).query)
+    other.open(urlsplit(app.page.url).path.lstrip("/") + "?" + urlsplit(app.page.url).query)
     assert sidebar_values(other) == {
         "L": "300",
-        "d": str(PARAMS["d"].default),
-        "base": "20,000",
+        "d": str(DEFAULTS["d"]),
+        "base": "20000",
         "conv": "split",
         "preset": "Custom",
     }
@@ -162,6 +189,32 @@ def test_url_follows_every_change_and_reopens_the_same_state(app: AppPage):
     # A preset sets several parameters at once; the URL keeps only what differs from defaults.
     app.choose("Preset", "d2l")
     expect_url(app, "L", "60")
-    assert query_of(app.page.url) == {"L": "60", "d": "32", "view": "wavelengths"}
+    assert query_of(app.page.url) == {"L": "60", "d": "32"}
+    expect_view(app, "wavelengths")
     assert sidebar_values(app)["preset"] == "d2l"
+    app.assert_clean()
+
+
+def test_a_view_parameter_follows_its_widget_and_leaves_with_its_view(app: AppPage):
+    # Moved from AppTest (the browser writes bound widgets into the URL): the rotation offset.
+    app.open("rotation")
+    field = app.page.locator('[data-testid="stMain"] input[aria-label="Offset δ"]')
+    before, since = app.page_signature(), app.now()
+    field.fill("12")
+    field.press("Enter")
+    app.wait_settled(since, before, some=True)
+    expect_url(app, "rot_offset", "12")
+    app.click_tab(VIEWS["heatmap"])  # another view: its parameters leave the address bar
+    expect_url(app, "rot_offset", None)
+    app.assert_clean()
+
+
+def test_an_out_of_range_value_typed_shows_the_value_in_force(app: AppPage):
+    # Issue 9: typing 9000 left the box showing 9000 (outlined in red) while 512 stayed in force.
+    app.open()
+    app.set_number("d_model", 9000)
+    assert app.number_input("d_model").input_value() == "8192"
+    expect_url(app, "d", "8192")
+    note = app.sidebar.get_by_text("using 8,192 instead of 9,000")
+    assert note.count() == 1
     app.assert_clean()

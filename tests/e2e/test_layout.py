@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from dashboard.state import VIEWS
+from dashboard.registry import VIEWS
 
 from .conftest import AppPage
 
@@ -28,7 +28,7 @@ OVERFLOW_JS = """() => Array.from(document.querySelectorAll('.katex-display')).m
 def test_no_formula_is_cut_off(app: AppPage, width: int):
     app.page.set_viewport_size({"width": width, "height": 900})
     cut = []
-    for slug in VIEWS:
+    for slug in (view.slug for view in VIEWS):
         app.open(f"?view={slug}")
         expander = app.page.locator('[data-testid="stExpander"] summary').first
         if expander.count() and app.page.locator(".katex-display").count() == 0:

@@ -1,0 +1,31 @@
+"""The shared parameters every view reads: positions, d_model, base and convention."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pe_core
+
+
+@dataclass(frozen=True)
+class Config:
+    """The sidebar's parameters (small and hashable: the key of every cached computation)."""
+
+    n_positions: int
+    d_model: int
+    base: float
+    convention: str
+
+    @property
+    def core_kwargs(self) -> dict:
+        return {"base": self.base, "convention": self.convention}
+
+    @property
+    def bank(self) -> pe_core.FrequencyBank:
+        """The frequencies and column layout these parameters describe."""
+        return pe_core.CONVENTIONS[self.convention].bank(self.d_model, self.base)
+
+    @property
+    def layout(self) -> pe_core.ColumnLayout:
+        """Where the sin, cos and zero columns are."""
+        return self.bank.layout

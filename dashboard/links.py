@@ -1,0 +1,57 @@
+"""What a shared link asks for, checked on a session's first run and put right before any widget
+takes a value from it.
+
+Links made before the app had pages (``?view=similarity&L=300``) still open the same view with
+the same values. Every value is checked against its parameter's rule: a bad one gets a warning
+naming it and the value used instead. The app then switches to the link put right (a corrected
+value instead of a bad one, other views' and unknown parameters dropped), so the widgets and the
+address bar both start from it.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard import params, registry, sidebar
+from dashboard.ui import escape_markdown
+
+_CHECKED = "_link_checked"
+_WARNINGS = "_link_warnings"
+
+
+def check_first_visit(pages: dict[str, st.Page], current: st.Page) -> None:
+    """Once per session, before any widget: check the link and, if it needs putting right (or
+    is an old ``?view=`` link), switch to the page it asks for with the corrected values."""
+    if st.session_state.get(_CHECKED):
+        return
+    st.session_state[_CHECKED] = True
+    warnings = st.session_state.setdefault(_WARNINGS, [])
+    target = current
+    if "view" in st.query_params:  # the form links had before the app had pages
+        slug = st.query_params.get("view")
+        if slug in pages:
+            target = pages[slug]
+        else:
+            warnings.append(
+                f"Ignored URL parameter view={escape_markdown(slug[:40])} (view: expected one "
+                f"of {', '.join(pages)}); showing {registry.DEFAULT.label}."
+            )
+    view = next(v for v in registry.VIEWS if pages[v.slug] is target)
+    on_screen = (*sidebar.LINK_PARAMS, *view.params)
+    elsewhere = tuple(p for v in registry.VIEWS if v is not view for p in v.params)
+    found = params.check_link(on_screen, elsewhere, sidebar.from_link(), ignore=("view",))
+    warnings.extend(found.warnings)
+    asked = {key: st.query_params.get_all(key) for key in st.query_params}
+    wanted = {
+        key: value if isinstance(value, list) else [value] for key, value in found.query.items()
+    }
+    if target is not current or asked != wanted:
+        st.switch_page(target, query_params=found.query)
+
+
+def warnings() -> list[str]:
+    return st.session_state.get(_WARNINGS, [])
+
+
+def dismiss() -> None:
+    st.session_state[_WARNINGS] = []
