@@ -1,32 +1,26 @@
-"""The app's views, in order: each one line (slug, label, module). The pages, the navigation
-and the URL are built from this list; a view module has ``PARAMS`` (the parameters it owns,
-each declared once as its widget) and ``render(config)``."""
+"""The app's views, in order: each one line (slug and label). The pages, the navigation and
+the URL are built from this list; the view itself is the module ``dashboard/views/<slug>.py``,
+with ``PARAMS`` (the parameters it owns, each declared once as its widget) and
+``render(config)``."""
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
+from functools import cached_property
 from types import ModuleType
-
-from dashboard.views import (
-    conventions,
-    embeddings,
-    example,
-    heatmap,
-    rotation,
-    similarity,
-    sinusoids,
-    uniqueness,
-    wavelengths,
-)
 
 
 @dataclass(frozen=True)
 class View:
-    """One page of the app: its URL path, its title in the navigation, and its module."""
+    """One page of the app: its URL path (and module name) and its title in the navigation."""
 
     slug: str
     label: str
-    module: ModuleType
+
+    @cached_property
+    def module(self) -> ModuleType:
+        return importlib.import_module(f"dashboard.views.{self.slug}")
 
     @property
     def params(self) -> tuple:
@@ -34,15 +28,15 @@ class View:
 
 
 VIEWS: tuple[View, ...] = (
-    View("heatmap", "Heatmap", heatmap),
-    View("sinusoids", "Sinusoids", sinusoids),
-    View("wavelengths", "Wavelengths", wavelengths),
-    View("similarity", "Similarity", similarity),
-    View("uniqueness", "Uniqueness", uniqueness),
-    View("rotation", "Relative position", rotation),
-    View("embeddings", "Embeddings", embeddings),
-    View("conventions", "Conventions", conventions),
-    View("example", "Worked example", example),
+    View("heatmap", "Heatmap"),
+    View("sinusoids", "Sinusoids"),
+    View("wavelengths", "Wavelengths"),
+    View("similarity", "Similarity"),
+    View("uniqueness", "Uniqueness"),
+    View("rotation", "Relative position"),
+    View("embeddings", "Embeddings"),
+    View("conventions", "Conventions"),
+    View("example", "Worked example"),
 )
 BY_SLUG = {view.slug: view for view in VIEWS}
 DEFAULT = VIEWS[0]

@@ -4,7 +4,7 @@ precision, and the embedding + encoding forward pass).
 
 Every sinusoidal family is a :class:`FrequencyBank` (frequencies plus a column layout); each
 analysis takes a bank wherever it takes ``d_model``. A new family is one module that builds a
-bank, plus its import line here.
+bank, plus its import line here (and its names in ``__all__``).
 
 >>> import pe_core
 >>> pe_core.sinusoidal_encoding(2048, 512).shape

@@ -225,7 +225,7 @@ def _ladder(freqs: np.ndarray) -> np.ndarray:
     return np.array(chosen)
 
 
-def _start_position(first_phases: np.ndarray, freqs: np.ndarray) -> float:
+def _start_position(first_phases: np.ndarray, freqs: np.ndarray, search: bool = True) -> float:
     """The position whose pair phases are ``first_phases`` (radians).
 
     The slowest pair fixes the position up to its wavelength ``L``; each faster pair then refines
@@ -250,7 +250,7 @@ def _start_position(first_phases: np.ndarray, freqs: np.ndarray) -> float:
     # The usual case: a small whole first position that explains every phase to within the
     # noise of a low-precision table (positions a slowest wavelength apart do not: the faster
     # pairs' phases then disagree by far more).
-    if (
+    if not search or (
         nearest_misfit[0] <= _PHASE_NOISE
         and abs(nearest[0] - round(nearest[0])) <= _PHASE_NOISE
         and nearest[0] >= 0
@@ -298,9 +298,13 @@ def _fit(matrix: np.ndarray, name: str) -> list[_Trial]:
         phases = _pair_phases(fitted, layout, n_pairs)
     bases, determined = _base_candidates(fitted, conv, layout, phases)
     trials = []
+    advance = (phases[-1] - phases[0]) / (phases.shape[0] - 1)
     for base in bases:
         freqs = conv.frequencies(d_model, base)[:n_pairs]
-        start = _start_position(phases[0], freqs)  # of the first row fitted
+        # Only frequencies that match the phases' own advance per row can explain the matrix;
+        # for the others the nearest start is enough (it is compared, and it loses).
+        plausible = bool(np.all(np.abs(advance - freqs) <= 0.05 * freqs + 0.05))
+        start = _start_position(phases[0], freqs, search=plausible)  # of the first row fitted
         if step < 0:  # the fitted rows were the last ones, reversed: the first row is n-1 on
             start += n - 1
         for first in dict.fromkeys([start + 0.0, float(np.round(start)) + 0.0]):

@@ -15,11 +15,12 @@ APP = str(Path(__file__).resolve().parents[1] / "dashboard" / "app.py")
 VIEW_LABELS = {view.slug: view.label for view in registry.VIEWS}
 
 
-def new_app(**query) -> AppTest:
-    """The app on a link with ``query`` (``view=<slug>`` opens that view, as old links do)."""
+def new_app(query: dict | None = None, **params) -> AppTest:
+    """The app on a link with these parameters (``view=<slug>`` opens that view, as old links
+    do). ``query`` takes keys that are not Python names, and lists for repeated keys."""
     at = AppTest.from_file(APP, default_timeout=120)
-    for key, value in query.items():
-        at.query_params[key] = str(value)
+    for key, value in {**(query or {}), **params}.items():
+        at.query_params[key] = value if isinstance(value, list) else str(value)
     return at
 
 

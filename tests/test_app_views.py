@@ -15,13 +15,14 @@ PRESETS = ["Tutorial", "Lab", "d2l", "Annotated Transformer", "Attention Is All 
 
 
 @pytest.mark.parametrize("view", NEW_VIEWS)
-@pytest.mark.parametrize("preset", PRESETS)
-def test_each_view_under_each_preset(view, preset):
-    at = new_app(view=view)
+def test_each_view_under_each_preset(view):
+    at = new_app(view=view)  # one session, every preset in turn (as a teacher would)
     at.run()
-    at.selectbox(key="preset").select(preset).run()
-    no_errors(at)
-    assert page_of(at) == view and "view" not in at.query_params
+    for preset in PRESETS:
+        at.selectbox(key="preset").select(preset).run()
+        no_errors(at)
+        assert at.selectbox(key="preset").value == preset, preset
+        assert page_of(at) == view and "view" not in at.query_params
 
 
 @pytest.mark.parametrize("view", NEW_VIEWS)

@@ -20,7 +20,6 @@ import logging
 import os
 import time
 from contextlib import contextmanager
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, Phase, event, given, settings
@@ -29,10 +28,10 @@ from streamlit.testing.v1 import AppTest
 
 import pe_core
 from dashboard import params, registry, sidebar
-from tests.apptest_helpers import open_view, page_of
+from tests.apptest_helpers import new_app, open_view, page_of
 
-#: AppTest resolves a relative path against the calling file, so the app is given absolutely.
-APP = str(Path(__file__).resolve().parents[1] / "dashboard" / "app.py")
+pytestmark = pytest.mark.fuzz  # pytest -m "not fuzz" leaves them out
+
 VIEWS = {view.slug: view.label for view in registry.VIEWS}
 #: Every parameter a link can carry, by its URL name (the base as a link gives it).
 ALL_PARAMS = {
@@ -75,13 +74,6 @@ def logged_errors():
         yield handler.records
     finally:
         logger.removeHandler(handler)
-
-
-def new_app(query: dict | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=120)
-    for key, value in (query or {}).items():
-        at.query_params[key] = value
-    return at
 
 
 def check_page(at: AppTest, records: list, context: str) -> None:

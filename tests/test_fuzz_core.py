@@ -38,6 +38,8 @@ from hypothesis.extra import numpy as hnp
 
 import pe_core
 
+pytestmark = pytest.mark.fuzz  # pytest -m "not fuzz" leaves them out
+
 PEAK_LIMIT_BYTES = 2_500_000_000
 CALL_SECONDS = 20.0
 ALLOWED = (ValueError, TypeError)

@@ -1,7 +1,7 @@
 """Properties over many parameters, drawn by hypothesis."""
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose
 
@@ -24,8 +24,6 @@ positions = st.lists(
     min_size=1,
     max_size=40,
 )
-settings.register_profile("default", max_examples=150, deadline=None)
-settings.load_profile("default")
 
 
 def _paired(convention, d_model):

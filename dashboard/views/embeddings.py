@@ -16,6 +16,11 @@ from dashboard.config import Config
 DEFAULT_SENTENCES = "the cat sat on the mat\na dog barked\nthe bird flew over the tall tree"
 EMBEDDING_STDS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0)
 MAX_SEED = 2**31 - 1
+PAD = "<pad>"
+#: The token of every position in random mode (each gets its own random vector).
+RANDOM_TOKEN = "(random)"
+#: Columns of the embeddings view's heatmaps (and of what its cache keeps).
+MAX_EMBEDDING_COLUMNS = 256
 
 MODE = params.Choice(
     "emb_mode",
@@ -76,6 +81,13 @@ def render(config: Config) -> None:
         float(DROPOUT.value(config)),
         int(DROPOUT_SEED.value(config)),
     )
+    _shapes(config, data)
+    item = _chosen_sequence(data)
+    _panels(config, data, item)
+    ui.chart(figures.norms_chart(data.norms), "emb_norms")
+
+
+def _shapes(config: Config, data: EmbeddingData) -> None:
     batch, seq, _ = data.total.shape
     d_model = config.d_model
     st.markdown(
@@ -88,14 +100,23 @@ def render(config: Config) -> None:
             f"The sequences are longer than L = {config.n_positions}; the encoding is "
             f"computed for {seq} positions."
         )
-    item = 0
-    if batch > 1:
-        item = st.select_slider(
-            "Sequence of the batch to show",
-            options=list(range(batch)),
-            format_func=lambda b: f"{b}: {' '.join(t for t in data.tokens[b] if t != PAD)[:40]}",
-            key="emb_item",
-        )
+
+
+def _chosen_sequence(data: EmbeddingData) -> int:
+    batch = data.total.shape[0]
+    if batch == 1:
+        return 0
+    return st.select_slider(
+        "Sequence of the batch to show",
+        options=list(range(batch)),
+        format_func=lambda b: f"{b}: {' '.join(t for t in data.tokens[b] if t != PAD)[:40]}",
+        key="emb_item",
+    )
+
+
+def _panels(config: Config, data: EmbeddingData, item: int) -> None:
+    """The embeddings, the encoding and their sum as heatmaps (each its own colour range)."""
+    seq, d_model = data.total.shape[1], config.d_model
     columns = list(range(min(d_model, MAX_EMBEDDING_COLUMNS)))
     shown = ""
     if d_model > MAX_EMBEDDING_COLUMNS:
@@ -108,25 +129,17 @@ def render(config: Config) -> None:
         "Each panel has its own colour range (its largest |value|), so a small embedding is not "
         "drawn pale next to the encoding; compare sizes with the norms chart below."
     )
+    scaled = " × √d_model" if SCALE.value(config) else ""
+    dropped = " after dropout" if DROPOUT.value(config) else ""
     for values, title, key, labels in (
-        (
-            data.embeddings[item],
-            "Token embeddings" + (" × √d_model" if SCALE.value(config) else ""),
-            "emb_embeddings",
-            rows,
-        ),
+        (data.embeddings[item], "Token embeddings" + scaled, "emb_embeddings", rows),
         (
             data.encoding,
             "Positional encoding PE[:seq] (the same for every sequence)",
             "emb_encoding",
             positions,
         ),
-        (
-            data.total[item],
-            "Sum: the layer's output" + (" after dropout" if DROPOUT.value(config) else ""),
-            "emb_total",
-            rows,
-        ),
+        (data.total[item], "Sum: the layer's output" + dropped, "emb_total", rows),
     ):
         limit = float(np.max(np.abs(values[:, columns]), initial=0.0)) or 1.0
         ui.chart(
@@ -143,7 +156,6 @@ def render(config: Config) -> None:
         )
         if seq <= 12 and d_model <= 8:
             st.dataframe(pd.DataFrame(values, index=labels).round(4), width="stretch")
-    ui.chart(figures.norms_chart(data.norms), "emb_norms")
 
 
 def _inputs(config: Config):
@@ -165,13 +177,6 @@ def _inputs(config: Config):
     TEXT.widget(config, height=100)
     sentences = tuple(tuple(s) for s in tokenize(TEXT.value(config)))
     return sentences, (0, 0)
-
-
-PAD = "<pad>"
-#: The token of every position in random mode (each gets its own random vector).
-RANDOM_TOKEN = "(random)"
-#: Columns of the embeddings view's heatmaps (and of what its cache keeps).
-MAX_EMBEDDING_COLUMNS = 256
 
 
 @dataclass(frozen=True)

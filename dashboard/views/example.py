@@ -22,49 +22,56 @@ def render(config: Config) -> None:
         "views, for the current parameters.",
         expanded=False,
     )
-    # Stacked, not side by side: a formula line needs about 550 px, more than a column at 768.
-    left, right = st.container(), st.container()
-    convention = pe_core.CONVENTIONS[config.convention]
-    n_positions = min(config.n_positions, EXAMPLE_POSITIONS)
     info = column_info(config)
     columns = example_columns(info.pair, info.role)
-    rows = rows_at(config, tuple(range(n_positions)))
-    with left:
-        st.markdown(
-            f"**The formula with base = {config.base:g}, d_model = {config.d_model}** "
-            f"({config.convention}: {convention.layout_text})"
-        )
-        shown_pairs = set()
-        for column in columns:
-            i, role = int(info.pair[column]), str(info.role[column])
-            if role == "zero":
-                st.latex(rf"PE(k, {column}) = 0 \quad \text{{(padding column)}}")
-                continue
-            if i not in shown_pairs:  # each pair's frequency once, before its columns
-                shown_pairs.add(i)
-                exponent, omega = (
-                    convention.exponent_latex(i, config.d_model),
-                    info.frequency[column],
-                )
-                st.latex(
-                    rf"\omega_{{{i}}} = {config.base:g}^{{-{exponent}}} = {omega:.6g}"
-                    if i
-                    else rf"\omega_0 = {config.base:g}^{{0}} = 1"
-                )
-            for k in range(n_positions):
-                st.latex(
-                    rf"PE({k}, {column}) = \{role}({k} \times {info.frequency[column]:.6g}) "
-                    rf"= \{role}({k * info.frequency[column]:.6g}) = {rows[k, column]:.6f}"
-                )
-    with right:
-        st.markdown("**The same entries, computed by pe_core**")
-        header = [
-            f"{j} ({info.role[j]} i={info.pair[j]})" if info.role[j] != "zero" else f"{j} (zero)"
-            for j in columns
-        ]
-        table = pd.DataFrame(rows[:, columns], columns=header)
-        table.index.name = "k"
-        st.dataframe(table.round(6), width="stretch")
+    rows = rows_at(config, tuple(range(min(config.n_positions, EXAMPLE_POSITIONS))))
+    # Stacked, not side by side: a formula line needs about 550 px, more than a column at 768.
+    _formulas(config, info, columns, rows)
+    _table(info, columns, rows)
+    _code(config)
+
+
+def _formulas(config: Config, info, columns: list[int], rows) -> None:
+    """Each shown entry with the numbers substituted; each pair's frequency once."""
+    convention = pe_core.CONVENTIONS[config.convention]
+    st.markdown(
+        f"**The formula with base = {config.base:g}, d_model = {config.d_model}** "
+        f"({config.convention}: {convention.layout_text})"
+    )
+    shown_pairs = set()
+    for column in columns:
+        i, role, omega = int(info.pair[column]), str(info.role[column]), info.frequency[column]
+        if role == "zero":
+            st.latex(rf"PE(k, {column}) = 0 \quad \text{{(padding column)}}")
+            continue
+        if i not in shown_pairs:  # each pair's frequency once, before its columns
+            shown_pairs.add(i)
+            exponent = convention.exponent_latex(i, config.d_model)
+            st.latex(
+                rf"\omega_{{{i}}} = {config.base:g}^{{-{exponent}}} = {omega:.6g}"
+                if i
+                else rf"\omega_0 = {config.base:g}^{{0}} = 1"
+            )
+        for k in range(rows.shape[0]):
+            st.latex(
+                rf"PE({k}, {column}) = \{role}({k} \times {omega:.6g}) "
+                rf"= \{role}({k * omega:.6g}) = {rows[k, column]:.6f}"
+            )
+
+
+def _table(info, columns: list[int], rows) -> None:
+    st.markdown("**The same entries, computed by pe_core**")
+    header = [
+        f"{j} ({info.role[j]} i={info.pair[j]})" if info.role[j] != "zero" else f"{j} (zero)"
+        for j in columns
+    ]
+    table = pd.DataFrame(rows[:, columns], columns=header)
+    table.index.name = "k"
+    st.dataframe(table.round(6), width="stretch")
+
+
+def _code(config: Config) -> None:
+    convention = pe_core.CONVENTIONS[config.convention]
     st.subheader("Code that reproduces the matrix on screen")
     arguments = (config.n_positions, config.d_model, config.base)
     numpy_tab, torch_tab, core_tab = st.tabs(["NumPy", "PyTorch", "pe_core"])
