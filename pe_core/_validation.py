@@ -286,7 +286,8 @@ def check_positions_for(
 def check_precision(precision: object) -> FloatFormat:
     """Look up a precision by name (or a NumPy/ml_dtypes dtype with one of those names)."""
     if precision is not None and not isinstance(precision, str):
-        with contextlib.suppress(TypeError, ValueError):  # not a dtype: check_choice explains
+        # NumPy parses comma strings with ``ast``: b"," raises SyntaxError, not TypeError.
+        with contextlib.suppress(TypeError, ValueError, SyntaxError):  # check_choice explains
             precision = np.dtype(precision).name
     return PRECISIONS[check_choice(precision, "precision", tuple(PRECISIONS))]
 
@@ -298,7 +299,7 @@ def check_output_dtype(dtype: DTypeLike) -> np.dtype:
     """The requested output dtype (any byte order) if it is one of the four float types."""
     try:
         resolved = np.dtype(dtype)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, SyntaxError):  # SyntaxError: NumPy parses b"," with ast
         if isinstance(dtype, str) and dtype == "bfloat16":
             raise TypeError(
                 "dtype 'bfloat16' is not known to NumPy: pass ml_dtypes.bfloat16 (pip install "

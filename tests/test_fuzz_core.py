@@ -1169,10 +1169,21 @@ def test_regression_encoding_a_hair_beyond_one(args, kwargs, row, column, exact)
         (pe_core.sinusoidal_encoding, "dtype", (2, 2), {"dtype": (np.int64(0), -8)}),
         (pe_core.quantize, "precision", ([1.0], [("a", "f8"), ("a", "f8")]), {}),
         (pe_core.quantize, "precision", ([1.0], (np.int64(0), -8)), {}),
+        (pe_core.sinusoidal_encoding, "dtype", (6, 8), {"dtype": b","}),
+        (pe_core.quantize, "precision", ([1.0], b","), {}),
     ],
-    ids=["dtype-fields", "dtype-shape", "precision-fields", "precision-shape"],
+    ids=[
+        "dtype-fields",
+        "dtype-shape",
+        "precision-fields",
+        "precision-shape",
+        "dtype-comma",
+        "precision-comma",
+    ],
 )
 def test_regression_dtype_spec_numpy_value_error(function, argument, args, kwargs):
     """_check_output_dtype and check_precision catch only TypeError from np.dtype(...); a spec
-    NumPy refuses with ValueError ("field 'a' occurs more than once") escapes unnamed."""
+    NumPy refuses with ValueError ("field 'a' occurs more than once") escapes unnamed, and a
+    comma string (b",") makes NumPy's ast-based parser raise SyntaxError (found by the CI fuzz
+    run, seed-dependent)."""
     _named_error_or_result(function, argument, *args, **kwargs)

@@ -193,6 +193,14 @@ class AppPage:
         self.wait_settled(since, before)  # the view's charts are new: each must be drawn
         self.wait_quiet()
 
+    def go_back(self) -> None:
+        """The browser's Back button; wait until the previous view was drawn and nothing redraws
+        (a second Back pressed while a run is still in flight races Streamlit's own history)."""
+        before, since = self.page_signature(), self.now()
+        self.page.go_back()
+        self.wait_settled(since, before)
+        self.wait_quiet()
+
     def set_number(self, label: str, value: int) -> None:
         """Type a value into a sidebar number input and press Enter; wait until charts were
         redrawn and show something else, then until nothing redraws any more."""

@@ -102,7 +102,7 @@ def test_tabs_switch_back_and_forth_in_one_session(app: AppPage):
     from playwright.sync_api import expect
 
     for previous in reversed(visited[:-1][-3:]):
-        app.page.go_back()
+        app.go_back()
         expect_view(app, previous)
         expect(app.page.locator('[aria-current="page"]')).to_have_text(VIEWS[previous])
     app.wait_settled(since=-1)
