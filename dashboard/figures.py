@@ -92,33 +92,25 @@ def nice_step(span: float, n_ticks: int = 10) -> int:
     return int(next(m * magnitude for m in (1, 2, 5, 10) if m * magnitude >= raw))
 
 
-def _sparse_ticks(
-    labels: Sequence[str],
-    numbers: Sequence[int],
-    n_ticks: int = 10,
-    last_numbers: Sequence[int] | None = None,
-) -> dict:
-    """Axis options for ticks at round numbers on a categorical axis of ``labels``.
+def round_ticks(
+    first: Sequence[int], last: Sequence[int] | None = None, n_ticks: int = 10
+) -> tuple[list[int], list[str]]:
+    """Ticks at round numbers on an axis of rows (or columns) that cover number ranges.
 
-    Category ``j`` covers the numbers ``numbers[j] .. last_numbers[j]`` (one number each when
-    ``last_numbers`` is None); each round number gets a tick at the category that covers it, so
-    an axis of block means reads 0, 100,000, 200,000 rather than the blocks' own first positions.
+    Row ``j`` covers the numbers ``first[j] .. last[j]`` (one number each when ``last`` is
+    None); each round number gets a tick at the row that covers it, so an axis of block means
+    reads 0, 100,000, 200,000 rather than the blocks' own first positions. Returns the rows and
+    the tick texts.
     """
-    if not labels:
-        return {}
-    first = np.asarray(numbers)
-    last = first if last_numbers is None else np.asarray(last_numbers)
+    if not len(first):
+        return [], []
+    first = np.asarray(first)
+    last = first if last is None else np.asarray(last)
     step = nice_step(last[-1] - first[0], n_ticks)
     rounds = np.arange(-(-first[0] // step) * step, last[-1] + 1, step)
     rows = np.searchsorted(first, rounds, side="right") - 1
     covered = (rows >= 0) & (last[np.maximum(rows, 0)] >= rounds)
-    rows, rounds = rows[covered], rounds[covered]
-    return {
-        "tickmode": "array",
-        "tickvals": [labels[j] for j in rows],
-        "ticktext": [f"{r:,}" for r in rounds],
-        "showgrid": False,
-    }
+    return rows[covered].tolist(), [f"{r:,}" for r in rounds[covered]]
 
 
 def column_labels(
@@ -138,55 +130,6 @@ def column_labels(
                 f"column {column}: pair i={i}, {kind}, ω={w:.4g} rad/pos, λ={lam:.4g} pos"
             )
     return labels
-
-
-def row_labels(first: Sequence[int], last: Sequence[int]) -> list[str]:
-    """One description per row: a position, or the block of positions a mean covers."""
-    return [
-        f"position {a:,}" if a == b else f"positions {a:,}–{b:,} (mean)"
-        for a, b in zip(first, last, strict=True)
-    ]
-
-
-def encoding_heatmap(
-    values: np.ndarray,
-    *,
-    rows: Sequence[str],
-    row_numbers: Sequence[int],
-    columns: Sequence[str],
-    column_numbers: Sequence[int],
-    title: str = "Positional encoding",
-    subtitle: str = "",
-    row_last: Sequence[int] | None = None,
-) -> go.Figure:
-    """Positions (rows) x dimensions (columns), the colour scale fixed to [-1, 1].
-
-    ``rows`` and ``columns`` are unique descriptions used as categorical axes, so the hover box
-    says everything about a cell while the ticks show plain numbers.
-    """
-    heatmap = {
-        "type": "heatmap",
-        "z": values,
-        "x": list(columns),
-        "y": list(rows),
-        "zmin": -1.0,
-        "zmax": 1.0,
-        "colorscale": DIVERGING,
-        "colorbar": {"title": {"text": "value"}, "thickness": 14},
-        "hovertemplate": "%{y}<br>%{x}<br>value %{z:.6f}<extra></extra>",
-    }
-    return _figure(
-        [heatmap],
-        title=title,
-        subtitle=subtitle,
-        height=560,
-        xaxis=_axis("dimension (column)", **_sparse_ticks(columns, column_numbers)),
-        yaxis=_axis(
-            "position",
-            autorange="reversed",
-            **_sparse_ticks(rows, row_numbers, last_numbers=row_last),
-        ),
-    )
 
 
 def sinusoid_lines(

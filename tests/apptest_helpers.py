@@ -71,3 +71,14 @@ def no_errors(at: AppTest) -> None:
     """Nothing went wrong: no exception element and no error box."""
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
+
+
+def images(at: AppTest) -> list[tuple[dict, np.ndarray]]:
+    """Every image heatmap on the page, decoded: its header and the values it draws."""
+    from dashboard import encoding_image
+
+    return [
+        encoding_image.decode(element.proto.bytes)
+        for element in at.get("bidi_component")
+        if element.proto.component_name.endswith("pe_encoding_image")
+    ]

@@ -14,69 +14,22 @@ def _column_labels(d_model, convention="vaswani"):
     return figures.column_labels(range(d_model), pair, role, freq, 2 * np.pi / freq)
 
 
-class TestEncodingHeatmap:
-    def setup_method(self):
-        values = pe_core.sinusoidal_encoding(30, 8).astype(np.float32)
-        first = np.arange(30)
-        self.fig = figures.encoding_heatmap(
-            values,
-            rows=figures.row_labels(first, first),
-            row_numbers=list(first),
-            columns=_column_labels(8),
-            column_numbers=list(range(8)),
-            title="t",
-            subtitle="s",
-        )
-
-    def test_one_heatmap_on_the_fixed_range(self):
-        (trace,) = self.fig.data
-        assert trace.type == "heatmap"
-        assert (trace.zmin, trace.zmax) == (-1.0, 1.0)
-        assert np.asarray(trace.z).shape == (30, 8)
-        # Diverging: dark blue at -1, dark red at +1 (RdBu reversed).
-        assert trace.colorscale[0] == (0.0, "rgb(5,48,97)")
-        assert trace.colorscale[-1] == (1.0, "rgb(103,0,31)")
-        assert trace.z.dtype == np.float32  # compact typed array on the wire
-
-    def test_hover_names_pair_role_frequency_wavelength(self):
-        trace = self.fig.data[0]
-        assert trace.x[3] == "column 3: pair i=1, cos, ω=0.1 rad/pos, λ=62.83 pos"
-        assert trace.y[0] == "position 0"
-        assert "%{z:.6f}" in trace.hovertemplate
-
-    def test_position_zero_on_top_with_round_ticks(self):
-        axis = self.fig.layout.yaxis
-        assert axis.autorange == "reversed"
-        assert list(axis.ticktext) == ["0", "5", "10", "15", "20", "25"]
-
-    def test_subtitle_in_the_title(self):
-        assert self.fig.layout.title.text == "t<br><sup>s</sup>"
-
-
 def test_block_rows_tick_at_round_positions():
     # Issue 9: block-mean rows ticked at the blocks' own starts (101,608, 201,262, ...).
     block = 1954  # 1,000,000 positions in 512 rows
     first = np.arange(512) * block
     last = np.minimum(first + block - 1, 999_999)
-    labels = figures.row_labels(first.tolist(), last.tolist())
-    fig = figures.encoding_heatmap(
-        np.zeros((512, 2), dtype=np.float32),
-        rows=labels,
-        row_numbers=first.tolist(),
-        row_last=last.tolist(),
-        columns=["a", "b"],
-        column_numbers=[0, 1],
-    )
-    axis = fig.layout.yaxis
-    assert list(axis.ticktext) == [f"{k:,}" for k in range(0, 1_000_000, 100_000)]
+    rows, texts = figures.round_ticks(first.tolist(), last.tolist())
+    assert texts == [f"{k:,}" for k in range(0, 1_000_000, 100_000)]
     # Each tick sits at the block that holds its position.
-    for text, value in zip(axis.ticktext, axis.tickvals, strict=True):
-        a, b = (int(x.replace(",", "")) for x in value.split()[1].split("–"))
-        assert a <= int(text.replace(",", "")) <= b
+    for row, text in zip(rows, texts, strict=True):
+        assert first[row] <= int(text.replace(",", "")) <= last[row]
 
 
-def test_block_row_labels():
-    assert figures.row_labels([0, 4], [3, 4]) == ["positions 0–3 (mean)", "position 4"]
+def test_single_rows_tick_at_round_positions():
+    rows, texts = figures.round_ticks(list(range(30)))
+    assert texts == ["0", "5", "10", "15", "20", "25"] and rows == [0, 5, 10, 15, 20, 25]
+    assert figures.round_ticks([]) == ([], [])
 
 
 def test_zero_column_label():

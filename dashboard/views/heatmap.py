@@ -10,18 +10,19 @@ import pandas as pd
 import streamlit as st
 
 import pe_core
-from dashboard import caching, figures, params, ui
+from dashboard import encoding_image, figures, params, ui
 from dashboard.caching import cached
 from dashboard.config import Config
 from dashboard.data import column_info, rows_at
 
 TABLE_MAX_ROWS, TABLE_MAX_COLUMNS = 32, 16
-#: Largest number of columns of a chart matrix.
+#: Largest number of columns of the image.
 MAX_CELLS_SIDE = 1024
-#: Largest number of rows: a 560-pixel chart cannot show more than about 500 anyway.
-MAX_ROWS = 512
-#: Largest number of cells in one heatmap: float32 values, about 1.4 MB of JSON.
-MAX_CELLS = 1 << 18
+#: Largest number of rows: the default 2,048 positions are drawn one row each (the browser shows
+#: local means where the screen has fewer pixels, and hover reads single positions).
+MAX_ROWS = 2048
+#: Largest number of cells in one image: one byte each, about 0.9 MB of PNG at the most.
+MAX_CELLS = 1 << 21
 
 
 def column_window(d_model: int, first_column: int) -> tuple[int, int]:
@@ -95,14 +96,23 @@ def _heatmap(config: Config) -> None:
                 FIRST_POSITION.widget(config, middle)
         if config.d_model > MAX_CELLS_SIDE:
             FIRST_COLUMN.widget(config, right)
-    fig = caching.figure(
-        _heatmap_figure,
+    arguments = (
         config,
         MODE.value(config),
         FIRST_POSITION.value(config),
         FIRST_COLUMN.value(config),
     )
-    ui.chart(fig, "heatmap_main")
+    encoding_image.show(heatmap_image(*arguments), key="heatmap_main")
+    st.download_button(
+        "Image as PNG",
+        data=lambda: heatmap_png(*arguments),
+        file_name=f"heatmap_L{config.n_positions}_d{config.d_model}.png",
+        mime="image/png",
+        key="png_heatmap_main",
+        on_click="ignore",
+        type="tertiary",
+        icon=":material/download:",
+    )
 
 
 @dataclass(frozen=True)
@@ -131,7 +141,7 @@ def heatmap_data(config: Config, mode: str, first_position: int, first_column: i
         last = positions
     elif mode == "blocks":
         block = math.ceil(length / rows)
-        values = pe_core.block_mean_encoding(length, config.bank, block)
+        values = _block_means(config, block, col_first, col_stop)
         positions = np.arange(values.shape[0]) * block
         last = np.minimum(positions + block - 1, length - 1)
         notes.append(
@@ -151,6 +161,23 @@ def heatmap_data(config: Config, mode: str, first_position: int, first_column: i
     )
 
 
+#: Block means are computed this many rows at a time (every column of them, float64), so that
+#: d_model 8192 stays within the request budget.
+BLOCK_ROWS_AT_ONCE = 256
+
+
+def _block_means(config: Config, block: int, first: int, stop: int) -> np.ndarray:
+    """Means of blocks of ``block`` positions in columns ``first .. stop - 1``, as float32."""
+    length = config.n_positions
+    n_rows = math.ceil(length / block)
+    out = np.empty((n_rows, stop - first), dtype=np.float32)
+    for row in range(0, n_rows, BLOCK_ROWS_AT_ONCE):
+        positions = np.arange(row * block, min((row + BLOCK_ROWS_AT_ONCE) * block, length))
+        means = pe_core.block_mean_encoding(positions, config.bank, block)
+        out[row : row + means.shape[0]] = means[:, first:stop]
+    return out
+
+
 def _shown_columns(config: Config, positions: np.ndarray, first: int, stop: int) -> np.ndarray:
     """The encoding of ``positions`` in columns ``first .. stop - 1`` only."""
     if stop - first == config.d_model:
@@ -158,27 +185,37 @@ def _shown_columns(config: Config, positions: np.ndarray, first: int, stop: int)
     return pe_core.encoding_columns(positions, config.bank, np.arange(first, stop))
 
 
-def _heatmap_figure(config: Config, mode: str, first_position: int, first_column: int):
+@cached
+def heatmap_image(config: Config, mode: str, first_position: int, first_column: int) -> bytes:
+    """What the image heatmap draws (:func:`dashboard.encoding_image.payload`)."""
     data = heatmap_data(config, mode, first_position, first_column)
     info = column_info(config)
     columns = np.arange(data.first_column, data.first_column + data.values.shape[1])
-    return figures.encoding_heatmap(
+    rows, n_columns = data.values.shape
+    return encoding_image.payload(
         data.values,
-        rows=figures.row_labels(data.row_first.tolist(), data.row_last.tolist()),
-        row_numbers=data.row_first.tolist(),
-        row_last=data.row_last.tolist(),
-        columns=figures.column_labels(
+        row_first=data.row_first,
+        row_last=data.row_last,
+        column_numbers=columns,
+        column_labels=figures.column_labels(
             columns.tolist(),
             info.pair[columns].tolist(),
             info.role[columns].tolist(),
             info.frequency[columns].tolist(),
             info.wavelength[columns].tolist(),
         ),
-        column_numbers=columns.tolist(),
-        title=f"Positional encoding: {config.n_positions:,} positions × d_model {config.d_model:,} "
-        f"({config.convention}, base {config.base:,g})",
+        title=f"Positional encoding: {config.n_positions:,} positions × d_model "
+        f"{config.d_model:,} ({config.convention}, base {config.base:,g})",
         subtitle=data.note or "every position and every column",
+        description=f"Heatmap of the encoding: {rows:,} rows (positions) by {n_columns:,} "
+        "columns, blue −1 through white 0 to red +1.",
     )
+
+
+def heatmap_png(config: Config, mode: str, first_position: int, first_column: int) -> bytes:
+    """The shown matrix as a coloured PNG, one pixel a cell."""
+    data = heatmap_data(config, mode, first_position, first_column)
+    return encoding_image.png(encoding_image.gray_levels(data.values), coloured=True)
 
 
 def _table(config: Config) -> None:

@@ -285,11 +285,18 @@ PAGE_HOOK_JS = r"""
     const main = document.querySelector('[data-testid="stMain"]');
     return !!main && main.querySelectorAll('[data-testid="stElementContainer"]').length > 2;
   };
+  // The charts: Plotly's, and the image heatmap (a component that marks its host element
+  // with data-pe-image, data-pe-drawn (when it last drew) and data-pe-signature).
   pe.charts = () =>
-    Array.from(document.querySelectorAll('[data-testid="stPlotlyChart"]')).filter(visible);
+    Array.from(document.querySelectorAll('[data-testid="stPlotlyChart"], [data-pe-image]'))
+      .filter(visible);
   // For each visible chart, the time of its first draw after `since` (null: not redrawn yet).
   pe.firstDraws = (since) =>
     pe.charts().map((chart) => {
+      if (chart.hasAttribute("data-pe-image")) {
+        const drawn = Number(chart.getAttribute("data-pe-drawn"));
+        return drawn > since ? drawn : null;
+      }
       const gd = chart.querySelector(".js-plotly-plot");
       const first = gd && gd.__peDraws ? gd.__peDraws.find((t) => t > since) : undefined;
       return first === undefined ? null : first;
@@ -311,6 +318,7 @@ PAGE_HOOK_JS = r"""
   // A fingerprint of what the visible charts show (their data and titles).
   pe.signature = () =>
     pe.charts().map((chart) => {
+      if (chart.hasAttribute("data-pe-image")) return chart.getAttribute("data-pe-signature");
       const gd = chart.querySelector(".js-plotly-plot");
       if (!gd || !gd.data) return "-";
       if (gd.__peSigOf !== gd.data || gd.__peSigTitle !== JSON.stringify(gd.layout?.title)) {
@@ -344,8 +352,12 @@ PAGE_HOOK_JS = r"""
     return done;
   };
   // Idle: the run is over and no chart redrew for `ms` milliseconds.
+  const imageDraws = () =>
+    Array.from(document.querySelectorAll("[data-pe-image]"),
+               (el) => Number(el.getAttribute("data-pe-drawn")) || 0);
   pe.quiet = (ms) =>
-    pe.scriptState() === "notRunning" && !pe.loading() && performance.now() - pe.lastDraw > ms;
+    pe.scriptState() === "notRunning" && !pe.loading() &&
+    performance.now() - Math.max(pe.lastDraw, ...imageDraws()) > ms;
   // Every visible st.dataframe has painted its grid (a canvas and its accessible table).
   pe.tablesReady = () =>
     Array.from(document.querySelectorAll('[data-testid="stDataFrame"]')).filter(visible)

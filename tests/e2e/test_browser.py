@@ -218,3 +218,33 @@ def test_an_out_of_range_value_typed_shows_the_value_in_force(app: AppPage):
     note = app.sidebar.get_by_text("using 8,192 instead of 9,000")
     assert note.count() == 1
     app.assert_clean()
+
+
+def test_heatmap_image_hover_reads_the_cell(app: AppPage):
+    # Issue 9 / 14: the default 2,048 x 512 encoding drawn as an image at full resolution; the
+    # hover names the position, the column's pair, role, frequency and wavelength, and a value
+    # within the stated bound of the exact one.
+    import pe_core
+
+    app.open()
+    canvas = app.page.locator(".pe-canvas")
+    box = canvas.bounding_box()
+    row, column = 1000, 3
+    canvas.hover(
+        position={"x": (column + 0.5) / 512 * box["width"], "y": (row + 0.5) / 2048 * box["height"]}
+    )
+    tip = app.page.locator(".pe-tip")
+    where, what, value = tip.inner_text().splitlines()
+    # A CSS pixel covers about 2.3 rows: the pointer lands on one of the rows next to 1,000.
+    position = int(re.fullmatch(r"position ([\d,]+)", where).group(1).replace(",", ""))
+    assert abs(position - row) <= 3
+    assert what == "column 3: pair i=1, cos, ω=0.9647 rad/pos, λ=6.513 pos"
+    shown, bound = re.fullmatch(r"value ≈ (-?[\d.]+) \(±([\d.]+)\)", value).groups()
+    assert bound == "0.0044"
+    exact = pe_core.sinusoidal_encoding([position], 512)[0, column]
+    assert abs(float(shown) - exact) <= float(bound)
+    # Drawn at the box's size: the page says how many rows each screen pixel averages.
+    note = app.page.locator(".pe-screen").inner_text()
+    assert note.startswith("At this size each screen pixel shows the mean of about")
+    assert app.page.locator("[data-pe-image]").count() == 1
+    app.assert_clean()

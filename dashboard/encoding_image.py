@@ -1,0 +1,308 @@
+"""The encoding heatmap drawn as an image: every cell a pixel, blitted by the browser.
+
+A Plotly heatmap of the default 2,048 x 512 encoding is a million cells of JSON that the browser
+lays out one by one; here the values go as one 8-bit grayscale PNG (about 440 kB) that a small
+component colours with the app's diverging scale and draws on a canvas, with a hover that says
+what a cell is (position, column, pair, sin or cos, frequency, wavelength, value).
+
+:func:`payload` is pure (arrays in, bytes out); :func:`show` mounts the component.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import struct
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.colors
+import streamlit as st
+from PIL import Image
+
+from dashboard import figures
+
+#: Gray level of the value 0: level ``ZERO + round(127 v)`` holds ``v``, so -1, 0 and 1 are
+#: exact (levels 0, 127 and 254; 255 is not used).
+ZERO = 127
+#: One gray level is 1/127 of a unit: a value read back from the image is within half of this.
+VALUE_STEP = 1.0 / ZERO
+#: The diverging scale of every [-1, 1] chart of the app, one colour per gray level (-1 first).
+PALETTE = np.array(
+    [
+        plotly.colors.unlabel_rgb(colour)
+        for colour in plotly.colors.sample_colorscale(
+            plotly.colors.get_colorscale(figures.DIVERGING),
+            [*np.linspace(0.0, 1.0, 2 * ZERO + 1).tolist(), 1.0],
+        )
+    ],
+    dtype=np.uint8,
+)
+
+
+def gray_levels(values: np.ndarray) -> np.ndarray:
+    """Values in [-1, 1] as 8-bit levels (0 is -1, 127 is 0, 254 is 1); beyond, clipped."""
+    return (np.round(np.clip(values, -1.0, 1.0) * ZERO) + ZERO).astype(np.uint8)
+
+
+def png(levels: np.ndarray, *, coloured: bool = False) -> bytes:
+    """An 8-bit PNG of ``levels`` (rows x columns): grayscale, or coloured with the palette."""
+    image = Image.fromarray(np.ascontiguousarray(levels), mode="L")
+    if coloured:
+        image = image.convert("P")
+        image.putpalette(PALETTE.ravel().tolist())
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG", compress_level=6)
+    return buffer.getvalue()
+
+
+def payload(
+    values: np.ndarray,
+    *,
+    row_first: Sequence[int],
+    row_last: Sequence[int],
+    column_numbers: Sequence[int],
+    column_labels: Sequence[str],
+    title: str,
+    subtitle: str,
+    description: str,
+) -> bytes:
+    """What the component draws: a little-endian header length, a JSON header (titles, the
+    positions of each row, the number and hover text of each column, the palette) and the
+    grayscale PNG of ``values`` (rows x columns, in [-1, 1])."""
+    rows, columns = values.shape
+    header = {
+        "title": title,
+        "subtitle": subtitle,
+        "description": description,
+        "rows": rows,
+        "columns": columns,
+        "rowFirst": [int(k) for k in row_first],
+        "rowTicks": list(zip(*figures.round_ticks(row_first, row_last, 8), strict=True)),
+        "columnTicks": list(zip(*figures.round_ticks(column_numbers, None, 8), strict=True)),
+        "rowLast": [int(k) for k in row_last],
+        "columnLabels": list(column_labels),
+        "palette": PALETTE.ravel().tolist(),
+        "valueStep": VALUE_STEP,
+        "zeroLevel": ZERO,
+    }
+    encoded = json.dumps(header, ensure_ascii=False, separators=(",", ":")).encode()
+    return struct.pack("<I", len(encoded)) + encoded + png(gray_levels(values))
+
+
+def decode(data: bytes) -> tuple[dict, np.ndarray]:
+    """The header and the values (``(level - ZERO) * VALUE_STEP``) of a :func:`payload`."""
+    (length,) = struct.unpack("<I", data[:4])
+    header = json.loads(data[4 : 4 + length])
+    levels = np.asarray(Image.open(io.BytesIO(data[4 + length :])))
+    return header, (levels.astype(np.float64) - ZERO) * VALUE_STEP
+
+
+CSS = """
+.pe-image { font-family: inherit; color: var(--st-text-color, #1f2933); position: relative; }
+.pe-title { font-weight: 600; font-size: 16px; margin: 0 0 2px 2px; }
+.pe-subtitle { font-size: 11.5px; font-weight: 600; margin: 0 0 8px 2px; opacity: .85; }
+.pe-frame { position: relative; margin-left: 64px; margin-right: 88px; }
+.pe-canvas { display: block; width: 100%; image-rendering: pixelated; cursor: crosshair; }
+.pe-screen { font-size: 11.5px; color: #6b7280; margin: 4px 0 0 64px; min-height: 1em; }
+.pe-axis { position: absolute; font-size: 11px; color: #6b7280; white-space: nowrap; }
+.pe-yname { position: absolute; left: -58px; top: 50%; transform: rotate(-90deg) translateX(50%);
+  transform-origin: left top; font-size: 12px; color: #6b7280; }
+.pe-xname { text-align: center; font-size: 12px; color: #6b7280; margin-top: 22px; }
+.pe-bar { position: absolute; left: calc(100% + 14px); top: 0; width: 14px; }
+.pe-tip { position: absolute; pointer-events: none; background: rgba(255,255,255,.96);
+  border: 1px solid #9ca3af; border-radius: 4px; padding: 4px 7px; font-size: 12px;
+  line-height: 1.35; white-space: nowrap; display: none; z-index: 10;
+  box-shadow: 0 1px 4px rgba(0,0,0,.15); }
+"""
+
+JS = """
+const number = (k) => k.toLocaleString("en-US");
+
+// Box means of `levels` (rows x columns) on an outRows x outColumns grid: each output pixel is
+// the mean of the cells it covers, so a screen shorter than the matrix shows local means
+// (as a block-mean heatmap would), never a sample of every third row.
+function boxMeans(levels, rows, columns, outRows, outColumns) {
+  const out = new Float32Array(outRows * outColumns);
+  const columnOf = new Int32Array(columns);
+  const columnCount = new Float32Array(outColumns);
+  for (let c = 0; c < columns; c++) {
+    columnOf[c] = Math.floor((c * outColumns) / columns);
+    columnCount[columnOf[c]] += 1;
+  }
+  const sums = new Float32Array(outColumns);
+  for (let r = 0; r < outRows; r++) {
+    const first = Math.floor((r * rows) / outRows), stop = Math.floor(((r + 1) * rows) / outRows);
+    sums.fill(0);
+    for (let row = first; row < stop; row++) {
+      const base = row * columns;
+      for (let c = 0; c < columns; c++) sums[columnOf[c]] += levels[base + c];
+    }
+    for (let c = 0; c < outColumns; c++) {
+      out[r * outColumns + c] = sums[c] / (columnCount[c] * (stop - first));
+    }
+  }
+  return out;
+}
+
+export default function (component) {
+  const { data, parentElement } = component;
+  if (!data) return;
+  const bytes = data instanceof Uint8Array ? data : new Uint8Array(data);
+  const length = new DataView(bytes.buffer, bytes.byteOffset, 4).getUint32(0, true);
+  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(4, 4 + length)));
+  const png = bytes.subarray(4 + length);
+  const host = parentElement.getRootNode().host || parentElement;
+  let root = parentElement.querySelector(".pe-image");
+  if (root) {
+    root.__peObserver?.disconnect();
+    root.remove();
+  }
+  root = document.createElement("div");
+  root.className = "pe-image";
+  root.setAttribute("role", "img");
+  root.setAttribute("aria-label", header.description);
+  root.innerHTML = `<div class="pe-title"></div><div class="pe-subtitle"></div>
+    <div class="pe-frame"><canvas class="pe-canvas"></canvas><div class="pe-yname">position</div>
+    <canvas class="pe-bar"></canvas></div><div class="pe-xname">dimension (column)</div>
+    <div class="pe-screen"></div><div class="pe-tip"></div>`;
+  parentElement.appendChild(root);
+  root.querySelector(".pe-title").textContent = header.title;
+  root.querySelector(".pe-subtitle").textContent = header.subtitle;
+  const frame = root.querySelector(".pe-frame");
+  const canvas = root.querySelector(".pe-canvas");
+  const screenNote = root.querySelector(".pe-screen");
+  const tip = root.querySelector(".pe-tip");
+  const { rows, columns, palette } = header;
+  const height = Math.max(320, Math.min(900, rows));
+  canvas.style.height = height + "px";
+  host.setAttribute("data-pe-image", "");
+  host.setAttribute("data-pe-signature", `${bytes.length}:${header.title}:${header.subtitle}`);
+  let levels = null;
+
+  const draw = () => {
+    const ratio = window.devicePixelRatio || 1;
+    const outColumns = Math.max(1, Math.min(columns, Math.round(canvas.clientWidth * ratio)));
+    const outRows = Math.max(1, Math.min(rows, Math.round(height * ratio)));
+    const means = boxMeans(levels, rows, columns, outRows, outColumns);
+    const image = new ImageData(outColumns, outRows);
+    for (let p = 0; p < means.length; p++) {
+      const level = Math.round(means[p]);
+      image.data[4 * p] = palette[3 * level];
+      image.data[4 * p + 1] = palette[3 * level + 1];
+      image.data[4 * p + 2] = palette[3 * level + 2];
+      image.data[4 * p + 3] = 255;
+    }
+    canvas.width = outColumns;
+    canvas.height = outRows;
+    canvas.getContext("2d").putImageData(image, 0, 0);
+    const merged = [];
+    if (outRows < rows) merged.push(`${(rows / outRows).toFixed(1)} rows`);
+    if (outColumns < columns) merged.push(`${(columns / outColumns).toFixed(1)} columns`);
+    screenNote.textContent = merged.length
+      ? `At this size each screen pixel shows the mean of about ${merged.join(" \\u00d7 ")}; `
+        + "hover reads single cells, and a wider window or zooming in shows more."
+      : "";
+    const drawn = performance.now();
+    host.setAttribute("data-pe-drawn", String(drawn));
+    root.dataset.drawn = String(drawn);
+  };
+
+  createImageBitmap(new Blob([png], { type: "image/png" })).then((bitmap) => {
+    const scratch = document.createElement("canvas");
+    scratch.width = columns;
+    scratch.height = rows;
+    const context = scratch.getContext("2d", { willReadFrequently: true });
+    context.drawImage(bitmap, 0, 0);
+    const gray = context.getImageData(0, 0, columns, rows).data;
+    levels = new Uint8Array(columns * rows);
+    for (let p = 0; p < columns * rows; p++) levels[p] = gray[4 * p];
+    draw();
+    let width = canvas.clientWidth;
+    root.__peObserver = new ResizeObserver(() => {
+      if (canvas.clientWidth !== width) {
+        width = canvas.clientWidth;
+        draw();
+      }
+    });
+    root.__peObserver.observe(frame);
+  });
+
+  // Axes: round positions on the left, round column numbers below, the colour bar right.
+  const first = header.rowFirst, last = header.rowLast;
+  for (const [row, text] of header.rowTicks) {
+    const label = document.createElement("div");
+    label.className = "pe-axis";
+    label.textContent = text;
+    label.style.right = "calc(100% + 6px)";
+    label.style.top = `calc(${((row + 0.5) / rows) * 100}% - 7px)`;
+    frame.appendChild(label);
+  }
+  for (const [column, text] of header.columnTicks) {
+    const label = document.createElement("div");
+    label.className = "pe-axis";
+    label.textContent = text;
+    label.style.top = `calc(${height}px + 4px)`;
+    label.style.left = `calc(${((column + 0.5) / columns) * 100}% - 8px)`;
+    frame.appendChild(label);
+  }
+  const bar = root.querySelector(".pe-bar");
+  const barLevels = 2 * header.zeroLevel + 1;  // -1 at the bottom, 1 at the top
+  bar.width = 1;
+  bar.height = barLevels;
+  bar.style.height = height + "px";
+  const barImage = new ImageData(1, barLevels);
+  for (let level = 0; level < barLevels; level++) {
+    const at = 4 * (barLevels - 1 - level);
+    barImage.data[at] = palette[3 * level];
+    barImage.data[at + 1] = palette[3 * level + 1];
+    barImage.data[at + 2] = palette[3 * level + 2];
+    barImage.data[at + 3] = 255;
+  }
+  bar.getContext("2d").putImageData(barImage, 0, 0);
+  for (const value of [1, 0.5, 0, -0.5, -1]) {
+    const label = document.createElement("div");
+    label.className = "pe-axis";
+    label.textContent = value.toString().replace("-", "\\u2212");
+    label.style.left = "calc(100% + 34px)";
+    label.style.top = `calc(${((1 - value) / 2) * 100}% - 7px)`;
+    frame.appendChild(label);
+  }
+
+  // Hover: what the cell is, and its value as the image holds it.
+  // The value shown with 3 decimals is within half a gray level plus half a last digit.
+  const bound = (header.valueStep / 2 + 0.0005).toFixed(4);
+  canvas.addEventListener("mousemove", (event) => {
+    if (!levels) return;
+    const box = canvas.getBoundingClientRect();
+    const x = (event.clientX - box.left) / box.width, y = (event.clientY - box.top) / box.height;
+    const column = Math.min(columns - 1, Math.floor(x * columns));
+    const row = Math.min(rows - 1, Math.floor(y * rows));
+    if (column < 0 || row < 0) return;
+    const where = first[row] === last[row] ? `position ${number(first[row])}`
+      : `positions ${number(first[row])}\\u2013${number(last[row])} (mean)`;
+    const what = header.columnLabels[column];
+    const value = (levels[row * columns + column] - header.zeroLevel) * header.valueStep;
+    tip.textContent = "";
+    for (const line of [where, what, `value \\u2248 ${value.toFixed(3)} (\\u00b1${bound})`]) {
+      const div = document.createElement("div");
+      div.textContent = line;
+      tip.appendChild(div);
+    }
+    const rootBox = root.getBoundingClientRect();
+    tip.style.display = "block";
+    const left = event.clientX - rootBox.left + 14, top = event.clientY - rootBox.top + 14;
+    tip.style.left = Math.min(left, rootBox.width - tip.offsetWidth - 4) + "px";
+    tip.style.top = top + "px";
+  });
+  canvas.addEventListener("mouseleave", () => { tip.style.display = "none"; });
+}
+"""
+
+
+_COMPONENT = st.components.v2.component("pe_encoding_image", css=CSS, js=JS)
+
+
+def show(data: bytes, key: str) -> None:
+    """Mount the image heatmap with a :func:`payload`."""
+    _COMPONENT(data=data, key=key)
