@@ -617,17 +617,20 @@ def identify_encoding(matrix: ArrayLike) -> Identification:
         raise ValueError(
             f"matrix must have at least 2 rows (positions) and 2 columns, got shape {values.shape}"
         )
-    storage = _storage(values, dtype)
     results = {}
-    for transposed in (False, True):
-        oriented = values.T if transposed else values
-        if oriented.shape[1] > _MAX_COLUMNS:  # wider than any encoding we identify
-            continue
-        ranked, trials = _best_of_orientation(oriented, storage)
-        if ranked:
-            results[transposed] = (ranked, trials)
-            if any(c.precision != "no match" for c in ranked):
-                break  # explained: no need to try the other orientation
+    # Values near the float64 limit (a table of 1e300s) overflow the fits' products: such a
+    # table matches nothing and is reported as no match, without NumPy's warnings.
+    with np.errstate(over="ignore", invalid="ignore"):
+        storage = _storage(values, dtype)
+        for transposed in (False, True):
+            oriented = values.T if transposed else values
+            if oriented.shape[1] > _MAX_COLUMNS:  # wider than any encoding we identify
+                continue
+            ranked, trials = _best_of_orientation(oriented, storage)
+            if ranked:
+                results[transposed] = (ranked, trials)
+                if any(c.precision != "no match" for c in ranked):
+                    break  # explained: no need to try the other orientation
     if not results:
         raise ValueError(
             f"matrix of shape {values.shape} cannot be an encoding: it needs a sin/cos pair "

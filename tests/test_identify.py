@@ -1,6 +1,7 @@
 """Identifying a matrix's convention, base and first position."""
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -211,3 +212,14 @@ class TestNoCauseWithoutEvidence:
         found = identify_encoding(noise)
         assert not found.matches and not found.transposed
         assert "transposed" not in found.summary() and "decreasing" not in found.summary()
+
+
+@pytest.mark.parametrize("scale", [1e155, 1e300, -1.7e308])
+def test_huge_values_are_no_match_without_warnings(scale):
+    # Found by a deep fuzz run (PE_FUZZ_EXAMPLES=3000): products in the fits overflowed with
+    # RuntimeWarnings ("overflow encountered in multiply", "invalid value in subtract").
+    table = pe_core.sinusoidal_encoding(16, 8) * scale
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = pe_core.identify_encoding(table)
+    assert not result.matches
