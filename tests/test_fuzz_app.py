@@ -28,7 +28,7 @@ from streamlit.testing.v1 import AppTest
 
 import pe_core
 from dashboard import params, registry, sidebar
-from tests.apptest_helpers import new_app, open_view, page_of
+from tests.apptest_helpers import images, new_app, open_view, page_of
 
 pytestmark = pytest.mark.fuzz  # pytest -m "not fuzz" leaves them out
 
@@ -84,7 +84,8 @@ def check_page(at: AppTest, records: list, context: str) -> None:
         assert "Traceback" not in text, (context, text)
         assert "Something went wrong" not in text, (context, text)
     assert not records, (context, [r.getMessage() for r in records], records[0].exc_text)
-    shown = len(at.get("plotly_chart")) + len(at.info) + len(at.warning) + len(at.error)
+    shown = len(at.get("plotly_chart")) + len(images(at)) + len(at.info) + len(at.warning)
+    shown += len(at.error)
     shown += len(at.success) + len(at.get("dataframe"))
     assert shown, f"{context}: no chart and no message on the page"
     for key in at.query_params:
