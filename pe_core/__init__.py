@@ -27,6 +27,17 @@ from pe_core.encoding import (
 )
 from pe_core.identify import Identification, identify_encoding
 from pe_core.precision import PRECISIONS, FloatFormat, quantize
+from pe_core.rope import (
+    LAYOUTS,
+    ROPE_TYPES,
+    RotaryEncoding,
+    apply_rope,
+    rope_cos_sin,
+    rope_frequencies,
+    rope_from_config,
+    rope_permutation,
+    yarn_correction_range,
+)
 from pe_core.rotation import relative_rotation
 from pe_core.similarity import cosine_similarity, offset_similarity, similarity_matrix
 from pe_core.uniqueness import (
@@ -41,16 +52,20 @@ from pe_core.uniqueness import (
 __all__ = [
     "CASTS",
     "CONVENTIONS",
+    "LAYOUTS",
     "MAX_ELEMENTS",
     "PAIRWISE_LIMIT",
     "PRECISIONS",
+    "ROPE_TYPES",
     "ColumnLayout",
     "Convention",
     "FloatFormat",
     "FrequencyBank",
     "Identification",
+    "RotaryEncoding",
     "UniquenessReport",
     "add_to_embeddings",
+    "apply_rope",
     "block_mean_encoding",
     "column_roles",
     "cosine_similarity",
@@ -63,11 +78,16 @@ __all__ = [
     "quantize",
     "reference_encoding",
     "relative_rotation",
+    "rope_cos_sin",
+    "rope_frequencies",
+    "rope_from_config",
+    "rope_permutation",
     "similarity_matrix",
     "sinusoidal_bank",
     "sinusoidal_encoding",
     "uniqueness_report",
     "wavelengths",
+    "yarn_correction_range",
 ]
 
 __version__ = "0.1.0"

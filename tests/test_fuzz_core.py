@@ -18,6 +18,7 @@ Every call runs under tracemalloc (NumPy reports its allocations to it): the pea
 
 from __future__ import annotations
 
+import json
 import math
 import numbers
 import operator
@@ -434,6 +435,31 @@ class Spec:
         return self.positional + self.keywords
 
 
+#: Rotary encodings for the RoPE functions' fuzzing.
+ROPE_CONFIG = {
+    "head_dim": 8,
+    "rope_theta": 100.0,
+    "max_position_embeddings": 64,
+    "rope_scaling": {"rope_type": "yarn", "factor": 4.0},
+}
+ROPE = pe_core.rope_from_config(ROPE_CONFIG)
+ROPES = [ROPE, pe_core.rope_frequencies(8, partial_rotary_factor=0.5), pe_core.rope_frequencies(6)]
+SCALINGS = [
+    None,
+    {"rope_type": "linear", "factor": 2.0},
+    {"rope_type": "dynamic", "factor": 2.0},
+    {"type": "yarn", "factor": 8.0, "beta_fast": 16.0, "truncate": False},
+    {
+        "rope_type": "llama3",
+        "factor": 8.0,
+        "low_freq_factor": 1.0,
+        "high_freq_factor": 4.0,
+        "original_max_position_embeddings": 32,
+    },
+    {"rope_type": "longrope", "short_factor": [1.0] * 4, "long_factor": [2.0] * 4},
+    {"rope_type": "proportional", "factor": 1.0},
+]
+
 ENCODING_KW = ("base", "convention")
 BASE_KW = {"base": 100.0, "convention": "vaswani"}
 
@@ -522,6 +548,53 @@ SPECS = {
     "quantize": Spec(
         pe_core.quantize, ("x", "precision"), (), {"x": [0.1, 257.0], "precision": "bfloat16"}
     ),
+    "rope_frequencies": Spec(
+        pe_core.rope_frequencies,
+        ("head_dim",),
+        ("base", "scaling", "partial_rotary_factor", "max_position_embeddings", "seq_len"),
+        {
+            "head_dim": 8,
+            "base": 100.0,
+            "scaling": {"rope_type": "yarn", "factor": 4.0},
+            "partial_rotary_factor": 1.0,
+            "max_position_embeddings": 64,
+            "seq_len": 32,
+        },
+    ),
+    "rope_from_config": Spec(
+        pe_core.rope_from_config, ("config",), ("seq_len",), {"config": ROPE_CONFIG, "seq_len": 32}
+    ),
+    "apply_rope": Spec(
+        pe_core.apply_rope,
+        ("x", "positions", "rope"),
+        ("layout",),
+        {"x": np.ones((2, 6, 8)), "positions": 6, "rope": ROPE, "layout": "interleaved"},
+    ),
+    "rope_cos_sin": Spec(
+        pe_core.rope_cos_sin,
+        ("positions", "rope"),
+        ("dtype",),
+        {"positions": 6, "rope": ROPE, "dtype": np.float32},
+    ),
+    "rope_permutation": Spec(
+        pe_core.rope_permutation,
+        ("head_dim", "rotary_dim"),
+        ("n_heads",),
+        {"head_dim": 8, "rotary_dim": 6, "n_heads": 2},
+    ),
+    "yarn_correction_range": Spec(
+        pe_core.yarn_correction_range,
+        ("beta_fast", "beta_slow", "rotary_dim", "base", "training_length"),
+        ("truncate",),
+        {
+            "beta_fast": 32.0,
+            "beta_slow": 1.0,
+            "rotary_dim": 64,
+            "base": 150_000.0,
+            "training_length": 4096,
+            "truncate": False,
+        },
+    ),
     "identify_encoding": Spec(
         pe_core.identify_encoding, ("matrix",), (), {"matrix": pe_core.sinusoidal_encoding(6, 8)}
     ),
@@ -562,6 +635,28 @@ PLAUSIBLE = {
     "rng": rng_ok,
     "matrix": matrix_ok,
     "embeddings": embedding_pairs().map(lambda pair: pair[0]),
+    "head_dim": st.integers(1, 40),
+    "scaling": st.sampled_from(SCALINGS),
+    "partial_rotary_factor": st.sampled_from([0.25, 0.5, 1.0, 0.0]),
+    "max_position_embeddings": st.integers(1, 10**6),
+    "seq_len": st.one_of(st.none(), st.integers(1, 10**6)),
+    "config": st.builds(
+        lambda scaling, text: (
+            json.dumps({**ROPE_CONFIG, "rope_scaling": scaling})
+            if text
+            else {**ROPE_CONFIG, "rope_scaling": scaling}
+        ),
+        st.sampled_from(SCALINGS),
+        st.booleans(),
+    ),
+    "rope": st.sampled_from(ROPES),
+    "layout": st.sampled_from(pe_core.LAYOUTS),
+    "n_heads": st.integers(1, 8),
+    "rotary_dim": st.integers(1, 12),
+    "beta_fast": st.floats(0.5, 64),
+    "beta_slow": st.floats(0.5, 64),
+    "training_length": st.integers(1, 10**6),
+    "truncate": st.booleans(),
     "encoding": embedding_pairs().map(lambda pair: pair[1]),
 }
 
@@ -739,6 +834,36 @@ def check_result(name: str, arguments: dict, result) -> None:
         return
     if name == "uniqueness_report":
         _check_report(call, result, _count(arg("positions")))
+        return
+    if name in ("rope_frequencies", "rope_from_config"):
+        assert isinstance(result, pe_core.RotaryEncoding), call
+        assert result.inv_freq.shape == (result.rotary_dim // 2,), call
+        assert np.all(np.isfinite(result.inv_freq)) and np.all(result.inv_freq >= 0), call
+        assert np.all(result.inv_freq <= result.original_inv_freq * (1 + 1e-12)), call
+        assert math.isfinite(result.attention_factor) and result.attention_factor > 0, call
+        return
+    if name == "rope_cos_sin":
+        cos, sin = result
+        n, d = _count(arg("positions")), arg("rope").rotary_dim
+        assert cos.shape == sin.shape == (n, d), call
+        scale = arg("rope").attention_factor
+        assert np.all(cos**2 + sin**2 <= scale**2 * (1 + 1e-6)), call
+        return
+    if name == "apply_rope":
+        x = np.asarray(arg("x"), dtype=np.float64)
+        assert result.shape == x.shape, call
+        norms = np.linalg.norm(result[..., : arg("rope").rotary_dim], axis=-1)
+        expected = np.linalg.norm(x[..., : arg("rope").rotary_dim], axis=-1)
+        factor = arg("rope").attention_factor
+        assert np.allclose(norms, factor * expected, rtol=1e-9, atol=1e-300), call
+        return
+    if name == "rope_permutation":
+        n = int(arg("head_dim")) * (1 if arg("n_heads") is None else int(arg("n_heads")))
+        assert sorted(result.tolist()) == list(range(n)), call
+        return
+    if name == "yarn_correction_range":
+        low, high = result
+        assert low >= 0 and high <= int(arg("rotary_dim")) - 1, call
         return
     if name == "identify_encoding":
         shape = np.shape(np.asarray(arg("matrix")))

@@ -1,0 +1,428 @@
+"""Rotary encodings (pe_core.rope) against plain references of Hugging Face's formulas.
+
+The references below are transcriptions, one pair at a time with ``math``, of the functions in
+Hugging Face transformers 5.23.0 ``src/transformers/modeling_rope_utils.py`` (``_compute_*``
+and the model's default ``base ** -(2i/d)``), and of ``rotate_half`` / ``apply_rotary_pos_emb``
+in ``models/llama/modeling_llama.py``. Hugging Face computes in float32; pe_core in float64, so
+the tests compare with float64 references to 1e-15 relative, and with Hugging Face's float32
+arithmetic (emulated with NumPy float32) to a few float32 ulps.
+"""
+
+import json
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+import pe_core
+from pe_core import apply_rope, rope_cos_sin, rope_frequencies, rope_from_config
+
+RTOL = 1e-14  # float64 reference against the vectorized module
+
+
+def ref_default(dim, base):
+    return [base ** -(2 * i / dim) for i in range(dim // 2)]
+
+
+def ref_yarn(dim, base, factor, training, beta_fast=32, beta_slow=1, truncate=True):
+    def correction_dim(turns):
+        return dim * math.log(training / (turns * 2 * math.pi)) / (2 * math.log(base))
+
+    low, high = correction_dim(beta_fast), correction_dim(beta_slow)
+    if truncate:
+        low, high = math.floor(low), math.ceil(high)
+    low, high = max(low, 0), min(high, dim - 1)
+    if low == high:
+        high += 0.001
+    out = []
+    for i, w in enumerate(ref_default(dim, base)):
+        ramp = min(max((i - low) / (high - low), 0.0), 1.0)
+        extrapolation = 1 - ramp
+        out.append(w / factor * (1 - extrapolation) + w * extrapolation)
+    return out
+
+
+def ref_llama3(dim, base, factor, low, high, training):
+    out = []
+    for w in ref_default(dim, base):
+        wavelength = 2 * math.pi / w
+        if wavelength < training / high:
+            out.append(w)
+        elif wavelength > training / low:
+            out.append(w / factor)
+        else:
+            smooth = (training / wavelength - low) / (high - low)
+            out.append((1 - smooth) * w / factor + smooth * w)
+    return out
+
+
+class TestFrequencies:
+    def test_default_is_the_sinusoid_frequencies(self):
+        rope = rope_frequencies(64, base=10_000.0)
+        np.testing.assert_allclose(rope.inv_freq, ref_default(64, 10_000.0), rtol=RTOL)
+        # The same frequencies as the 2017 encoding of width d (one per pair).
+        np.testing.assert_allclose(rope.inv_freq, pe_core.frequencies(64), rtol=RTOL)
+        assert rope.attention_factor == 1.0 and set(rope.band) == {"unchanged"}
+
+    def test_matches_hugging_face_float32_arithmetic(self):
+        # HF: 1.0 / (base ** (torch.arange(0, dim, 2).float() / dim)) in float32.
+        dim, base = 128, np.float32(500_000.0)
+        hf = np.float32(1.0) / (base ** (np.arange(0, dim, 2).astype(np.float32) / np.float32(dim)))
+        ours = rope_frequencies(dim, base=500_000.0).inv_freq
+        # Their float32 pow and division: within a few float32 ulps of the exact value.
+        np.testing.assert_allclose(hf, ours, rtol=4 * np.finfo(np.float32).eps)
+
+    def test_linear(self):
+        rope = rope_frequencies(64, scaling={"rope_type": "linear", "factor": 4.0})
+        np.testing.assert_allclose(rope.inv_freq, np.array(ref_default(64, 1e4)) / 4, rtol=RTOL)
+        assert set(rope.band) == {"scaled"}
+
+    def test_dynamic_depends_on_seq_len(self):
+        scaling = {"rope_type": "dynamic", "factor": 4.0}
+        within = rope_frequencies(64, scaling=scaling, max_position_embeddings=4096, seq_len=100)
+        np.testing.assert_allclose(within.inv_freq, ref_default(64, 1e4), rtol=RTOL)
+        rope = rope_frequencies(64, scaling=scaling, max_position_embeddings=4096, seq_len=8192)
+        base = 1e4 * (4.0 * 8192 / 4096 - 3.0) ** (64 / 62)
+        np.testing.assert_allclose(rope.inv_freq, ref_default(64, base), rtol=RTOL)
+        assert rope.effective_base == pytest.approx(base, rel=1e-15)
+        assert rope.inv_freq[0] == 1.0 and rope.band[0] == "unchanged"
+        assert rope.target_length == 8192
+
+    def test_yarn_gpt_oss_correction_range(self):
+        # Published (issue 11, from gpt-oss's config): 8.092779115512402 to 17.39802450158856.
+        low, high = pe_core.yarn_correction_range(32, 1, 64, 150_000.0, 4096, truncate=False)
+        assert low == pytest.approx(8.092779115512402, rel=1e-15)
+        assert high == pytest.approx(17.39802450158856, rel=1e-15)
+        assert pe_core.yarn_correction_range(32, 1, 64, 150_000.0, 4096) == (8, 18)
+
+    @pytest.mark.parametrize("truncate", [True, False])
+    def test_yarn(self, truncate):
+        scaling = {
+            "rope_type": "yarn",
+            "factor": 32.0,
+            "beta_fast": 32.0,
+            "beta_slow": 1.0,
+            "truncate": truncate,
+            "original_max_position_embeddings": 4096,
+        }
+        rope = rope_frequencies(
+            64, base=150_000.0, scaling=scaling, max_position_embeddings=131_072
+        )
+        expected = ref_yarn(64, 150_000.0, 32.0, 4096, truncate=truncate)
+        np.testing.assert_allclose(rope.inv_freq, expected, rtol=RTOL)
+        assert rope.attention_factor == pytest.approx(0.1 * math.log(32) + 1, rel=1e-15)
+        bands = rope.band.tolist()
+        # Pairs 0..8 unchanged either way (the ramp starts at 8 or 8.09, so pair 8 gets 0).
+        assert bands[:9] == ["unchanged"] * 9
+        assert bands[-1] == "scaled" and "ramp" in bands
+        assert rope.training_length == 4096 and rope.target_length == 131_072
+
+    def test_yarn_mscale_ratio(self):
+        # DeepSeek-V3 style: attention factor = mscale(f, mscale) / mscale(f, mscale_all_dim).
+        scaling = {"rope_type": "yarn", "factor": 40.0, "mscale": 1.0, "mscale_all_dim": 0.5}
+        rope = rope_frequencies(64, scaling=scaling, max_position_embeddings=4096)
+        expected = (0.1 * math.log(40) + 1) / (0.05 * math.log(40) + 1)
+        assert rope.attention_factor == pytest.approx(expected, rel=1e-15)
+        same = {**scaling, "mscale_all_dim": 1.0}
+        assert (
+            rope_frequencies(64, scaling=same, max_position_embeddings=4096).attention_factor == 1
+        )
+
+    def test_yarn_explicit_attention_factor_and_missing_factor(self):
+        rope = rope_frequencies(
+            64,
+            scaling={"rope_type": "yarn", "factor": 4.0, "attention_factor": 1.5},
+            max_position_embeddings=4096,
+        )
+        assert rope.attention_factor == 1.5
+        # factor absent: max_position_embeddings / original_max_position_embeddings.
+        implicit = rope_frequencies(
+            64,
+            scaling={"rope_type": "yarn", "original_max_position_embeddings": 4096},
+            max_position_embeddings=16384,
+        )
+        assert implicit.parameters["factor"] == 4.0
+
+    def test_yarn_explicit_factor_wins_with_a_warning(self):
+        scaling = {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 4096}
+        with pytest.warns(UserWarning, match=r"factor'\] = 4 does not match"):
+            rope = rope_frequencies(64, scaling=scaling, max_position_embeddings=32768)
+        assert rope.parameters["factor"] == 4.0
+
+    def test_llama3(self):
+        scaling = {
+            "rope_type": "llama3",
+            "factor": 8.0,
+            "low_freq_factor": 1.0,
+            "high_freq_factor": 4.0,
+            "original_max_position_embeddings": 8192,
+        }
+        rope = rope_frequencies(
+            128, base=500_000.0, scaling=scaling, max_position_embeddings=131_072
+        )
+        expected = ref_llama3(128, 500_000.0, 8.0, 1.0, 4.0, 8192)
+        np.testing.assert_allclose(rope.inv_freq, expected, rtol=RTOL)
+        counts = {band: int(np.sum(rope.band == band)) for band in ("unchanged", "ramp", "scaled")}
+        assert counts == {"unchanged": 29, "ramp": 6, "scaled": 29}
+
+    def test_longrope_short_and_long(self):
+        short = [1.0 + 0.01 * i for i in range(32)]
+        long = [1.0 + 0.5 * i for i in range(32)]
+        scaling = {
+            "rope_type": "longrope",
+            "short_factor": short,
+            "long_factor": long,
+            "original_max_position_embeddings": 4096,
+        }
+        within = rope_frequencies(
+            64, scaling=scaling, max_position_embeddings=131_072, seq_len=4096
+        )
+        beyond = rope_frequencies(
+            64, scaling=scaling, max_position_embeddings=131_072, seq_len=4097
+        )
+        base = np.array(ref_default(64, 1e4))
+        np.testing.assert_allclose(within.inv_freq, base / short, rtol=RTOL)
+        np.testing.assert_allclose(beyond.inv_freq, base / long, rtol=RTOL)
+        expected = math.sqrt(1 + math.log(32) / math.log(4096))
+        assert within.attention_factor == pytest.approx(expected, rel=1e-15)
+
+    def test_partial_rotary_factor(self):
+        rope = rope_frequencies(64, partial_rotary_factor=0.5)
+        assert rope.rotary_dim == 32 and rope.n_pairs == 16
+        np.testing.assert_allclose(rope.inv_freq, ref_default(32, 1e4), rtol=RTOL)
+
+    def test_proportional(self):
+        # HF's _compute_proportional_rope_parameters: int(p * head_dim // 2) pairs rotate with
+        # base**(-2j/head_dim) (over head_dim, not the rotary part), the rest have frequency 0.
+        rope = rope_frequencies(
+            16, scaling={"rope_type": "proportional", "factor": 2.0}, partial_rotary_factor=0.25
+        )
+        expected = [1.0 / 2, 1e4 ** (-2 / 16) / 2, 0, 0, 0, 0, 0, 0]
+        np.testing.assert_allclose(rope.inv_freq, expected, rtol=RTOL)
+        assert rope.rotary_dim == 16
+        assert rope.band.tolist()[2:] == ["not rotated"] * 6
+        assert np.isinf(rope.wavelengths[-1])
+
+
+LLAMA_31 = {
+    "hidden_size": 4096,
+    "num_attention_heads": 32,
+    "max_position_embeddings": 131072,
+    "rope_theta": 500000.0,
+    "rope_scaling": {
+        "factor": 8.0,
+        "low_freq_factor": 1.0,
+        "high_freq_factor": 4.0,
+        "original_max_position_embeddings": 8192,
+        "rope_type": "llama3",
+    },
+}
+
+
+class TestConfig:
+    def test_old_and_new_forms_agree(self):
+        old = rope_from_config(LLAMA_31)
+        parameters = {**LLAMA_31["rope_scaling"], "rope_theta": 500000.0}
+        new = {k: v for k, v in LLAMA_31.items() if k not in ("rope_scaling", "rope_theta")}
+        current = rope_from_config({**new, "rope_parameters": parameters})
+        assert old.rotary_dim == 128 and old.rope_type == "llama3"
+        np.testing.assert_array_equal(old.inv_freq, current.inv_freq)
+
+    def test_json_text_and_type_key(self):
+        config = {**LLAMA_31, "rope_scaling": {"type": "linear", "factor": 2.0}}
+        rope = rope_from_config(json.dumps(config))
+        assert rope.rope_type == "linear"
+        np.testing.assert_allclose(rope.inv_freq, np.array(ref_default(128, 5e5)) / 2, rtol=RTOL)
+
+    def test_head_dim_and_text_config(self):
+        config = {"text_config": {"head_dim": 96, "num_attention_heads": 8, "hidden_size": 512}}
+        assert rope_from_config(config).rotary_dim == 96
+
+    def test_phi3_top_level_original_length(self):
+        config = {
+            "hidden_size": 3072,
+            "num_attention_heads": 32,
+            "max_position_embeddings": 131072,
+            "original_max_position_embeddings": 4096,
+            "rope_scaling": {
+                "type": "longrope",
+                "short_factor": [1.0] * 48,
+                "long_factor": [2.0] * 48,
+            },
+        }
+        rope = rope_from_config(config, seq_len=5000)
+        assert rope.training_length == 4096 and rope.parameters["factors_used"] == "long_factor"
+        assert rope.attention_factor == pytest.approx(math.sqrt(1 + math.log(32) / math.log(4096)))
+
+    @pytest.mark.parametrize(
+        ("config", "message"),
+        [
+            ("{not json", "config is not valid JSON"),
+            ({"rope_scaling": {}}, "head_dim, or hidden_size and num_attention_heads"),
+            ({**LLAMA_31, "rope_scaling": {"rope_type": "linear"}}, "needs the key 'factor'"),
+            (
+                {**LLAMA_31, "rope_scaling": {"rope_type": "linear", "factor": 0.5}},
+                r"scaling\['factor'\] must be a number >= 1, got 0.5",
+            ),
+            (
+                {**LLAMA_31, "rope_scaling": {"rope_type": "ntk-by-parts"}},
+                r"scaling\['rope_type'\] must be one",
+            ),
+            (
+                {
+                    **LLAMA_31,
+                    "rope_scaling": {**LLAMA_31["rope_scaling"], "low_freq_factor": 4.0},
+                },
+                r"'high_freq_factor'\] must be greater than scaling\['low_freq_factor'\]",
+            ),
+            (
+                {
+                    **LLAMA_31,
+                    "rope_scaling": {
+                        "rope_type": "longrope",
+                        "short_factor": [1.0] * 3,
+                        "long_factor": [1.0] * 64,
+                    },
+                },
+                r"short_factor'\] must hold one factor per rotary pair \(rotary_dim // 2 = 64\)",
+            ),
+            ({**LLAMA_31, "rope_theta": -1}, r"config: base \(rope_theta\) must be > 1"),
+            ({**LLAMA_31, "partial_rotary_factor": 1.5}, r"partial_rotary_factor must be in"),
+        ],
+        ids=[
+            "json",
+            "no-head",
+            "no-factor",
+            "small-factor",
+            "unknown-type",
+            "low-high",
+            "list-length",
+            "theta",
+            "partial",
+        ],
+    )
+    def test_errors_name_the_key_and_the_rule(self, config, message):
+        with pytest.raises((ValueError, TypeError), match=message):
+            rope_from_config(config)
+
+    def test_warnings(self):
+        with pytest.warns(UserWarning, match=r"beta_fast'\] should be greater"):
+            rope_frequencies(
+                64,
+                scaling={"rope_type": "yarn", "factor": 2.0, "beta_fast": 1.0, "beta_slow": 4.0},
+                max_position_embeddings=4096,
+            )
+        with pytest.warns(UserWarning, match=r"keys \['low_freq_factor'\] are not used"):
+            rope_frequencies(64, scaling={"rope_type": "linear", "factor": 2, "low_freq_factor": 1})
+        config = {**LLAMA_31, "max_position_embeddings": 8192}
+        with pytest.warns(UserWarning, match="should be less than max_position_embeddings"):
+            rope_from_config(config)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            rope_from_config(LLAMA_31)  # a valid config: no warning
+
+
+def hf_apply(x, positions, inv_freq, attention_factor):
+    """Hugging Face's apply_rotary_pos_emb with rotate_half, in float64."""
+    freqs = np.outer(positions, inv_freq)
+    emb = np.concatenate([freqs, freqs], axis=-1)
+    cos, sin = np.cos(emb) * attention_factor, np.sin(emb) * attention_factor
+    half = x.shape[-1] // 2
+    rotated = np.concatenate([-x[..., half:], x[..., :half]], axis=-1)
+    return x * cos + rotated * sin
+
+
+class TestApply:
+    def test_equals_hugging_face_halves(self):
+        rng = np.random.default_rng(0)
+        x = rng.normal(size=(2, 3, 7, 16))
+        positions = np.array([0, 1, 2, 5, 100, 4095, 4096])
+        rope = rope_frequencies(
+            16, scaling={"rope_type": "yarn", "factor": 4.0}, max_position_embeddings=4096
+        )
+        expected = hf_apply(x, positions, rope.inv_freq, rope.attention_factor)
+        np.testing.assert_allclose(apply_rope(x, positions, rope), expected, rtol=0, atol=1e-12)
+
+    def test_partial_rotation_leaves_the_rest(self):
+        x = np.arange(2 * 8, dtype=np.float64).reshape(2, 8)
+        rope = rope_frequencies(8, partial_rotary_factor=0.5)
+        out = apply_rope(x, 2, rope)
+        np.testing.assert_array_equal(out[:, 4:], x[:, 4:])
+        np.testing.assert_allclose(out[:, :4], hf_apply(x[:, :4], [0, 1], rope.inv_freq, 1.0))
+
+    def test_relative_position_only(self):
+        # <R(m) q, R(n) k> depends on n - m alone (attention factor 1).
+        rng = np.random.default_rng(1)
+        q, k = rng.normal(size=(1, 32)), rng.normal(size=(1, 32))
+        rope = rope_frequencies(32, base=10_000.0)
+        scores = [
+            float(apply_rope(q, [m], rope)[0] @ apply_rope(k, [m + 7], rope)[0])
+            for m in (0, 13, 1000, 123_456)
+        ]
+        np.testing.assert_allclose(scores, scores[0], rtol=1e-9)
+
+    def test_interleaved_and_the_weight_permutation(self):
+        rng = np.random.default_rng(2)
+        x = rng.normal(size=(5, 12))
+        rope = rope_frequencies(12, partial_rotary_factor=2 / 3)  # 8 rotary columns of 12
+        perm = pe_core.rope_permutation(12, 8)
+        assert perm.tolist() == [0, 2, 4, 6, 1, 3, 5, 7, 8, 9, 10, 11]
+        interleaved = apply_rope(x, 5, rope, layout="interleaved")
+        halves = apply_rope(x[:, perm], 5, rope, layout="halves")
+        np.testing.assert_allclose(halves, interleaved[:, perm], rtol=0, atol=1e-15)
+
+    def test_permutation_is_the_conversion_script(self):
+        # transformers/models/llama/convert_llama_weights_to_hf.py:
+        # w.view(n_heads, dim1 // n_heads // 2, 2, dim2).transpose(1, 2).reshape(dim1, dim2)
+        n_heads, head_dim, hidden = 3, 8, 5
+        w = np.arange(n_heads * head_dim * hidden, dtype=float).reshape(-1, hidden)
+        converted = (
+            w.reshape(n_heads, head_dim // 2, 2, hidden).transpose(0, 2, 1, 3).reshape(-1, hidden)
+        )
+        perm = pe_core.rope_permutation(head_dim, n_heads=n_heads)
+        np.testing.assert_array_equal(w[perm], converted)
+
+    def test_float32_in_float32_out(self):
+        x = np.ones((3, 8), dtype=np.float32)
+        assert apply_rope(x, 3, rope_frequencies(8)).dtype == np.float32
+
+    @pytest.mark.parametrize(
+        ("args", "message"),
+        [
+            ((np.ones((3, 6)), 3), r"x must have rope.head_dim = 8 columns"),
+            ((np.ones((3, 8)), 4), "one position per row of x"),
+            ((np.ones(8), 1), r"shape \(\.\.\., n_positions, head_dim\)"),
+        ],
+    )
+    def test_errors(self, args, message):
+        with pytest.raises(ValueError, match=message):
+            apply_rope(*args, rope_frequencies(8))
+
+
+class TestCosSin:
+    def test_is_hugging_face_cache(self):
+        rope = rope_frequencies(
+            64, scaling={"rope_type": "yarn", "factor": 8.0}, max_position_embeddings=4096
+        )
+        cos, sin = rope_cos_sin(100, rope, dtype=np.float64)
+        freqs = np.outer(np.arange(100), rope.inv_freq)
+        emb = np.concatenate([freqs, freqs], axis=1)
+        # The plain reference rounds k * w (up to 100 radians) first: its angles are off by up
+        # to about 100 * 2**-53 ~ 1e-14, so the tolerance is that of the reference.
+        atol = 5e-14
+        np.testing.assert_allclose(cos, np.cos(emb) * rope.attention_factor, rtol=0, atol=atol)
+        np.testing.assert_allclose(sin, np.sin(emb) * rope.attention_factor, rtol=0, atol=atol)
+
+    def test_float32_is_the_nearest_float32_at_long_context(self):
+        rope = rope_frequencies(128, base=500_000.0)
+        positions = np.array([0, 1, 131_071, 1_000_000])
+        cos, _ = rope_cos_sin(positions, rope, dtype=np.float32)
+        assert cos.dtype == np.float32 and cos.shape == (4, 128)
+        # Exact reference: angles reduced in float64 are good to ~1e-10 at a million positions,
+        # far below half a float32 ulp of the values (>= 3e-8 near 1).
+        exact = np.cos(np.outer(positions, rope.inv_freq))
+        np.testing.assert_allclose(cos[:, :64], exact.astype(np.float32), rtol=0, atol=6e-8)
+        # Hugging Face's float32 angles (position * inv_freq in float32) are off by far more.
+        hf = np.cos(np.float32(131_071) * rope.inv_freq.astype(np.float32))
+        assert np.max(np.abs(hf - cos[2, :64])) > 1e-3
