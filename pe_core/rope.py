@@ -29,7 +29,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from pe_core._kernels import encode
+from pe_core._formats import round_to_precision
+from pe_core._kernels import encode, phasors, two_product
 from pe_core._validation import (
     MAX_D_MODEL,
     MAX_POSITION,
@@ -39,6 +40,7 @@ from pe_core._validation import (
     check_choice,
     check_output_dtype,
     check_positions_for,
+    check_precision,
     check_real,
     check_size,
 )
@@ -49,10 +51,14 @@ __all__ = [
     "ROPE_TYPES",
     "RotaryEncoding",
     "apply_rope",
+    "merged_position_ids",
+    "rope_angle_errors",
     "rope_cos_sin",
+    "rope_decay_bound",
     "rope_frequencies",
     "rope_from_config",
     "rope_permutation",
+    "rope_scores",
     "yarn_correction_range",
 ]
 
@@ -273,9 +279,10 @@ def yarn_correction_range(
     beta_fast = check_real(beta_fast, "beta_fast")
     beta_slow = check_real(beta_slow, "beta_slow")
     for name, value in (("beta_fast", beta_fast), ("beta_slow", beta_slow)):
-        if value <= 0:
+        if not 0 < value * 2 * math.pi < math.inf:
             raise ValueError(
-                f"{name} must be > 0 (turns within the training length), got {value:g}"
+                f"{name} must be > 0 (turns within the training length) with 2 pi {name} "
+                f"finite, got {value:g}"
             )
     rotary_dim = _width(rotary_dim, "rotary_dim")
     base = check_real(base, "base")
@@ -824,3 +831,112 @@ def rope_permutation(head_dim: int, rotary_dim: int | None = None, *, n_heads: i
     one = np.arange(head_dim)
     one[:rotary_dim] = np.concatenate([np.arange(0, rotary_dim, 2), np.arange(1, rotary_dim, 2)])
     return (np.arange(n_heads)[:, None] * head_dim + one).ravel()
+
+
+# --- what the rotation does to scores, and what low precision does to it -----------------
+
+
+def _check_rope(rope: object) -> RotaryEncoding:
+    if not isinstance(rope, RotaryEncoding):
+        raise TypeError(f"rope must be a RotaryEncoding, got {_describe(rope)}")
+    return rope
+
+
+def rope_scores(
+    offsets: ArrayLike,
+    rope: RotaryEncoding,
+    q: ArrayLike,
+    k: ArrayLike | None = None,
+    *,
+    layout: str = "halves",
+) -> NDArray[np.float64]:
+    """The attention score ``rotate(q, m) . rotate(k, n)`` against the offset ``m - n``.
+
+    Parameters
+    ----------
+    offsets : array_like
+        Query position minus key position (1-D).
+    rope : RotaryEncoding
+    q, k : array_like, shape (head_dim,)
+        The query and key before rotation (``k`` defaults to ``q``).
+    layout : {"halves", "interleaved"}
+
+    Returns
+    -------
+    ndarray of float64, the shape of ``offsets``
+        Each score computed by rotating ``q`` at the offset and ``k`` at 0 with
+        :func:`apply_rope` (the score depends on the offset alone), attention factor included.
+    """
+    rope = _check_rope(rope)
+    checked = check_positions_for(rope.bank(), offsets, "offsets")
+    check_size(checked.n * rope.head_dim, "the rotated queries")
+    vectors = []
+    for name, value in (("q", q), ("k", q if k is None else k)):
+        vector = as_real_array(value, name, ndim=1)
+        if vector.size != rope.head_dim:
+            raise ValueError(
+                f"{name} must have rope.head_dim = {rope.head_dim} values, got {vector.size}"
+            )
+        vectors.append(vector)
+    q_vector, k_vector = vectors
+    rotated_q = apply_rope(
+        np.broadcast_to(q_vector, (checked.n, rope.head_dim)), checked.values, rope, layout=layout
+    )
+    rotated_k = apply_rope(k_vector[None, :], [0], rope, layout=layout)[0]
+    return rotated_q @ rotated_k
+
+
+def rope_decay_bound(offsets: ArrayLike, rope: RotaryEncoding) -> NDArray[np.float64]:
+    """RoFormer's relative upper bound on the score at each offset (Su et al., section 3.4.3).
+
+    With ``S_j = sum_{i<j} exp(i * offset * w_i)``, the score of any q and k satisfies
+    ``|score| <= (max_i |h_(i+1) - h_i|) * sum_j |S_j|``; the paper plots
+    ``(1 / n) * sum_(j=1..n) |S_j|`` (``n`` pairs, fast pairs first), which decays with the
+    offset. Pairs with frequency 0 (proportional RoPE's last ones) count as in the paper.
+
+    Returns
+    -------
+    ndarray of float64, the shape of ``offsets``
+    """
+    rope = _check_rope(rope)
+    checked = check_positions_for(rope.bank(), offsets, "offsets")
+    check_size(checked.n * rope.n_pairs * 2, "the partial sums")
+    partial = np.cumsum(phasors(checked.values, rope.inv_freq), axis=1)
+    return np.abs(partial).mean(axis=1)
+
+
+def rope_angle_errors(
+    positions: int | ArrayLike, rope: RotaryEncoding, precision: str = "float32"
+) -> NDArray[np.float64]:
+    """The largest error over pairs of the angle ``position * w`` when the position ids, the
+    frequencies and their product are rounded to ``precision``, as a framework computing in that
+    format does (radians, one value per position).
+
+    A position (or angle) beyond the format's range gives inf (float16 overflows at 65,520).
+    Hugging Face computes ``inv_freq @ position_ids`` in float32; implementations that cast
+    position ids to bfloat16 first give 256 and 257 the same angle (see
+    :func:`merged_position_ids`).
+    """
+    rope = _check_rope(rope)
+    fmt = check_precision(precision)
+    checked = check_positions_for(rope.bank(), positions)
+    check_size(checked.n * rope.n_pairs * 2, "the angles")
+    exact, error = two_product(checked.values[:, None], rope.inv_freq[None, :])
+    rounded_positions = round_to_precision(checked.values, fmt.name)
+    rounded_freqs = round_to_precision(rope.inv_freq, fmt.name)
+    # A product of two numbers of at most 24 significant bits is exact in float64.
+    angles = round_to_precision(rounded_positions[:, None] * rounded_freqs[None, :], fmt.name)
+    with np.errstate(invalid="ignore"):
+        return np.max(np.abs((angles - exact) - error), axis=1, initial=0.0)
+
+
+def merged_position_ids(precision: str) -> tuple[int, int]:
+    """The first two consecutive integer positions that ``precision`` cannot tell apart.
+
+    >>> merged_position_ids("bfloat16"), merged_position_ids("float16")
+    ((256, 257), (2048, 2049))
+    """
+    fmt = check_precision(precision)
+    # Integers are exact up to 2**p (p significand bits); 2**p + 1 is a tie that rounds to even.
+    first = 2**fmt.significand_bits
+    return first, first + 1

@@ -595,6 +595,30 @@ SPECS = {
             "truncate": False,
         },
     ),
+    "rope_scores": Spec(
+        pe_core.rope_scores,
+        ("offsets", "rope", "q"),
+        ("k", "layout"),
+        {
+            "offsets": [0, 1, 5.5],
+            "rope": ROPE,
+            "q": np.ones(8),
+            "k": np.arange(8.0),
+            "layout": "halves",
+        },
+    ),
+    "rope_decay_bound": Spec(
+        pe_core.rope_decay_bound, ("offsets", "rope"), (), {"offsets": [0, 1, 5.5], "rope": ROPE}
+    ),
+    "rope_angle_errors": Spec(
+        pe_core.rope_angle_errors,
+        ("positions", "rope", "precision"),
+        (),
+        {"positions": 6, "rope": ROPE, "precision": "bfloat16"},
+    ),
+    "merged_position_ids": Spec(
+        pe_core.merged_position_ids, ("precision",), (), {"precision": "float16"}
+    ),
     "identify_encoding": Spec(
         pe_core.identify_encoding, ("matrix",), (), {"matrix": pe_core.sinusoidal_encoding(6, 8)}
     ),
@@ -650,6 +674,8 @@ PLAUSIBLE = {
         st.booleans(),
     ),
     "rope": st.sampled_from(ROPES),
+    "q": st.sampled_from([np.ones(8), np.arange(8.0), np.ones(6)]),
+    "k": st.sampled_from([None, np.ones(8), -np.arange(8.0)]),
     "layout": st.sampled_from(pe_core.LAYOUTS),
     "n_heads": st.integers(1, 8),
     "rotary_dim": st.integers(1, 12),
@@ -856,6 +882,15 @@ def check_result(name: str, arguments: dict, result) -> None:
         expected = np.linalg.norm(x[..., : arg("rope").rotary_dim], axis=-1)
         factor = arg("rope").attention_factor
         assert np.allclose(norms, factor * expected, rtol=1e-9, atol=1e-300), call
+        return
+    if name == "merged_position_ids":
+        first, second = result
+        assert second == first + 1 and first >= 256, call
+        return
+    if name in ("rope_scores", "rope_decay_bound", "rope_angle_errors"):
+        key = "positions" if name == "rope_angle_errors" else "offsets"
+        assert result.shape == (_count(arg(key)),), call
+        assert not np.any(np.isnan(result)), call  # inf: a float16 position beyond 65504
         return
     if name == "rope_permutation":
         n = int(arg("head_dim")) * (1 if arg("n_heads") is None else int(arg("n_heads")))

@@ -426,3 +426,49 @@ class TestCosSin:
         # Hugging Face's float32 angles (position * inv_freq in float32) are off by far more.
         hf = np.cos(np.float32(131_071) * rope.inv_freq.astype(np.float32))
         assert np.max(np.abs(hf - cos[2, :64])) > 1e-3
+
+
+class TestScoresAndPrecision:
+    def test_scores_of_all_ones(self):
+        # q = k = ones, halves: score = af**2 * sum over pairs of 2 cos(offset * w_i).
+        rope = rope_frequencies(
+            16, scaling={"rope_type": "yarn", "factor": 4.0}, max_position_embeddings=64
+        )
+        offsets = np.array([0.0, 1.0, 7.0, 100.0, -3.0])
+        scores = pe_core.rope_scores(offsets, rope, np.ones(16))
+        expected = rope.attention_factor**2 * 2 * np.cos(np.outer(offsets, rope.inv_freq)).sum(1)
+        np.testing.assert_allclose(scores, expected, rtol=0, atol=1e-12)
+
+    def test_decay_bound_holds_and_starts_at_its_maximum(self):
+        rng = np.random.default_rng(3)
+        rope = rope_frequencies(32, base=10_000.0)
+        q, k = rng.normal(size=32), rng.normal(size=32)
+        offsets = np.arange(0, 3000, 7)
+        bound = pe_core.rope_decay_bound(offsets, rope)
+        assert bound[0] == pytest.approx((16 + 1) / 2)  # S_j = j at offset 0
+        # Su et al. 3.4.3 with h_i = q_i conj(k_i) (pairs i, i + 16), h_16 = 0.
+        h = np.append((q[:16] + 1j * q[16:]) * np.conj(k[:16] + 1j * k[16:]), 0)
+        step = np.max(np.abs(np.diff(h)))
+        scores = pe_core.rope_scores(offsets, rope, q, k)
+        assert np.all(np.abs(scores) <= step * 16 * bound * (1 + 1e-12))
+
+    def test_merged_position_ids(self):
+        for name, pair in [("bfloat16", (256, 257)), ("float16", (2048, 2049))]:
+            assert pe_core.merged_position_ids(name) == pair
+            before, first, second = pe_core.quantize([pair[0] - 1, *pair], name)
+            assert first == second and before != first
+
+    def test_angle_errors(self):
+        rope = rope_frequencies(128, base=500_000.0)
+        positions = np.array([0, 1, 257, 131_071])
+        assert np.all(pe_core.rope_angle_errors(positions, rope, "float64") < 1e-9)
+        # float32: the angle float32(float32(k) * float32(w)), as a float32 framework computes.
+        f32 = (positions.astype(np.float32)[:, None] * rope.inv_freq.astype(np.float32)).astype(
+            np.float64
+        )
+        expected = np.max(np.abs(f32 - np.outer(positions, rope.inv_freq)), axis=1)
+        errors = pe_core.rope_angle_errors(positions, rope, "float32")
+        np.testing.assert_allclose(errors, expected, rtol=1e-6, atol=1e-12)
+        assert errors[-1] > 1e-3  # milliradians at 131,072 positions
+        # bfloat16 position ids: 257 becomes 256, a whole radian off on the fastest pair.
+        assert pe_core.rope_angle_errors([257], rope, "bfloat16")[0] >= 1.0 - 1e-2
