@@ -616,7 +616,8 @@ def rope_from_config(
     config : mapping, or str or bytes of JSON
         A ``config.json`` as ``json.load`` gives it, or its text. Read: ``rope_parameters``
         (the current form, ``rope_theta`` inside) or ``rope_theta`` plus ``rope_scaling`` (the
-        older one); ``head_dim``, else ``hidden_size // num_attention_heads``;
+        older one); ``qk_rope_head_dim`` (DeepSeek), else ``head_dim``, else
+        ``hidden_size // num_attention_heads``;
         ``partial_rotary_factor``; ``max_position_embeddings``. A multimodal configuration's
         ``text_config`` is read when the top level has no attention heads.
     seq_len : int, optional
@@ -664,7 +665,9 @@ def rope_from_config(
         if not isinstance(scaling, Mapping):
             raise TypeError(f"config['rope_scaling'] must be a mapping, got {_describe(scaling)}")
         scaling = dict(scaling)
-    head_dim = config.get("head_dim")
+    # DeepSeek's multi-head latent attention rotates qk_rope_head_dim columns of each head
+    # (Hugging Face's DeepseekV3Config sets head_dim to it).
+    head_dim = config.get("qk_rope_head_dim") or config.get("head_dim")
     if head_dim is None:
         missing = [k for k in ("hidden_size", "num_attention_heads") if k not in config]
         if missing:

@@ -5,12 +5,15 @@ Hugging Face transformers 5.23.0 ``src/transformers/modeling_rope_utils.py`` (``
 and the model's default ``base ** -(2i/d)``), and of ``rotate_half`` / ``apply_rotary_pos_emb``
 in ``models/llama/modeling_llama.py``. Hugging Face computes in float32; pe_core in float64, so
 the tests compare with float64 references to 1e-15 relative, and with Hugging Face's float32
-arithmetic (emulated with NumPy float32) to a few float32 ulps.
+arithmetic (emulated with NumPy float32) to a few float32 ulps. TestHuggingFaceLiterals
+compares with literal values computed once with transformers 5.23.0 itself
+(tests/data/rope_hf_5_23.json, which names how).
 """
 
 import json
 import math
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -472,3 +475,72 @@ class TestScoresAndPrecision:
         assert errors[-1] > 1e-3  # milliradians at 131,072 positions
         # bfloat16 position ids: 257 becomes 256, a whole radian off on the fastest pair.
         assert pe_core.rope_angle_errors([257], rope, "bfloat16")[0] >= 1.0 - 1e-2
+
+
+HF = json.loads((Path(__file__).parent / "data" / "rope_hf_5_23.json").read_text())
+#: Llama's own default function ignores partial_rotary_factor (GPT-NeoX's and every scaled
+#: type honour it); pe_core follows the latter, as the case "..._gptneox" checks.
+NOT_FOLLOWED = {"g_default_partial_rotary_0.5_llama_default_fn"}
+FLOAT32_RTOL = 4 * float(np.finfo(np.float32).eps)  # their float32 pow and division
+#: Cases whose "float64" column still holds float32 roundings, so only the float32 column is a
+#: reference: LongRoPE builds its factor tensor with dtype=torch.float32 explicitly (1.01 is
+#: rounded), and dynamic NTK with a tensor seq_len computes its base in float32.
+FLOAT64_COLUMN_MIXED = {
+    "c_dynamic_factor4_seq8192_tensor",
+    "e_longrope_seq4096",
+    "e_longrope_seq4097",
+    "e_longrope_seq8192",
+    "e_longrope_seqNone",
+}
+
+
+class TestHuggingFaceLiterals:
+    """Literal values from transformers 5.23.0's own functions (tests/data/rope_hf_5_23.json)."""
+
+    @pytest.mark.parametrize("case", sorted(set(HF["cases"]) - NOT_FOLLOWED))
+    def test_inv_freq_and_attention_factor(self, case):
+        data = HF["cases"][case]
+        rope = rope_from_config(data["config"], seq_len=data["seq_len"])
+        if case not in FLOAT64_COLUMN_MIXED:
+            # Their source run in float64: the same formulas, equal to a few float64 ulps.
+            np.testing.assert_allclose(rope.inv_freq, data["inv_freq_float64"], rtol=1e-14, atol=0)
+        # Their float32 values: ours rounded to float32 agree to their float32 rounding.
+        np.testing.assert_allclose(
+            rope.inv_freq, data["inv_freq_float32"], rtol=FLOAT32_RTOL, atol=0
+        )
+        assert rope.attention_factor == pytest.approx(data["attention_factor"], rel=1e-15)
+
+    @pytest.mark.parametrize("preset", sorted(HF["presets"]))
+    def test_presets(self, preset):
+        data = HF["presets"][preset]
+        rope = rope_from_config(data["config"])
+        np.testing.assert_allclose(
+            rope.inv_freq, data["inv_freq_float32"], rtol=FLOAT32_RTOL, atol=0
+        )
+        assert rope.attention_factor == pytest.approx(data["attention_factor"], rel=1e-15)
+
+    def test_gpt_oss_correction_range(self):
+        data = HF["gpt_oss_correction_range"]
+        args = data["args"]
+        range_of = lambda truncate: pe_core.yarn_correction_range(  # noqa: E731
+            args["beta_fast"],
+            args["beta_slow"],
+            args["dim"],
+            args["base"],
+            args["original_max_position_embeddings"],
+            truncate=truncate,
+        )
+        assert list(range_of(False)) == data["truncate_false"]
+        assert list(range_of(True)) == data["truncate_true"]
+
+    @pytest.mark.parametrize("sample", sorted(HF["apply_samples"]))
+    def test_apply_rotary_pos_emb(self, sample):
+        data = HF["apply_samples"][sample]
+        rope = rope_from_config(data["config"])
+        assert rope.attention_factor == pytest.approx(data["attention_scaling"], rel=1e-15)
+        positions = data["position_ids"]
+        for given, expected in (("q", "q_embed"), ("k", "k_embed")):
+            x = np.array(data[given], dtype=np.float32)
+            ours = apply_rope(x, positions, rope)
+            # Their float32 angles and products against our exact ones: float32 rounding.
+            np.testing.assert_allclose(ours, np.array(data[expected]), rtol=0, atol=4e-6)
