@@ -6,6 +6,7 @@ whole figure once, about ten times faster than adding traces and updating axes o
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -754,4 +755,126 @@ def profiles_overlay(profiles: Mapping[str, np.ndarray], *, current: str) -> go.
         height=380,
         xaxis=_axis("offset between positions"),
         yaxis=_axis("cosine similarity"),
+    )
+
+
+#: Colour of each band of rotary pairs (pe_core.RotaryEncoding.band).
+BAND_COLOURS = {
+    "unchanged": "#1f77b4",
+    "ramp": "#ff7f0e",
+    "scaled": "#d62728",
+    "not rotated": "#7f7f7f",
+}
+
+
+def rope_pair_chart(
+    original: np.ndarray,
+    scaled: np.ndarray,
+    band: Sequence[str],
+    *,
+    lengths: Mapping[str, float],
+    title: str,
+    subtitle: str = "",
+) -> go.Figure:
+    """Wavelength of each rotary pair before (line) and after scaling (markers coloured by
+    band), on a log axis, with horizontal lines at the given ``lengths`` (training, target)."""
+    pairs = np.arange(original.size)
+    band = np.asarray(band)
+    traces = [
+        {
+            "type": "scatter",
+            "x": pairs,
+            "y": original,
+            "mode": "lines",
+            "name": "before scaling",
+            "line": {"color": "#9ca3af", "width": 2, "dash": "dot"},
+            "hovertemplate": "pair %{x}<br>λ before %{y:,.6g} positions<extra></extra>",
+        }
+    ]
+    for name, colour in BAND_COLOURS.items():
+        shown = (band == name) & np.isfinite(scaled)
+        if not shown.any():
+            continue
+        traces.append(
+            {
+                "type": "scatter",
+                "x": pairs[shown],
+                "y": scaled[shown],
+                "mode": "markers",
+                "name": f"after: {name}",
+                "marker": {"color": colour, "size": 7},
+                "hovertemplate": f"pair %{{x}} ({name})<br>λ after %{{y:,.6g}} positions"
+                "<extra></extra>",
+            }
+        )
+    shapes, annotations = [], []
+    for (label, length), dash in zip(lengths.items(), ("dash", "longdash"), strict=False):
+        shapes.append(
+            {
+                "type": "line",
+                "xref": "paper",
+                "x0": 0,
+                "x1": 1,
+                "y0": length,
+                "y1": length,
+                "line": {"color": "#374151", "width": 1.5, "dash": dash},
+            }
+        )
+        annotations.append(
+            {
+                "xref": "paper",
+                "x": 0.01,
+                "y": math.log10(length),
+                "text": f"{label}: {length:,.0f}",
+                "showarrow": False,
+                "yanchor": "bottom",
+                "xanchor": "left",
+                "font": {"size": 11, "color": "#374151"},
+                "bgcolor": "rgba(255,255,255,0.8)",
+            }
+        )
+    return _figure(
+        traces,
+        title=title,
+        subtitle=subtitle,
+        height=460,
+        xaxis=index_axis("pair i", original.size),
+        yaxis=_axis("wavelength 2π/ω (positions)", type="log", exponentformat="power"),
+        shapes=shapes,
+        annotations=annotations,
+    )
+
+
+def curves(
+    x: np.ndarray,
+    lines: Mapping[str, np.ndarray],
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    subtitle: str = "",
+    log_x: bool = False,
+    log_y: bool = False,
+    height: int = 380,
+) -> go.Figure:
+    """A few named lines against a common x (one colour each, in order)."""
+    traces = [
+        {
+            "type": "scatter",
+            "x": x,
+            "y": values,
+            "mode": "lines",
+            "name": name,
+            "line": {"color": LINE_COLOURS[j % len(LINE_COLOURS)], "width": 2},
+            "hovertemplate": f"{name}<br>%{{x:,.6g}}: %{{y:.6g}}<extra></extra>",
+        }
+        for j, (name, values) in enumerate(lines.items())
+    ]
+    return _figure(
+        traces,
+        title=title,
+        subtitle=subtitle,
+        height=height,
+        xaxis=_axis(x_title, **({"type": "log"} if log_x else {})),
+        yaxis=_axis(y_title, **({"type": "log", "exponentformat": "power"} if log_y else {})),
     )

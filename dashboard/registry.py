@@ -37,6 +37,7 @@ VIEWS: tuple[View, ...] = (
     View("embeddings", "Embeddings"),
     View("conventions", "Conventions"),
     View("example", "Worked example"),
+    View("rope", "RoPE lab"),
 )
 BY_SLUG = {view.slug: view for view in VIEWS}
 DEFAULT = VIEWS[0]

@@ -845,6 +845,11 @@ def _check_rope(rope: object) -> RotaryEncoding:
     return rope
 
 
+def _rows_per_block(width: int) -> int:
+    """Rows of ``width`` values processed at once: about 2**18 values (a few MB) a block."""
+    return max(1, 2**18 // max(1, width))
+
+
 def rope_scores(
     offsets: ArrayLike,
     rope: RotaryEncoding,
@@ -882,11 +887,15 @@ def rope_scores(
             )
         vectors.append(vector)
     q_vector, k_vector = vectors
-    rotated_q = apply_rope(
-        np.broadcast_to(q_vector, (checked.n, rope.head_dim)), checked.values, rope, layout=layout
-    )
     rotated_k = apply_rope(k_vector[None, :], [0], rope, layout=layout)[0]
-    return rotated_q @ rotated_k
+    scores = np.empty(checked.n)
+    for first in range(0, checked.n, _rows_per_block(rope.head_dim)):  # bounded temporaries
+        block = checked.values[first : first + _rows_per_block(rope.head_dim)]
+        queries = np.broadcast_to(q_vector, (block.size, rope.head_dim))
+        scores[first : first + block.size] = apply_rope(queries, block, rope, layout=layout) @ (
+            rotated_k
+        )
+    return scores
 
 
 def rope_decay_bound(offsets: ArrayLike, rope: RotaryEncoding) -> NDArray[np.float64]:
@@ -904,8 +913,13 @@ def rope_decay_bound(offsets: ArrayLike, rope: RotaryEncoding) -> NDArray[np.flo
     rope = _check_rope(rope)
     checked = check_positions_for(rope.bank(), offsets, "offsets")
     check_size(checked.n * rope.n_pairs * 2, "the partial sums")
-    partial = np.cumsum(phasors(checked.values, rope.inv_freq), axis=1)
-    return np.abs(partial).mean(axis=1)
+    bound = np.empty(checked.n)
+    rows = _rows_per_block(rope.n_pairs)
+    for first in range(0, checked.n, rows):  # bounded temporaries
+        block = checked.values[first : first + rows]
+        partial = np.cumsum(phasors(block, rope.inv_freq), axis=1)
+        bound[first : first + block.size] = np.abs(partial).mean(axis=1)
+    return bound
 
 
 def rope_angle_errors(
@@ -925,10 +939,11 @@ def rope_angle_errors(
     checked = check_positions_for(rope.bank(), positions)
     check_size(checked.n * rope.n_pairs * 2, "the angles")
     exact, error = two_product(checked.values[:, None], rope.inv_freq[None, :])
-    rounded_positions = round_to_precision(checked.values, fmt.name)
-    rounded_freqs = round_to_precision(rope.inv_freq, fmt.name)
-    # A product of two numbers of at most 24 significant bits is exact in float64.
-    angles = round_to_precision(rounded_positions[:, None] * rounded_freqs[None, :], fmt.name)
+    with np.errstate(over="ignore"):  # beyond the format's range: inf, as a real cast gives
+        rounded_positions = round_to_precision(checked.values, fmt.name)
+        rounded_freqs = round_to_precision(rope.inv_freq, fmt.name)
+        # A product of two numbers of at most 24 significant bits is exact in float64.
+        angles = round_to_precision(rounded_positions[:, None] * rounded_freqs[None, :], fmt.name)
     with np.errstate(invalid="ignore"):
         return np.max(np.abs((angles - exact) - error), axis=1, initial=0.0)
 

@@ -1,0 +1,510 @@
+"""RoPE lab: rotary encodings of real models, their context-extension methods, exactly.
+
+The same frequencies as the sinusoid of the sidebar, applied as a rotation to queries and keys:
+every number here comes from :mod:`pe_core.rope` (Hugging Face transformers 5.23 semantics in
+float64).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import pprint
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+import pe_core
+from dashboard import caching, figures, params, ui
+from dashboard.caching import cached
+from dashboard.config import Config
+
+#: Public configurations (the rotary part of each config.json). Sources, checked 2026-11-22:
+#: - Llama 2 7B: meta-llama/Llama-2-7b-hf config.json (mirrors philschmid/Llama-2-7b-hf
+#:   7efb34f; the original has no rope_theta key, so transformers' default 10000 applies).
+#: - Llama 3 8B: meta-llama/Meta-Llama-3-8B config.json (rope_theta 500000, 8192 positions).
+#: - Llama 3.1 8B: meta-llama/Llama-3.1-8B config.json (mirrors NbAiLab/nb-llama-3.1-8B,
+#:   mlx-community/Meta-Llama-3.1-8B-bf16): rope_scaling llama3, factor 8, low 1, high 4,
+#:   original 8192, 131072 positions.
+#: - Qwen2.5 7B Instruct: config.json (rope_theta 1e6, 32768 positions, no rope_scaling) plus
+#:   the YaRN block its model card ("Processing Long Texts") says to add: factor 4, original
+#:   32768.
+#: - gpt-oss-20b: openai/gpt-oss-20b config.json (head_dim 64, rope_theta 150000, yarn factor
+#:   32, beta_fast 32, beta_slow 1, truncate false, original 4096, 131072 positions); the same
+#:   as transformers 5.23's GptOssConfig defaults.
+#: - DeepSeek-V3: deepseek-ai/DeepSeek-V3 config.json (qk_rope_head_dim 64, rope_theta 10000,
+#:   yarn factor 40, mscale 1, mscale_all_dim 1, original 4096, 163840 positions).
+#: Their inv_freq and attention factors equal transformers' own: tests/data/rope_hf_5_23.json.
+PRESETS: dict[str, dict] = {
+    "Llama 2 7B": {
+        "hidden_size": 4096,
+        "num_attention_heads": 32,
+        "max_position_embeddings": 4096,
+        "rope_theta": 10000.0,
+        "rope_scaling": None,
+    },
+    "Llama 3 8B": {
+        "hidden_size": 4096,
+        "num_attention_heads": 32,
+        "max_position_embeddings": 8192,
+        "rope_theta": 500000.0,
+        "rope_scaling": None,
+    },
+    "Llama 3.1 8B (llama3 scaling)": {
+        "hidden_size": 4096,
+        "num_attention_heads": 32,
+        "max_position_embeddings": 131072,
+        "rope_theta": 500000.0,
+        "rope_scaling": {
+            "factor": 8.0,
+            "low_freq_factor": 1.0,
+            "high_freq_factor": 4.0,
+            "original_max_position_embeddings": 8192,
+            "rope_type": "llama3",
+        },
+    },
+    "Qwen2.5 7B Instruct (YaRN x4)": {
+        "hidden_size": 3584,
+        "num_attention_heads": 28,
+        "max_position_embeddings": 32768,
+        "rope_theta": 1000000.0,
+        "rope_scaling": {"factor": 4.0, "original_max_position_embeddings": 32768, "type": "yarn"},
+    },
+    "gpt-oss-20b (YaRN x32)": {
+        "hidden_size": 2880,
+        "num_attention_heads": 64,
+        "head_dim": 64,
+        "max_position_embeddings": 131072,
+        "rope_theta": 150000,
+        "rope_scaling": {
+            "beta_fast": 32.0,
+            "beta_slow": 1.0,
+            "factor": 32.0,
+            "original_max_position_embeddings": 4096,
+            "rope_type": "yarn",
+            "truncate": False,
+        },
+    },
+    "DeepSeek-V3 (YaRN x40, mscale)": {
+        "hidden_size": 7168,
+        "num_attention_heads": 128,
+        "qk_rope_head_dim": 64,
+        "max_position_embeddings": 163840,
+        "rope_theta": 10000,
+        "rope_scaling": {
+            "beta_fast": 32,
+            "beta_slow": 1,
+            "factor": 40,
+            "mscale": 1.0,
+            "mscale_all_dim": 1.0,
+            "original_max_position_embeddings": 4096,
+            "type": "yarn",
+        },
+    },
+}
+SIDEBAR = "The sidebar's sinusoid"
+PASTE = "Paste a config.json"
+#: Offsets drawn in the score and bound charts.
+CURVE_POINTS = 1200
+#: Positions of the downloadable cos/sin cache (float32, 2 x rotary_dim columns each).
+CACHE_POSITIONS = 8192
+MAX_CONFIG_CHARS = 20_000
+
+
+def _config_rule(text: str, config) -> None:
+    if text.strip():
+        json.loads(text)  # JSONDecodeError is a ValueError: shown as the reason
+
+
+SOURCE = params.Choice(
+    "rope_model",
+    "Configuration",
+    SIDEBAR,
+    options=(SIDEBAR, *PRESETS, PASTE),
+    help="A real model's rotary configuration, the sidebar's sinusoid as RoPE, or your own "
+    "config.json.",
+)
+CONFIG_TEXT = params.Text(
+    "rope_json",
+    "config.json (the whole file or its rotary keys)",
+    "",
+    max_chars=MAX_CONFIG_CHARS,
+    area=True,
+    rule=_config_rule,
+)
+SEQ_LEN = params.Number(
+    "rope_seq",
+    "Current sequence length (0: none)",
+    0,
+    low=0,
+    high=10**7,
+    help="Dynamic NTK and LongRoPE change with the sequence length, as in Hugging Face's "
+    "functions; 0 passes none.",
+)
+VECTOR = params.Choice(
+    "rope_qk",
+    "q and k",
+    "ones",
+    options=("ones", "random", "one pair"),
+    kind="segmented",
+    help="All-ones (as in the RoFormer paper), a random pair of vectors (seed 0), or q = k "
+    "holding only the slowest rotating pair.",
+)
+PRECISION = params.Choice(
+    "rope_prec",
+    "Format of position ids and angles",
+    "bfloat16",
+    options=("float32", "bfloat16", "float16"),
+    kind="segmented",
+)
+PARAMS = (SOURCE, CONFIG_TEXT, SEQ_LEN, VECTOR, PRECISION)
+
+
+def _sidebar_config(config: Config) -> dict:
+    head_dim = max(2, config.d_model - config.d_model % 2)
+    return {
+        "head_dim": head_dim,
+        "rope_theta": config.base,
+        "max_position_embeddings": config.n_positions,
+    }
+
+
+def _chosen_config(config: Config) -> dict | str:
+    source = SOURCE.value(config)
+    if source == SIDEBAR:
+        return _sidebar_config(config)
+    if source == PASTE:
+        return CONFIG_TEXT.value(config)
+    return PRESETS[source]
+
+
+@dataclass(frozen=True)
+class RopeData:
+    rope: pe_core.RotaryEncoding
+    original: pe_core.RotaryEncoding  # plain RoPE of the same head, base and rotary part
+    offsets: np.ndarray
+    scores: dict
+    bounds: dict
+    positions: np.ndarray
+    angle_errors: np.ndarray
+
+
+@cached
+def rope_data(config_text: str, seq_len: int, vector: str, precision: str) -> RopeData:
+    """Everything the lab draws, for one configuration (as JSON text: a hashable key)."""
+    rope = pe_core.rope_from_config(config_text, seq_len=seq_len or None)
+    original = pe_core.rope_frequencies(
+        rope.head_dim,
+        base=rope.base,
+        partial_rotary_factor=rope.rotary_dim / rope.head_dim,
+    )
+    if rope.rope_type == "proportional":
+        original = pe_core.RotaryEncoding(
+            inv_freq=rope.original_inv_freq,
+            original_inv_freq=rope.original_inv_freq,
+            attention_factor=1.0,
+            head_dim=rope.head_dim,
+            rotary_dim=rope.rotary_dim,
+            rope_type="default",
+            base=rope.base,
+            effective_base=rope.base,
+            training_length=rope.training_length,
+            target_length=rope.target_length,
+        )
+    reach = max(rope.target_length or 0, rope.training_length or 0, 4096)
+    # Log-spaced offsets: the decay reads on a log axis, and a linear sample of a curve that
+    # oscillates every few positions would only show its aliasing.
+    offsets = np.unique(np.round(np.geomspace(1, min(1.25 * reach, 10**7), CURVE_POINTS)))
+    q, k = _vectors(rope, vector)
+    if rope.inv_freq.tolist() == original.inv_freq.tolist() and rope.attention_factor == 1:
+        versions = {"no scaling": rope}
+    else:
+        versions = {"before scaling": original, "after scaling": rope}
+    scores = {name: pe_core.rope_scores(offsets, r, q, k) for name, r in versions.items()}
+    bounds = {name: pe_core.rope_decay_bound(offsets, r) for name, r in versions.items()}
+    positions = np.unique(np.round(np.geomspace(1, 1_000_000, 400)))
+    errors = pe_core.rope_angle_errors(positions, rope, precision)
+    return RopeData(rope, original, offsets, scores, bounds, positions, errors)
+
+
+def _vectors(rope: pe_core.RotaryEncoding, vector: str) -> tuple[np.ndarray, np.ndarray]:
+    if vector == "random":
+        rng = np.random.default_rng(0)
+        return rng.normal(size=rope.head_dim), rng.normal(size=rope.head_dim)
+    if vector == "one pair":
+        q = np.zeros(rope.head_dim)
+        slowest = int(np.argmin(np.where(rope.inv_freq > 0, rope.inv_freq, np.inf)))
+        q[slowest] = q[slowest + rope.rotary_dim // 2] = 1.0
+        return q, q
+    ones = np.ones(rope.head_dim)
+    return ones, ones
+
+
+def render(config: Config) -> None:
+    ui.explain(
+        "Rotary position embeddings (RoPE) use the sinusoid's frequencies ω_i = base^(−2i/d) "
+        "differently: instead of adding sin and cos to the embedding, they rotate each pair of "
+        "a query and a key by the angle k·ω_i at position k. The score q·k then depends only on "
+        "the offset between the two positions (the Relative position view's M(δ), applied to "
+        "q and k). Context-extension methods change the frequencies: linear interpolation "
+        "slows every pair, NTK raises the base, YaRN and Llama 3 leave fast pairs alone, slow "
+        "the pairs that never completed a turn in training, and ramp in between.",
+        r"\begin{aligned}\mathrm{score}(m, n) &= \langle R(m)\,q,\; R(n)\,k \rangle = "
+        r"\langle q,\; R(n - m)\,k \rangle \\ R(k) &= "
+        r"\mathrm{diag}_i \begin{pmatrix}\cos k\omega_i & -\sin k\omega_i\\ "
+        r"\sin k\omega_i & \cos k\omega_i\end{pmatrix}\end{aligned}",
+    )
+    left, right = st.columns([2, 1])
+    SOURCE.widget(config, left)
+    SEQ_LEN.widget(config, right)
+    if SOURCE.value(config) == PASTE:
+        CONFIG_TEXT.widget(config, height=160)
+        if not CONFIG_TEXT.value(config).strip():
+            st.info(
+                "Paste a model's config.json (or just its rope keys) to see its rotary encoding."
+            )
+            return
+    chosen = _chosen_config(config)
+    text = chosen if isinstance(chosen, str) else json.dumps(chosen)
+    try:
+        data = rope_data(text, SEQ_LEN.value(config), VECTOR.value(config), PRECISION.value(config))
+    except (ValueError, TypeError) as error:
+        st.warning(f"This configuration cannot be used: {error}")
+        return
+    _summary(config, data.rope)
+    _pairs(data.rope)
+    _scores(config, data)
+    _layouts(data.rope)
+    _precision(config, data)
+    _code_and_downloads(text, data.rope)
+
+
+def _summary(config: Config, rope: pe_core.RotaryEncoding) -> None:
+    if SOURCE.value(config) == SIDEBAR:
+        st.caption(
+            f"RoPE with the sidebar's base {config.base:,g} on a head of "
+            f"{rope.head_dim} columns (d_model {config.d_model:,}"
+            + (", rounded down to an even width" if config.d_model % 2 else "")
+            + f"), trained on L = {config.n_positions:,} positions: the same frequencies as "
+            "the other views, as a rotation."
+        )
+    columns = st.columns(4)
+    columns[0].metric("rope_type", rope.rope_type)
+    columns[1].metric(
+        "Rotary columns",
+        f"{rope.rotary_dim} of {rope.head_dim}",
+        help="head_dim x partial_rotary_factor; the other columns pass through unrotated.",
+    )
+    base = f"{rope.base:,g}"
+    if rope.effective_base != rope.base:
+        base += f" → {rope.effective_base:,.6g}"
+    columns[2].metric("Base (rope_theta)", base)
+    columns[3].metric(
+        "Attention factor",
+        f"{rope.attention_factor:.6g}",
+        help="Multiplies cos and sin (Hugging Face's attention_scaling): scores scale by its "
+        "square.",
+    )
+
+
+def _lengths(rope: pe_core.RotaryEncoding) -> dict:
+    lengths = {}
+    if rope.training_length:
+        lengths["training length"] = float(rope.training_length)
+    if rope.target_length and rope.target_length != rope.training_length:
+        lengths["target length"] = float(rope.target_length)
+    return lengths
+
+
+def _pairs(rope: pe_core.RotaryEncoding) -> None:
+    st.subheader("Each rotary pair, before and after scaling")
+    band = rope.band
+    counts = ", ".join(
+        f"{int(np.sum(band == b))} {b}" for b in figures.BAND_COLOURS if np.any(band == b)
+    )
+    st.caption(
+        f"{rope.n_pairs} pairs: {counts}. A pair whose wavelength exceeds the training length "
+        "never completed a turn in training; the methods slow those down so that longer "
+        "contexts stay within the angles the model has seen."
+    )
+    ui.chart(
+        caching.figure(_pair_figure, rope),
+        "rope_pairs",
+    )
+    with np.errstate(divide="ignore"):
+        table = pd.DataFrame(
+            {
+                "pair i": np.arange(rope.n_pairs),
+                "ω before": rope.original_inv_freq,
+                "ω after": rope.inv_freq,
+                "λ before": rope.original_wavelengths,
+                "λ after": rope.wavelengths,
+                "slowed by": rope.scale,
+                "band": band,
+            }
+        )
+    st.dataframe(
+        table,
+        hide_index=True,
+        width="stretch",
+        height=ui.table_height(len(table), most=300),
+        column_config={
+            name: st.column_config.NumberColumn(format="%.6g")
+            for name in ("ω before", "ω after", "λ before", "λ after", "slowed by")
+        },
+    )
+
+
+def _pair_figure(rope: pe_core.RotaryEncoding):
+    return figures.rope_pair_chart(
+        rope.original_wavelengths,
+        rope.wavelengths,
+        rope.band,
+        lengths=_lengths(rope),
+        title=f"Wavelength of each pair: {rope.rope_type}",
+        subtitle=f"head_dim {rope.head_dim}, rotary {rope.rotary_dim}, base {rope.base:,g}",
+    )
+
+
+def _scores(config: Config, data: RopeData) -> None:
+    st.subheader("Score against offset")
+    VECTOR.widget(config)
+    left, right = st.columns(2)
+    with left:
+        ui.chart(
+            figures.curves(
+                data.offsets,
+                data.scores,
+                title="q·k after rotation",
+                subtitle=f"q, k: {VECTOR.value(config)}; attention factor included",
+                x_title="offset m − n (positions)",
+                y_title="score",
+                log_x=True,
+            ),
+            "rope_scores",
+        )
+    with right:
+        ui.chart(
+            figures.curves(
+                data.offsets,
+                data.bounds,
+                title="RoFormer's relative upper bound",
+                subtitle="(1/n) Σ_j |S_j|, S_j = Σ_(i<j) exp(i δ ω_i) (Su et al., §3.4.3)",
+                x_title="offset m − n (positions)",
+                y_title="relative upper bound",
+                log_x=True,
+            ),
+            "rope_bound",
+        )
+
+
+def _layouts(rope: pe_core.RotaryEncoding) -> None:
+    st.subheader("Two layouts of the same rotation")
+    shown, half = min(rope.rotary_dim // 2, 4), rope.rotary_dim // 2
+    rows = [
+        {
+            "pair i": i,
+            "halves (GPT-NeoX, Hugging Face rotate_half)": f"columns {i} and {i + half}",
+            "interleaved (GPT-J, Meta's original)": f"columns {2 * i} and {2 * i + 1}",
+        }
+        for i in range(shown)
+    ]
+    st.table(pd.DataFrame(rows).set_index("pair i"))
+    permutation = pe_core.rope_permutation(rope.head_dim, rope.rotary_dim)
+    head = ", ".join(str(j) for j in permutation[:12])
+    st.markdown(
+        f"A checkpoint trained with one layout works in the other after its q and k projection "
+        f"rows are permuted within each head: `w_halves = w_interleaved[perm]` with "
+        f"`perm = pe_core.rope_permutation({rope.head_dim}, {rope.rotary_dim})` = [{head}"
+        + (", …]" if permutation.size > 12 else "]")
+        + " (Hugging Face's Llama conversion script does exactly this)."
+    )
+
+
+def _precision(config: Config, data: RopeData) -> None:
+    st.subheader("Precision of position ids and angles")
+    PRECISION.widget(config)
+    precision = PRECISION.value(config)
+    first, second = pe_core.merged_position_ids(precision)
+    st.markdown(
+        f"In {precision}, positions **{first:,}** and **{second:,}** are the same number: an "
+        f"implementation that casts position ids to {precision} gives them the same rotation "
+        "(and every pair of neighbours beyond). Below, the largest angle error over the pairs "
+        f"when the position ids, the frequencies and their product are all {precision}; "
+        "Hugging Face computes the product in float32 (choose float32 to see its error)."
+    )
+    finite = np.isfinite(data.angle_errors)
+    ui.chart(
+        figures.curves(
+            data.positions[finite],
+            {f"{precision} angle error": np.maximum(data.angle_errors[finite], 1e-17)},
+            title=f"Angle error against position ({precision})",
+            subtitle="max over pairs of |angle in the format − exact k·ω| (radians; 1e-17 "
+            "drawn for an exact angle)",
+            x_title="position",
+            y_title="radians",
+            log_x=True,
+            log_y=True,
+        ),
+        "rope_precision",
+    )
+    if not finite.all():
+        st.caption(
+            f"Beyond position {data.positions[~finite][0]:,.0f} the position itself overflows "
+            f"{precision} (inf): not drawn."
+        )
+
+
+def _code_and_downloads(text: str, rope: pe_core.RotaryEncoding) -> None:
+    st.subheader("Reproduce these numbers")
+    config = json.loads(text)
+    literal = pprint.pformat(config, width=88, sort_dicts=False)
+    code = (
+        "import pe_core\n\n"
+        f"config = {literal}  # or json.load(open('config.json'))\n"
+        "rope = pe_core.rope_from_config(config)\n"
+        "rope.inv_freq, rope.attention_factor\n"
+        "cos, sin = pe_core.rope_cos_sin(4096, rope)  # as Hugging Face's rotary embedding\n"
+    )
+    torch_code = (
+        "# With transformers >= 5 installed (float32, so equal to pe_core's to float32 "
+        "rounding):\n"
+        "from transformers import LlamaConfig\n"
+        "from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS\n\n"
+        f"config = LlamaConfig(**{literal})\n"
+        f"inv_freq, attention_factor = ROPE_INIT_FUNCTIONS[{rope.rope_type!r}](config, None)\n"
+        if rope.rope_type != "default"
+        else "# Plain RoPE in PyTorch:\nimport torch\n\n"
+        f"dim, base = {rope.rotary_dim}, {rope.base!r}\n"
+        "inv_freq = 1.0 / (base ** (torch.arange(0, dim, 2, dtype=torch.float64) / dim))\n"
+    )
+    numpy_tab, torch_tab = st.tabs(["pe_core", "PyTorch"])
+    numpy_tab.code(code, language="python")
+    torch_tab.code(torch_code, language="python")
+    left, right = st.columns(2)
+    left.download_button(
+        "inv_freq as NPY",
+        data=lambda: _npy(rope.inv_freq),
+        file_name=f"inv_freq_{rope.rope_type}.npy",
+        mime="application/octet-stream",
+        key="rope_inv_freq",
+        on_click="ignore",
+        icon=":material/download:",
+    )
+    right.download_button(
+        f"cos/sin cache ({CACHE_POSITIONS:,} positions) as NPY",
+        data=lambda: _npy(np.stack(pe_core.rope_cos_sin(CACHE_POSITIONS, rope))),
+        file_name=f"cos_sin_{rope.rope_type}.npy",
+        mime="application/octet-stream",
+        key="rope_cos_sin",
+        on_click="ignore",
+        icon=":material/download:",
+    )
+
+
+def _npy(array: np.ndarray) -> bytes:
+    buffer = io.BytesIO()
+    np.save(buffer, array)
+    return buffer.getvalue()

@@ -1,0 +1,79 @@
+"""The RoPE lab, driven by AppTest: presets, the sidebar's sinusoid as RoPE, pasted configs."""
+
+import json
+
+import numpy as np
+import pytest
+
+import pe_core
+from dashboard.views import rope as rope_view
+from tests.apptest_helpers import decode, figures, new_app, no_errors
+
+pytestmark = pytest.mark.timeout(600)
+
+
+def _metrics(at) -> dict:
+    return {metric.label: metric.value for metric in at.metric}
+
+
+def _pair_chart(at) -> dict:
+    return next(f for f in figures(at) if f["layout"]["title"]["text"].startswith("Wavelength"))
+
+
+@pytest.mark.parametrize("preset", list(rope_view.PRESETS))
+def test_each_preset_shows_its_exact_frequencies(preset):
+    at = new_app(view="rope", rope_model=preset)
+    at.run()
+    no_errors(at)
+    rope = pe_core.rope_from_config(rope_view.PRESETS[preset])
+    metrics = _metrics(at)
+    assert metrics["rope_type"] == rope.rope_type
+    assert metrics["Attention factor"] == f"{rope.attention_factor:.6g}"
+    assert metrics["Rotary columns"] == f"{rope.rotary_dim} of {rope.head_dim}"
+    chart = _pair_chart(at)
+    shown = np.full(rope.n_pairs, np.nan)
+    for trace in chart["data"]:
+        if trace["name"].startswith("after"):
+            shown[decode(trace["x"]).astype(int)] = decode(trace["y"])
+    np.testing.assert_allclose(shown, rope.wavelengths, rtol=1e-15)
+    lines = {a["text"].split(":")[0] for a in chart["layout"]["annotations"]}
+    assert "training length" in lines
+    assert len(figures(at)) == 4
+
+
+def test_the_sidebar_sinusoid_as_rope():
+    at = new_app(view="rope", d=7, L=300, base=500)
+    at.run()
+    no_errors(at)
+    assert _metrics(at)["Rotary columns"] == "6 of 6"
+    caption = " ".join(c.value for c in at.caption)
+    assert "rounded down to an even width" in caption
+    # Nothing is scaled: one line per chart, named so.
+    scores = next(f for f in figures(at) if f["layout"]["title"]["text"].startswith("q·k"))
+    assert [t["name"] for t in scores["data"]] == ["no scaling"]
+
+
+def test_a_pasted_config_and_a_broken_one():
+    at = new_app(view="rope", rope_model=rope_view.PASTE)
+    at.run()
+    no_errors(at)
+    assert any("Paste a model's config.json" in i.value for i in at.info)
+    config = {"head_dim": 64, "rope_theta": 10000, "rope_scaling": {"type": "linear", "factor": 2}}
+    at.text_area(key="rope_json").input(json.dumps(config)).run()
+    no_errors(at)
+    assert _metrics(at)["rope_type"] == "linear"
+    at.text_area(key="rope_json").input('{"head_dim": 64, "rope_scaling": {"type": "linear"').run()
+    no_errors(at)
+    assert any("config is not valid JSON" in w.value for w in at.warning)
+    bad = {"head_dim": 64, "rope_scaling": {"type": "linear", "factor": 0.5}}
+    at.text_area(key="rope_json").input(json.dumps(bad)).run()
+    no_errors(at)
+    assert any("factor'] must be a number >= 1, got 0.5" in w.value for w in at.warning)
+
+
+def test_precision_says_where_neighbours_merge():
+    at = new_app(view="rope", rope_prec="float16")
+    at.run()
+    no_errors(at)
+    text = " ".join(m.value for m in at.markdown)
+    assert "positions **2,048** and **2,049** are the same number" in text
