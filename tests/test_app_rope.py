@@ -77,3 +77,25 @@ def test_precision_says_where_neighbours_merge():
     no_errors(at)
     text = " ".join(m.value for m in at.markdown)
     assert "positions **2,048** and **2,049** are the same number" in text
+
+
+@pytest.mark.parametrize("preset", list(rope_view.PRESETS))
+def test_snippets_reproduce_the_numbers(preset):
+    config = rope_view.PRESETS[preset]
+    rope = pe_core.rope_from_config(config)
+    pe_core_code, torch_code = rope_view.snippets(config, rope)
+    namespace: dict = {}
+    exec(pe_core_code, namespace)  # the app's own snippet
+    np.testing.assert_array_equal(namespace["inv_freq"], rope.inv_freq)
+    assert namespace["attention_factor"] == rope.attention_factor
+    assert namespace["cos"].shape == (4096, rope.rotary_dim)
+    # The PyTorch snippet runs where PyTorch and transformers >= 5 are installed (not a
+    # dependency); it was run once with transformers 5.23.0 / torch 2.13.0 and matched.
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers", minversion="5")
+    namespace = {}
+    exec(torch_code, namespace)
+    np.testing.assert_allclose(
+        np.asarray(namespace["inv_freq"], dtype=np.float64), rope.inv_freq, rtol=5e-7
+    )
+    assert namespace["attention_factor"] == pytest.approx(rope.attention_factor, rel=1e-15)

@@ -430,8 +430,9 @@ def _precision(config: Config, data: RopeData) -> None:
     first, second = pe_core.merged_position_ids(precision)
     st.markdown(
         f"In {precision}, positions **{first:,}** and **{second:,}** are the same number: an "
-        f"implementation that casts position ids to {precision} gives them the same rotation "
-        "(and every pair of neighbours beyond). Below, the largest angle error over the pairs "
+        f"implementation that casts position ids to {precision} gives them the same rotation, "
+        "and beyond, ever more positions share a value (the spacing doubles at every power of "
+        "two). Below, the largest angle error over the pairs "
         f"when the position ids, the frequencies and their product are all {precision}; "
         "Hugging Face computes the product in float32 (choose float32 to see its error)."
     )
@@ -457,29 +458,43 @@ def _precision(config: Config, data: RopeData) -> None:
         )
 
 
-def _code_and_downloads(text: str, rope: pe_core.RotaryEncoding) -> None:
-    st.subheader("Reproduce these numbers")
-    config = json.loads(text)
+def snippets(config: dict, rope: pe_core.RotaryEncoding) -> tuple[str, str]:
+    """Code that reproduces ``rope``'s inv_freq and attention factor: with pe_core, and with
+    PyTorch (Hugging Face's own functions, or the plain formula for unscaled RoPE)."""
     literal = pprint.pformat(config, width=88, sort_dicts=False)
-    code = (
+    pe_core_code = (
         "import pe_core\n\n"
         f"config = {literal}  # or json.load(open('config.json'))\n"
         "rope = pe_core.rope_from_config(config)\n"
-        "rope.inv_freq, rope.attention_factor\n"
+        "inv_freq, attention_factor = rope.inv_freq, rope.attention_factor\n"
         "cos, sin = pe_core.rope_cos_sin(4096, rope)  # as Hugging Face's rotary embedding\n"
     )
-    torch_code = (
-        "# With transformers >= 5 installed (float32, so equal to pe_core's to float32 "
-        "rounding):\n"
-        "from transformers import LlamaConfig\n"
-        "from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS\n\n"
-        f"config = LlamaConfig(**{literal})\n"
-        f"inv_freq, attention_factor = ROPE_INIT_FUNCTIONS[{rope.rope_type!r}](config, None)\n"
-        if rope.rope_type != "default"
-        else "# Plain RoPE in PyTorch:\nimport torch\n\n"
-        f"dim, base = {rope.rotary_dim}, {rope.base!r}\n"
-        "inv_freq = 1.0 / (base ** (torch.arange(0, dim, 2, dtype=torch.float64) / dim))\n"
-    )
+    if rope.rope_type == "default":
+        torch_code = (
+            "import torch\n\n"
+            f"dim, base = {rope.rotary_dim}, {rope.base!r}\n"
+            "inv_freq = 1.0 / (base ** (torch.arange(0, dim, 2, dtype=torch.float64) / dim))\n"
+            "attention_factor = 1.0\n"
+        )
+    else:
+        # head_dim explicit: LlamaConfig knows neither qk_rope_head_dim (DeepSeek) nor a
+        # head_dim other than hidden_size // num_attention_heads unless it is given.
+        with_head = pprint.pformat(
+            {**config, "head_dim": rope.head_dim}, width=88, sort_dicts=False
+        )
+        torch_code = (
+            "# transformers >= 5 (float32: equal to pe_core's values to float32 rounding)\n"
+            "from transformers import LlamaConfig\n"
+            "from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS\n\n"
+            f"config = LlamaConfig(**{with_head})\n"
+            f"inv_freq, attention_factor = ROPE_INIT_FUNCTIONS[{rope.rope_type!r}](config, None)\n"
+        )
+    return pe_core_code, torch_code
+
+
+def _code_and_downloads(text: str, rope: pe_core.RotaryEncoding) -> None:
+    st.subheader("Reproduce these numbers")
+    code, torch_code = snippets(json.loads(text), rope)
     numpy_tab, torch_tab = st.tabs(["pe_core", "PyTorch"])
     numpy_tab.code(code, language="python")
     torch_tab.code(torch_code, language="python")
