@@ -878,3 +878,30 @@ def curves(
         xaxis=_axis(x_title, **({"type": "log"} if log_x else {})),
         yaxis=_axis(y_title, **({"type": "log", "exponentformat": "power"} if log_y else {})),
     )
+
+
+def column_bars(
+    vectors: Mapping[str, np.ndarray], *, title: str, subtitle: str = "", x_title: str
+) -> go.Figure:
+    """Several vectors as grouped bars, column by column."""
+    traces = [
+        {
+            "type": "bar",
+            "x": np.arange(values.size),
+            "y": values,
+            "name": name,
+            "marker": {"color": LINE_COLOURS[j % len(LINE_COLOURS)]},
+            "hovertemplate": f"{name}<br>column %{{x}}: %{{y:.6g}}<extra></extra>",
+        }
+        for j, (name, values) in enumerate(vectors.items())
+    ]
+    count = max((v.size for v in vectors.values()), default=1)
+    return _figure(
+        traces,
+        title=title,
+        subtitle=subtitle,
+        height=360,
+        xaxis=index_axis(x_title, count),
+        yaxis=_axis("value"),
+        barmode="group",
+    )

@@ -38,7 +38,7 @@ def test_each_preset_shows_its_exact_frequencies(preset):
     np.testing.assert_allclose(shown, rope.wavelengths, rtol=1e-15)
     lines = {a["text"].split(":")[0] for a in chart["layout"]["annotations"]}
     assert "training length" in lines
-    assert len(figures(at)) == 4
+    assert len(figures(at)) == 5  # pairs, score, bound, layouts, precision
 
 
 def test_the_sidebar_sinusoid_as_rope():
@@ -99,3 +99,15 @@ def test_snippets_reproduce_the_numbers(preset):
         np.asarray(namespace["inv_freq"], dtype=np.float64), rope.inv_freq, rtol=5e-7
     )
     assert namespace["attention_factor"] == pytest.approx(rope.attention_factor, rel=1e-15)
+
+
+def test_layouts_agree_after_the_permutation():
+    rope = pe_core.rope_from_config(rope_view.PRESETS["gpt-oss-20b (YaRN x32)"])
+    layouts = rope_view.layout_comparison(rope)
+    assert layouts.difference <= 1e-13
+    assert not np.allclose(layouts.halves, layouts.interleaved)  # different pairings
+    at = new_app(view="rope", rope_model="gpt-oss-20b (YaRN x32)")
+    at.run()
+    no_errors(at)
+    captions = " ".join(c.value for c in at.caption)
+    assert "interleaved(x)[perm] and halves(x[perm]) is" in captions

@@ -413,6 +413,26 @@ def _layouts(rope: pe_core.RotaryEncoding) -> None:
     ]
     st.table(pd.DataFrame(rows).set_index("pair i"))
     permutation = pe_core.rope_permutation(rope.head_dim, rope.rotary_dim)
+    layouts = layout_comparison(rope)
+    ui.chart(
+        figures.column_bars(
+            {
+                "x = 1, 2, 3, …": layouts.x[:LAYOUT_COLUMNS],
+                "rotated, halves": layouts.halves[:LAYOUT_COLUMNS],
+                "rotated, interleaved": layouts.interleaved[:LAYOUT_COLUMNS],
+            },
+            title=f"One vector rotated at position {LAYOUT_POSITION} under each layout",
+            subtitle=f"first {min(LAYOUT_COLUMNS, rope.head_dim)} of {rope.head_dim} columns; "
+            "attention factor included",
+            x_title="column",
+        ),
+        "rope_layouts",
+    )
+    st.caption(
+        "The same x comes out differently: the layouts rotate different pairs of columns "
+        "together. After the permutation below they agree: the largest difference between "
+        f"interleaved(x)[perm] and halves(x[perm]) is {layouts.difference:.1e}."
+    )
     head = ", ".join(str(j) for j in permutation[:12])
     st.markdown(
         f"A checkpoint trained with one layout works in the other after its q and k projection "
@@ -421,6 +441,30 @@ def _layouts(rope: pe_core.RotaryEncoding) -> None:
         + (", …]" if permutation.size > 12 else "]")
         + " (Hugging Face's Llama conversion script does exactly this)."
     )
+
+
+#: The layouts chart: the first columns of one vector at one position.
+LAYOUT_COLUMNS, LAYOUT_POSITION = 16, 3
+
+
+@dataclass(frozen=True)
+class LayoutComparison:
+    x: np.ndarray
+    halves: np.ndarray
+    interleaved: np.ndarray
+    difference: float  # max |interleaved(x)[perm] - halves(x[perm])|
+
+
+def layout_comparison(rope: pe_core.RotaryEncoding) -> LayoutComparison:
+    """x = 1, 2, ..., head_dim rotated at LAYOUT_POSITION under both layouts, and the check
+    that the weight permutation maps one onto the other."""
+    x = np.arange(1.0, rope.head_dim + 1)[None, :]
+    perm = pe_core.rope_permutation(rope.head_dim, rope.rotary_dim)
+    halves = pe_core.apply_rope(x, [LAYOUT_POSITION], rope, layout="halves")[0]
+    interleaved = pe_core.apply_rope(x, [LAYOUT_POSITION], rope, layout="interleaved")[0]
+    permuted = pe_core.apply_rope(x[:, perm], [LAYOUT_POSITION], rope, layout="halves")[0]
+    difference = float(np.max(np.abs(interleaved[perm] - permuted)))
+    return LayoutComparison(x[0], halves, interleaved, difference)
 
 
 def _precision(config: Config, data: RopeData) -> None:
