@@ -296,6 +296,11 @@ def yarn_correction_range(
         return rotary_dim * math.log(training_length / (turns * 2 * math.pi)) / (2 * math.log(base))
 
     low, high = dimension(beta_fast), dimension(beta_slow)
+    if not (math.isfinite(low) and math.isfinite(high)):  # a beta of 1e-320 and the like
+        raise ValueError(
+            f"beta_fast and beta_slow must give finite correction dimensions, got beta_fast="
+            f"{beta_fast:g} and beta_slow={beta_slow:g}"
+        )
     if truncate:
         low, high = math.floor(low), math.ceil(high)
     return max(low, 0), min(high, rotary_dim - 1)
