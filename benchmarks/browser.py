@@ -5,7 +5,12 @@ base slider with the keyboard: six steps right (each a value not seen before, so
 misses), then six steps back (cached). Each latency runs from the key press to the last
 ``plotly_afterplot`` of the redrawn charts.
 
-    .venv/bin/python benchmarks/browser.py
+    .venv/bin/python benchmarks/browser.py            # slider redraws
+    .venv/bin/python benchmarks/browser.py --views    # first chart and every view switch
+
+``--views``: for each configuration, the time from navigation to the first view settled (every
+chart drawn, the run over), then the time from a click on each view's link to that view
+settled, in registry order, twice (the second round hits the caches).
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from dashboard import registry  # noqa: E402
 from tests.e2e import CHROMIUM_ARGS, PAGE_HOOK_JS, VIEWPORT, StreamlitServer, find_chromium  # noqa: E402
 from tests.e2e.conftest import AppPage  # noqa: E402
 
@@ -43,6 +49,47 @@ def latencies(app: AppPage, query: str) -> tuple[list[float], list[float]]:
     return fresh, cached
 
 
+VIEW_CONFIGURATIONS = {
+    "default": "",
+    "1,000,000 positions": "?L=1000000",
+    "d_model 8192": "?d=8192",
+}
+
+
+def view_switches(app: AppPage, query: str) -> tuple[float, dict[str, list[float]]]:
+    """Navigation to settled (ms), and per view the click-to-settled times of two rounds."""
+    app.open(query)
+    first = app.page.evaluate("window.__pe.settledAt")
+    switches: dict[str, list[float]] = {view.label: [] for view in registry.VIEWS}
+    for _ in range(2):
+        for view in [*registry.VIEWS[1:], registry.VIEWS[0]]:
+            since = app.now()
+            app.click_tab(view.label)
+            switches[view.label].append(app.page.evaluate("window.__pe.settledAt") - since)
+    assert app.problems() == [], app.problems()
+    return first, switches
+
+
+def views_main(browser, server) -> None:
+    print(
+        "| configuration | first view settled | "
+        + " | ".join(v.label for v in registry.VIEWS)
+        + " |"
+    )
+    print("|---|---:|" + "---:|" * len(registry.VIEWS))
+    for name, query in VIEW_CONFIGURATIONS.items():
+        context = browser.new_context(viewport=VIEWPORT)
+        context.add_init_script(PAGE_HOOK_JS)
+        page = context.new_page()
+        page.set_default_timeout(180_000)
+        first, switches = view_switches(AppPage(page, server), query)
+        cells = [f"{first:.0f} ms"] + [
+            f"{times[0]:.0f} / {times[1]:.0f}" for times in switches.values()
+        ]
+        print(f"| {name} | " + " | ".join(cells) + " |", flush=True)
+        context.close()
+
+
 def main() -> None:
     from playwright.sync_api import sync_playwright
 
@@ -52,6 +99,10 @@ def main() -> None:
     rows = []
     with StreamlitServer() as server, sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+        if "--views" in sys.argv:
+            views_main(browser, server)
+            browser.close()
+            return
         for name, query in CONFIGURATIONS.items():
             context = browser.new_context(viewport=VIEWPORT)
             context.add_init_script(PAGE_HOOK_JS)
