@@ -644,6 +644,8 @@ def rope_from_config(
             config = json.loads(config)
         except (json.JSONDecodeError, UnicodeDecodeError) as error:
             raise ValueError(f"config is not valid JSON: {error}") from None
+        except RecursionError:  # tens of thousands of nested brackets
+            raise ValueError("config is not valid JSON: nested too deeply") from None
     if not isinstance(config, Mapping):
         raise TypeError(f"config must be a mapping (a parsed config.json), got {_describe(config)}")
     if "num_attention_heads" not in config and "head_dim" not in config:

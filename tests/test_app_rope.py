@@ -111,3 +111,22 @@ def test_layouts_agree_after_the_permutation():
     no_errors(at)
     captions = " ".join(c.value for c in at.caption)
     assert "interleaved(x)[perm] and halves(x[perm]) is" in captions
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("[" * 5000 + "]" * 5000, "nested too deeply"),  # json's recursion limit, in the URL
+        ('{"head_dim": 64, "rope_theta": NaN}', "rope_theta"),
+        ('{"head_dim": 64, "rope_scaling": {"type": "su"}}', "rope_type"),
+        ("x" * 20_001, "longer than 20000 characters"),
+    ],
+    ids=["deep", "nan", "unknown-type", "too-long"],
+)
+def test_hostile_config_links_keep_the_app_working(text, shown):
+    # Issue 16: a hostile config in a shared link is a message, never a traceback.
+    at = new_app(view="rope", rope_model=rope_view.PASTE, rope_json=text)
+    at.run()
+    no_errors(at)
+    messages = " ".join(w.value for w in at.warning).replace("\\", "")
+    assert shown in messages

@@ -115,7 +115,10 @@ MAX_CONFIG_CHARS = 20_000
 
 def _config_rule(text: str, config) -> None:
     if text.strip():
-        json.loads(text)  # JSONDecodeError is a ValueError: shown as the reason
+        try:
+            json.loads(text)  # JSONDecodeError is a ValueError: shown as the reason
+        except RecursionError:
+            raise ValueError("nested too deeply") from None
 
 
 SOURCE = params.Choice(
@@ -128,7 +131,7 @@ SOURCE = params.Choice(
 )
 CONFIG_TEXT = params.Text(
     "rope_json",
-    "config.json (the whole file or its rotary keys)",
+    f"config.json (the whole file or its rotary keys; up to {MAX_CONFIG_CHARS:,} characters)",
     "",
     max_chars=MAX_CONFIG_CHARS,
     area=True,
