@@ -110,9 +110,12 @@ class StreamlitServer:
             "none",
         ]
 
-    def start(self, timeout: float = 60.0, attempts: int = 3) -> StreamlitServer:
-        for _ in range(attempts):
-            self.port = free_port()
+    def start(
+        self, timeout: float = 60.0, attempts: int = 3, port: int | None = None
+    ) -> StreamlitServer:
+        """Start on a free port (or on ``port``: a restart keeps its address)."""
+        for _ in range(1 if port else attempts):
+            self.port = port or free_port()
             with open(self.log_path, "ab") as log:
                 self.process = subprocess.Popen(
                     self.command(self.port),
@@ -147,6 +150,12 @@ class StreamlitServer:
                 pass
             time.sleep(0.2)
         return False
+
+    def restart(self) -> None:
+        """Stop the server and start it again on the same port (open pages reconnect)."""
+        port = self.port
+        self.stop()
+        self.start(port=port)
 
     def stop(self, timeout: float = 10.0) -> None:
         process, self.process = self.process, None
