@@ -11,6 +11,25 @@ from .conftest import RUN_TIMEOUT_MS, AppPage
 pytestmark = pytest.mark.browser
 
 
+#: Keeps every WebSocket the page creates, so a test can tell when the page has a connection
+#: to the new server (Streamlit's reconnection after a restart may not rerun the script, and
+#: shows no status when it is quick: the page's content alone cannot tell).
+TRACK_SOCKETS_JS = r"""
+(() => {
+  const Native = window.WebSocket;
+  const sockets = (window.__sockets = []);
+  window.WebSocket = class extends Native {
+    constructor(...args) {
+      super(...args);
+      this.__opened = false;
+      this.addEventListener("open", () => { this.__opened = true; });
+      sockets.push(this);
+    }
+  };
+})();
+"""
+
+
 @pytest.fixture
 def own_server(chromium_path, tmp_path):
     """A server of this test's own (the shared one must not restart under other tests)."""
@@ -24,11 +43,14 @@ def own_server(chromium_path, tmp_path):
 def test_a_restart_keeps_the_view_and_its_parameters(browser, own_server):
     from playwright.sync_api import expect
 
-    link = "rope?rope_model=gpt-oss-20b+%28YaRN+x32%29&rope_qk=random&d=64"
+    # The lab's default configuration is the sidebar's sinusoid, so a change of d_model
+    # redraws its charts (with a model's configuration it would only change the caption).
+    link = "rope?rope_qk=random&d=64&L=512"
     # The session's browser (one Playwright per process), on this test's own server.
     context = browser.new_context(viewport=VIEWPORT)
     try:
         context.add_init_script(PAGE_HOOK_JS)
+        context.add_init_script(TRACK_SOCKETS_JS)
         page = context.new_page()
         page.set_default_timeout(RUN_TIMEOUT_MS)
         app = AppPage(page, own_server)
@@ -36,8 +58,14 @@ def test_a_restart_keeps_the_view_and_its_parameters(browser, own_server):
         assert app.selected_tab() == "RoPE lab"
         before = app.page_signature()
         own_server.restart()
-        # Streamlit's page notices the lost connection, reconnects to the new server and
-        # reruns the script on the URL it shows.
+        # The page notices the lost connection and opens a new one to the new server; until
+        # then a change would go nowhere. The old page stays on screen meanwhile.
+        page.wait_for_function(
+            "() => window.__sockets.filter((s) => s.__opened).length >= 2 &&"
+            " window.__sockets.at(-1).readyState === WebSocket.OPEN",
+            polling=100,
+            timeout=RUN_TIMEOUT_MS,
+        )
         page.wait_for_function(
             "before => window.__pe.scriptState() === 'notRunning' &&"
             " window.__pe.pageSignature() === before",
@@ -48,8 +76,9 @@ def test_a_restart_keeps_the_view_and_its_parameters(browser, own_server):
         assert app.selected_tab() == "RoPE lab"
         expect(page).to_have_url(re.compile(r"/rope\?.*rope_qk=random"))
         configuration = page.locator('input[role="combobox"][aria-label="Configuration"]')
-        assert configuration.input_value() == "gpt-oss-20b (YaRN x32)"
+        assert configuration.input_value() == "The sidebar's sinusoid"
         assert app.number_input("d_model").input_value() == "64"
+        assert app.number_input("Number of positions L").input_value() == "512"
         # Connected to the new server: a change is answered and lands in the URL.
         app.set_number("d_model", 96)
         expect(page).to_have_url(re.compile(r"[?&]d=96(&|$)"))
