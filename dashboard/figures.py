@@ -856,8 +856,10 @@ def curves(
     log_x: bool = False,
     log_y: bool = False,
     height: int = 380,
+    steps: bool = False,
 ) -> go.Figure:
-    """A few named lines against a common x (one colour each, in order)."""
+    """A few named lines against a common x (one colour each, in order); ``steps``: each
+    value holds until the next x (integer-valued things such as buckets and ids)."""
     traces = [
         {
             "type": "scatter",
@@ -865,7 +867,11 @@ def curves(
             "y": values,
             "mode": "lines",
             "name": name,
-            "line": {"color": LINE_COLOURS[j % len(LINE_COLOURS)], "width": 2},
+            "line": {
+                "color": LINE_COLOURS[j % len(LINE_COLOURS)],
+                "width": 2,
+                **({"shape": "hv"} if steps else {}),
+            },
             "hovertemplate": f"{name}<br>%{{x:,.6g}}: %{{y:.6g}}<extra></extra>",
         }
         for j, (name, values) in enumerate(lines.items())
@@ -904,4 +910,65 @@ def column_bars(
         xaxis=index_axis(x_title, count),
         yaxis=_axis("value"),
         barmode="group",
+    )
+
+
+def bars(
+    x: np.ndarray,
+    values: np.ndarray,
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    subtitle: str = "",
+    log_y: bool = False,
+    hover: str = "%{x}: %{y:.6g}",
+) -> go.Figure:
+    """One bar per x (heads, buckets)."""
+    trace = {
+        "type": "bar",
+        "x": x,
+        "y": values,
+        "marker": {"color": LINE_COLOURS[0]},
+        "hovertemplate": hover + "<extra></extra>",
+    }
+    return _figure(
+        [trace],
+        title=title,
+        subtitle=subtitle,
+        height=360,
+        xaxis=index_axis(x_title, len(x)),
+        yaxis=_axis(y_title, **({"type": "log", "exponentformat": "power"} if log_y else {})),
+    )
+
+
+def pairs_by_axis(
+    wavelengths: np.ndarray,
+    axes: np.ndarray,
+    axis_names: Sequence[str],
+    *,
+    title: str,
+    subtitle: str = "",
+) -> go.Figure:
+    """The wavelength of each rotary pair, coloured by the position axis that drives it."""
+    pairs = np.arange(wavelengths.size)
+    traces = [
+        {
+            "type": "scatter",
+            "x": pairs[axes == a],
+            "y": wavelengths[axes == a],
+            "mode": "markers",
+            "name": f"{name} ({int(np.sum(axes == a))} pairs)",
+            "marker": {"color": LINE_COLOURS[a % len(LINE_COLOURS)], "size": 7},
+            "hovertemplate": f"pair %{{x}}: {name}<br>wavelength %{{y:,.6g}}<extra></extra>",
+        }
+        for a, name in enumerate(axis_names)
+    ]
+    return _figure(
+        traces,
+        title=title,
+        subtitle=subtitle,
+        height=380,
+        xaxis=index_axis("pair i", wavelengths.size),
+        yaxis=_axis("wavelength 2π/ω (positions)", type="log", exponentformat="power"),
     )

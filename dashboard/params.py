@@ -342,7 +342,12 @@ class Multi(Param):
         values = self._values(raw)
         allowed = set(self.choices(config))
         if not values or any(v not in allowed for v in values):
-            shown = f"{min(allowed):,} to {max(allowed):,}" if allowed else "none"
+            if not allowed:
+                shown = "none"
+            elif all(isinstance(v, int) for v in allowed):
+                shown = f"{min(allowed):,} to {max(allowed):,}"
+            else:
+                shown = ", ".join(str(v) for v in self.choices(config))
             raise Invalid(f"expected values from {shown}")
         if self.max_selections is not None and len(values) > self.max_selections:
             raise Invalid(f"at most {self.max_selections} values")

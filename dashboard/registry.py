@@ -38,6 +38,7 @@ VIEWS: tuple[View, ...] = (
     View("conventions", "Conventions"),
     View("example", "Worked example"),
     View("rope", "RoPE lab"),
+    View("distance", "Distance"),
 )
 BY_SLUG = {view.slug: view for view in VIEWS}
 DEFAULT = VIEWS[0]

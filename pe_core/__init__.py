@@ -1,6 +1,8 @@
 """Positional Encoding Explorer core: exact, vectorized sinusoidal positional encodings and their
 structure (conventions, wavelengths, similarity, relative-position rotation, uniqueness at low
-precision, and the embedding + encoding forward pass).
+precision, and the embedding + encoding forward pass), and the families around them: rotary
+encodings (RoPE) with their context-extension methods and multimodal axes, ALiBi, T5's
+relative buckets and learned tables.
 
 Every sinusoidal family is a :class:`FrequencyBank` (frequencies plus a column layout); each
 analysis takes a bank wherever it takes ``d_model``. A new family is one module that builds a
@@ -12,7 +14,9 @@ bank, plus its import line here (and its names in ``__all__``).
 """
 
 from pe_core._validation import MAX_ELEMENTS
+from pe_core.alibi import alibi_bias, alibi_slopes
 from pe_core.bank import ColumnLayout, FrequencyBank
+from pe_core.buckets import t5_relative_buckets
 from pe_core.conventions import CONVENTIONS, Convention
 from pe_core.embedding import add_to_embeddings
 from pe_core.encoding import (
@@ -26,6 +30,8 @@ from pe_core.encoding import (
     wavelengths,
 )
 from pe_core.identify import Identification, identify_encoding
+from pe_core.learned import learned_position_table
+from pe_core.mrope import mrope_axes, mrope_position_ids
 from pe_core.precision import PRECISIONS, FloatFormat, quantize
 from pe_core.rope import (
     LAYOUTS,
@@ -69,6 +75,8 @@ __all__ = [
     "RotaryEncoding",
     "UniquenessReport",
     "add_to_embeddings",
+    "alibi_bias",
+    "alibi_slopes",
     "apply_rope",
     "block_mean_encoding",
     "column_roles",
@@ -77,7 +85,10 @@ __all__ = [
     "encoding_distances",
     "frequencies",
     "identify_encoding",
+    "learned_position_table",
     "merged_position_ids",
+    "mrope_axes",
+    "mrope_position_ids",
     "nearest_neighbor_distances",
     "offset_similarity",
     "quantize",
@@ -93,6 +104,7 @@ __all__ = [
     "similarity_matrix",
     "sinusoidal_bank",
     "sinusoidal_encoding",
+    "t5_relative_buckets",
     "uniqueness_report",
     "wavelengths",
     "yarn_correction_range",

@@ -359,3 +359,16 @@ def check_representable(checked: Positions, freqs, fmt: FloatFormat, cast: str) 
                 f"{fmt.overflow_threshold:.6g} on they round to inf): with cast='angles' the "
                 "encodings are NaN"
             )
+
+
+def as_integer_array(values: ArrayLike, name: str) -> NDArray[np.int64]:
+    """A 1-D array-like of whole numbers (offsets, counts) as int64, or raise naming ``name``
+    (an int ``n`` is not accepted here: offsets have a sign, so ``range`` says what is meant)."""
+    array = as_real_array(values, name)
+    if array.ndim != 1:
+        raise ValueError(f"{name} must be 1-dimensional, got an array of shape {array.shape}")
+    if np.any(np.abs(array) > MAX_POSITION):
+        raise ValueError(f"{name} must lie within +-2**53, got {_describe(values)}")
+    if np.any(array != np.round(array)):
+        raise ValueError(f"{name} must be whole numbers, got {_describe(values)}")
+    return array.astype(np.int64)

@@ -619,6 +619,42 @@ SPECS = {
     "merged_position_ids": Spec(
         pe_core.merged_position_ids, ("precision",), (), {"precision": "float16"}
     ),
+    "alibi_slopes": Spec(pe_core.alibi_slopes, ("n_heads",), (), {"n_heads": 12}),
+    "alibi_bias": Spec(
+        pe_core.alibi_bias,
+        ("offsets", "slopes"),
+        ("causal",),
+        {"offsets": [-1, 0, 3], "slopes": [0.5, 0.25], "causal": True},
+    ),
+    "t5_relative_buckets": Spec(
+        pe_core.t5_relative_buckets,
+        ("relative_positions",),
+        ("bidirectional", "num_buckets", "max_distance"),
+        {
+            "relative_positions": [-200, -3, 0, 5, 400],
+            "bidirectional": True,
+            "num_buckets": 32,
+            "max_distance": 128,
+        },
+    ),
+    "mrope_position_ids": Spec(
+        pe_core.mrope_position_ids,
+        ("segments",),
+        ("spatial_merge_size",),
+        {"segments": [3, (2, 4, 6), 2], "spatial_merge_size": 2},
+    ),
+    "mrope_axes": Spec(
+        pe_core.mrope_axes,
+        ("n_pairs", "mrope_section"),
+        ("interleaved",),
+        {"n_pairs": 64, "mrope_section": [16, 24, 24], "interleaved": False},
+    ),
+    "learned_position_table": Spec(
+        pe_core.learned_position_table,
+        ("n_positions", "d_model"),
+        ("std", "seed"),
+        {"n_positions": 16, "d_model": 8, "std": 0.02, "seed": 0},
+    ),
     "identify_encoding": Spec(
         pe_core.identify_encoding, ("matrix",), (), {"matrix": pe_core.sinusoidal_encoding(6, 8)}
     ),
@@ -684,6 +720,33 @@ PLAUSIBLE = {
     "training_length": st.integers(1, 10**6),
     "truncate": st.booleans(),
     "encoding": embedding_pairs().map(lambda pair: pair[1]),
+    "slopes": st.lists(st.floats(0, 1), min_size=1, max_size=8),
+    "causal": st.booleans(),
+    "relative_positions": st.lists(st.integers(-(10**6), 10**6), max_size=50),
+    "bidirectional": st.booleans(),
+    "num_buckets": st.integers(4, 400),
+    "max_distance": st.integers(200, 10**6),
+    "segments": st.lists(
+        st.one_of(
+            st.integers(1, 20),
+            st.tuples(st.integers(1, 4), st.sampled_from([2, 4, 8]), st.sampled_from([2, 6])),
+            st.tuples(
+                st.integers(1, 4),
+                st.sampled_from([2, 4]),
+                st.sampled_from([2, 4]),
+                st.floats(0.1, 50),
+            ),
+        ),
+        min_size=1,
+        max_size=6,
+    ),
+    "spatial_merge_size": st.sampled_from([1, 2]),
+    "n_pairs": st.just(64),
+    "mrope_section": st.sampled_from([[16, 24, 24], [24, 20, 20], [64, 0, 0]]),
+    "interleaved": st.booleans(),
+    "n_positions": st.integers(1, 64),
+    "std": st.floats(1e-6, 10),
+    "seed": st.integers(0, 2**32),
 }
 
 
@@ -899,6 +962,32 @@ def check_result(name: str, arguments: dict, result) -> None:
     if name == "yarn_correction_range":
         low, high = result
         assert low >= 0 and high <= int(arg("rotary_dim")) - 1, call
+        return
+    if name == "alibi_slopes":
+        n = int(arg("n_heads"))
+        assert result.shape == (n,) and np.all((result > 0) & (result < 1)), call
+        return
+    if name == "alibi_bias":
+        offsets, slopes = np.asarray(arg("offsets")), np.asarray(arg("slopes"))
+        assert result.shape == (slopes.size, offsets.size), call
+        assert not np.any(np.isnan(result)) and np.all(result <= 0), call
+        return
+    if name == "t5_relative_buckets":
+        assert result.shape == (len(arg("relative_positions")),), call
+        num_buckets = 32 if arg("num_buckets") is None else int(arg("num_buckets"))
+        assert np.all((result >= 0) & (result < num_buckets)), call
+        return
+    if name == "mrope_position_ids":
+        assert result.ndim == 2 and result.shape[0] == 3 and result.dtype == np.int64, call
+        assert np.all(result >= 0), call
+        return
+    if name == "mrope_axes":
+        assert result.shape == (int(arg("n_pairs")),), call
+        assert set(result.tolist()) <= {0, 1, 2}, call
+        return
+    if name == "learned_position_table":
+        assert result.shape == (int(arg("n_positions")), int(arg("d_model"))), call
+        assert np.all(np.isfinite(result)), call
         return
     if name == "identify_encoding":
         shape = np.shape(np.asarray(arg("matrix")))

@@ -220,7 +220,7 @@ def rope_data(config_text: str, seq_len: int, vector: str, precision: str) -> Ro
     # Log-spaced offsets: the decay reads on a log axis, and a linear sample of a curve that
     # oscillates every few positions would only show its aliasing.
     offsets = np.unique(np.round(np.geomspace(1, min(1.25 * reach, 10**7), CURVE_POINTS)))
-    q, k = _vectors(rope, vector)
+    q, k = query_and_key(rope, vector)
     if rope.inv_freq.tolist() == original.inv_freq.tolist() and rope.attention_factor == 1:
         versions = {"no scaling": rope}
     else:
@@ -232,7 +232,9 @@ def rope_data(config_text: str, seq_len: int, vector: str, precision: str) -> Ro
     return RopeData(rope, original, offsets, scores, bounds, positions, errors)
 
 
-def _vectors(rope: pe_core.RotaryEncoding, vector: str) -> tuple[np.ndarray, np.ndarray]:
+def query_and_key(rope: pe_core.RotaryEncoding, vector: str) -> tuple[np.ndarray, np.ndarray]:
+    """The q and k of the "q and k" choice ("ones", "random" with seed 0, "one pair": the
+    slowest rotating pair only), for a head of ``rope``."""
     if vector == "random":
         rng = np.random.default_rng(0)
         return rng.normal(size=rope.head_dim), rng.normal(size=rope.head_dim)

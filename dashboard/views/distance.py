@@ -1,0 +1,408 @@
+"""Distance: how each positional family shapes the attention score as query and key move apart,
+side by side; ALiBi's slopes, T5's buckets, and the multi-axis rotary ids of vision-language
+models. Every number comes from :mod:`pe_core`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+import pe_core
+from dashboard import caching, figures, params, ui
+from dashboard.caching import cached
+from dashboard.config import Config
+from dashboard.views.rope import query_and_key
+
+#: Distances drawn: 0 .. min(L - 1, MAX_DISTANCE), every one (the sinusoid and RoPE oscillate
+#: every few positions: a sparser sample would draw its aliasing).
+MAX_DISTANCE = 4096
+#: Values of the learned table drawn at most (its rows beyond are left out, and the chart says
+#: so).
+LEARNED_VALUES = 2**22
+#: Tokens listed in the multi-axis table.
+TABLE_TOKENS = 2000
+
+ADDED, ROPE, ALIBI, LEARNED, NOPE = (
+    "added sinusoid",
+    "RoPE",
+    "ALiBi",
+    "learned (at initialisation)",
+    "NoPE",
+)
+FAMILIES = (ADDED, ROPE, ALIBI, LEARNED, NOPE)
+#: What each curve is, on screen under the chart.
+FAMILY_NOTES = {
+    ADDED: "PE(k)·PE(k − d) with the sidebar's encoding, the query at the largest distance "
+    "shown (as if the query and key projections were the identity). Absolute: the "
+    "position is in the token's vector, and every layer can read it; the dot product of "
+    "two positions depends only on their distance when d_model is even.",
+    ROPE: "q·k after rotating q at the query's position and k at the key's, the sidebar's "
+    "frequencies on a head of the sidebar's d_model. Relative by construction: only the "
+    "distance enters the score; beyond the training length the slow pairs reach angles "
+    "never seen.",
+    ALIBI: "The bias −m·d (the same line for every head once scaled; the slopes m are below). "
+    "Relative, monotone, no oscillation: far tokens are always penalised, which is why it "
+    "extrapolates gracefully and cannot express 'exactly 5 tokens back'.",
+    LEARNED: "p(k)·p(k − d) for a table drawn as models initialise it (N(0, 0.02²), seed 0). "
+    "Before training, nothing tells near from far; training writes whatever helps, and no "
+    "position beyond the table exists.",
+    NOPE: "No positional information: every distance scores the same. A causal decoder still "
+    "tells order from the mask alone (a token sees only the earlier ones).",
+}
+LAYOUTS = {
+    "blocked (Qwen2-VL)": {"sections": (16, 24, 24), "interleaved": False, "base": 1_000_000.0},
+    "interleaved (Qwen3-VL)": {"sections": (24, 20, 20), "interleaved": True, "base": 500_000.0},
+}
+MROPE_HEAD_DIM = 128
+
+SHOWN = params.Multi(
+    "dist_fam",
+    "Families",
+    list(FAMILIES),
+    options=FAMILIES,
+    convert=str,
+    help="The families drawn in the comparison.",
+)
+VECTOR = params.Choice(
+    "dist_qk",
+    "q and k of RoPE",
+    "ones",
+    options=("ones", "random", "one pair"),
+    kind="segmented",
+    help="As in the RoPE lab: all-ones, a random pair (seed 0), or only the slowest pair.",
+)
+HEADS = params.Number("alibi_heads", "ALiBi heads", 8, low=1, high=256)
+BUCKETS = params.Number("t5_buckets", "T5 buckets", 32, low=2, high=1024)
+MAX_T5_DISTANCE = params.Number("t5_max", "T5 max_distance", 128, low=2, high=100_000)
+BIDIRECTIONAL = params.Toggle(
+    "t5_bidir",
+    "Bidirectional (encoder)",
+    True,
+    help="An encoder's buckets tell keys before the query from keys after it; a decoder's "
+    "put every later key in bucket 0.",
+)
+TEXT_BEFORE = params.Number("mm_text", "Text tokens before", 3, low=0, high=10_000)
+FRAMES = params.Number("mm_t", "Frames T (1: an image)", 1, low=1, high=16)
+PATCHES_H = params.Number("mm_h", "Patch rows H", 8, low=2, high=64, step=2)
+PATCHES_W = params.Number("mm_w", "Patch columns W", 12, low=2, high=64, step=2)
+TEXT_AFTER = params.Number("mm_after", "Text tokens after", 4, low=0, high=10_000)
+LAYOUT = params.Choice(
+    "mm_layout",
+    "Pairs per axis",
+    "blocked (Qwen2-VL)",
+    options=tuple(LAYOUTS),
+    kind="segmented",
+)
+PARAMS = (
+    SHOWN,
+    VECTOR,
+    HEADS,
+    BUCKETS,
+    MAX_T5_DISTANCE,
+    BIDIRECTIONAL,
+    TEXT_BEFORE,
+    FRAMES,
+    PATCHES_H,
+    PATCHES_W,
+    TEXT_AFTER,
+    LAYOUT,
+)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    distances: np.ndarray
+    curves: dict  # family -> score(d) - score(0), scaled to [-1, 1]
+    learned_rows: int  # distances of the learned table drawn (its rows)
+
+
+def _scaled(change: np.ndarray) -> np.ndarray:
+    largest = float(np.max(np.abs(change))) if change.size else 0.0
+    return change / largest if largest > 0 else change
+
+
+def _dot_with_last(rows_of, n_rows: int, block: int = 256) -> np.ndarray:
+    """``row(n_rows - 1) . row(n_rows - 1 - d)`` for d = 0 .. n_rows - 1, a block at a time."""
+    last = rows_of(np.array([n_rows - 1]))[0]
+    dots = np.empty(n_rows)
+    for first in range(0, n_rows, block):
+        keys = np.arange(first, min(first + block, n_rows))
+        dots[n_rows - 1 - keys] = rows_of(keys) @ last
+    return dots
+
+
+@cached
+def comparison(config: Config, vector: str) -> Comparison:
+    """Every family's score against the distance d = query - key, from 0 to the largest shown."""
+    n = min(config.n_positions, MAX_DISTANCE + 1)
+    distances = np.arange(n)
+    curves = {}
+    added = _dot_with_last(
+        lambda k: pe_core.sinusoidal_encoding(k, config.d_model, **config.core_kwargs), n
+    )
+    curves[ADDED] = _scaled(added - added[0])
+    rope = _rope(config)
+    q, k = query_and_key(rope, vector)
+    scores = pe_core.rope_scores(distances, rope, q, k)
+    curves[ROPE] = _scaled(scores - scores[0])
+    curves[ALIBI] = _scaled(pe_core.alibi_bias(distances, pe_core.alibi_slopes(1))[0])
+    learned_rows = max(2, min(n, LEARNED_VALUES // config.d_model))
+    table = pe_core.learned_position_table(learned_rows, config.d_model)
+    learned = _dot_with_last(lambda rows: table[rows], learned_rows)
+    curves[LEARNED] = np.full(n, np.nan)  # distances beyond the rows drawn: no value
+    curves[LEARNED][:learned_rows] = _scaled(learned - learned[0])[:n]
+    curves[NOPE] = np.zeros(n)
+    return Comparison(distances, curves, learned_rows)
+
+
+def _rope(config: Config) -> pe_core.RotaryEncoding:
+    head_dim = max(2, config.d_model - config.d_model % 2)
+    return pe_core.rope_frequencies(head_dim, base=config.base)
+
+
+def render(config: Config) -> None:
+    ui.explain(
+        "Attention turns scores q·k into weights with a softmax, which ignores a constant added "
+        "to all the scores of one query. So what a positional family does to attention is how "
+        "it makes the score change as the key moves away from the query. Added sinusoids and "
+        "learned tables put the position into the token's vector; RoPE rotates q and k so "
+        "that only the distance enters the score; ALiBi and T5 add a bias that depends on the "
+        "distance alone; NoPE adds nothing and leaves order to the causal mask.",
+        r"\mathrm{softmax}_j\!\left(\frac{q_i\cdot k_j}{\sqrt{d}} + b(i - j)\right),\quad "
+        r"b_{\mathrm{ALiBi}}(d) = -m_h\,d,\quad b_{\mathrm{T5}}(d) = "
+        r"\beta_h[\mathrm{bucket}(d)]",
+    )
+    _comparison(config)
+    _alibi(config)
+    _t5(config)
+    _multi_axis(config)
+
+
+def _comparison(config: Config) -> None:
+    st.subheader("The score against the distance, every family")
+    left, right = st.columns([3, 2])
+    SHOWN.widget(config, left)
+    VECTOR.widget(config, right)
+    shown = SHOWN.value(config)
+    data = comparison(config, VECTOR.value(config))
+    largest = int(data.distances[-1])
+    ui.chart(
+        caching.figure(_comparison_figure, config, VECTOR.value(config), tuple(shown)),
+        "distance_families",
+    )
+    notes = [f"- **{name}**: {FAMILY_NOTES[name]}" for name in shown]
+    if (
+        {ADDED, ROPE} <= set(shown)
+        and VECTOR.value(config) == "ones"
+        and np.allclose(data.curves[ADDED], data.curves[ROPE], rtol=0, atol=1e-9)
+    ):
+        notes.append(
+            "- With q = k = all ones, RoPE's score is 2·Σ cos(d·ω_i) over the pairs: the added "
+            "sinusoid's dot product doubled, so once scaled the two lines coincide."
+        )
+    if LEARNED in shown and data.learned_rows < data.distances.size:
+        notes.append(
+            f"- The learned table is drawn for the first {data.learned_rows:,} distances "
+            f"({data.learned_rows:,} rows of {config.d_model:,} values)."
+        )
+    st.markdown(
+        f"Each curve is score(d) − score(0), divided by its largest magnitude over the "
+        f"distances 0 to {largest:,} (L − 1"
+        + (f", at most {MAX_DISTANCE:,}" if config.n_positions - 1 > MAX_DISTANCE else "")
+        + "), so that the shapes compare; 0 means scored like the query's own position. T5's "
+        "bias is a learned value per bucket, whatever training made it: its buckets are below.\n"
+        + "\n".join(notes)
+    )
+
+
+def _comparison_figure(config: Config, vector: str, shown: tuple) -> object:
+    data = comparison(config, vector)
+    return figures.curves(
+        data.distances,
+        {name: data.curves[name] for name in shown},
+        title="How the score changes with distance",
+        subtitle=f"d_model {config.d_model:,}, base {config.base:,g}; RoPE q, k: {vector}",
+        x_title="distance d = query position − key position",
+        y_title="score(d) − score(0), scaled",
+        height=420,
+    )
+
+
+def _alibi(config: Config) -> None:
+    st.subheader("ALiBi: one slope per head")
+    HEADS.widget(config, st.columns(3)[0])
+    n_heads = HEADS.value(config)
+    power = n_heads & (n_heads - 1) == 0
+    st.caption(
+        f"{n_heads} heads: slopes 2^(−8h/{n_heads}) for h = 1 … {n_heads}"
+        if power
+        else f"{n_heads} heads (not a power of two): the {2 ** int(np.log2(n_heads))} slopes of "
+        f"{2 ** int(np.log2(n_heads))} heads, then {n_heads - 2 ** int(np.log2(n_heads))} of the "
+        f"slopes of {2 ** (int(np.log2(n_heads)) + 1)} heads that lie between them (the "
+        "reference code's rule)."
+    )
+    ui.chart(
+        caching.figure(_slopes_figure, n_heads),
+        "distance_alibi",
+    )
+
+
+def _slopes_figure(n_heads: int) -> object:
+    slopes = pe_core.alibi_slopes(n_heads)
+    return figures.bars(
+        np.arange(1, n_heads + 1),
+        slopes,
+        title="Slope m of each head",
+        subtitle="bias −m·d on a key d positions back (Press et al., get_slopes)",
+        x_title="head h",
+        y_title="slope m",
+        log_y=True,
+        hover="head %{x}: m = %{y:.6g}",
+    )
+
+
+def _t5(config: Config) -> None:
+    st.subheader("T5: the bucket of each relative position")
+    columns = st.columns(3)
+    BUCKETS.widget(config, columns[0])
+    MAX_T5_DISTANCE.widget(config, columns[1])
+    with columns[2]:
+        BIDIRECTIONAL.widget(config)
+    n_buckets, max_distance = BUCKETS.value(config), MAX_T5_DISTANCE.value(config)
+    bidirectional = BIDIRECTIONAL.value(config)
+    try:
+        _, buckets = t5_buckets(n_buckets, max_distance, bidirectional)
+    except ValueError as error:
+        st.warning(f"These buckets cannot be computed: {error}")
+        return
+    one_direction = n_buckets // 2 if bidirectional else n_buckets
+    st.caption(
+        f"Distances below {one_direction // 2} have a bucket each; then the buckets widen "
+        f"logarithmically up to {max_distance:,}; every key from there on shares bucket "
+        f"{buckets.max()}" + (" (keys after the query: the upper half)." if bidirectional else ".")
+    )
+    ui.chart(
+        caching.figure(_buckets_figure, n_buckets, max_distance, bidirectional),
+        "distance_t5",
+    )
+
+
+@cached
+def t5_buckets(n_buckets: int, max_distance: int, bidirectional: bool):
+    reach = int(min(max(200, 1.5 * max_distance), 100_000))
+    relative = np.arange(-reach, reach + 1)
+    return relative, pe_core.t5_relative_buckets(
+        relative, bidirectional=bidirectional, num_buckets=n_buckets, max_distance=max_distance
+    )
+
+
+def _buckets_figure(n_buckets: int, max_distance: int, bidirectional: bool) -> object:
+    relative, buckets = t5_buckets(n_buckets, max_distance, bidirectional)
+    return figures.curves(
+        relative,
+        {"bucket": buckets},
+        title="Bucket of each key − query offset",
+        subtitle=f"{n_buckets} buckets, max_distance {max_distance:,}, "
+        + ("bidirectional" if bidirectional else "causal"),
+        x_title="key position − query position (T5's relative_position)",
+        y_title="bucket",
+        steps=True,
+    )
+
+
+def _multi_axis(config: Config) -> None:
+    st.subheader("Multi-axis RoPE: position ids of text, images and video")
+    columns = st.columns(5)
+    for column, param in zip(
+        columns, (TEXT_BEFORE, FRAMES, PATCHES_H, PATCHES_W, TEXT_AFTER), strict=True
+    ):
+        param.widget(config, column)
+    LAYOUT.widget(config)
+    segments = _segments(config)
+    try:
+        ids = multi_axis_ids(segments)
+    except ValueError as error:
+        st.warning(f"This sequence cannot be built: {error}")
+        ui.chart(caching.figure(_axes_figure, LAYOUT.value(config)), "distance_mrope_pairs")
+        return
+    frames, rows, cols = FRAMES.value(config), PATCHES_H.value(config), PATCHES_W.value(config)
+    st.caption(
+        f"{ids.shape[1]:,} tokens: text, <|vision_start|>, {frames} × {rows // 2} × {cols // 2} "
+        f"vision tokens ({frames} × {rows} × {cols} patches merged 2 × 2), <|vision_end|>, "
+        "text. Text tokens carry one id on all three axes; vision tokens their frame, row and "
+        "column, from the id where the vision block starts (Hugging Face transformers 5.23's "
+        "get_rope_index)."
+    )
+    left, right = st.columns(2)
+    with left:
+        ui.chart(caching.figure(_ids_figure, segments), "distance_mrope_ids")
+    with right:
+        ui.chart(caching.figure(_axes_figure, LAYOUT.value(config)), "distance_mrope_pairs")
+    shown = ids[:, :TABLE_TOKENS]
+    st.dataframe(
+        pd.DataFrame(
+            {
+                "token": np.arange(shown.shape[1]),
+                "kind": _kinds(segments)[:TABLE_TOKENS],
+                "temporal": shown[0],
+                "height": shown[1],
+                "width": shown[2],
+            }
+        ),
+        hide_index=True,
+        width="stretch",
+        height=ui.table_height(shown.shape[1], most=280),
+    )
+
+
+def _segments(config: Config) -> tuple:
+    frames, rows, cols = FRAMES.value(config), PATCHES_H.value(config), PATCHES_W.value(config)
+    before, after = TEXT_BEFORE.value(config) + 1, TEXT_AFTER.value(config) + 1
+    return (before, (frames, rows, cols), after)
+
+
+def _kinds(segments: tuple) -> list[str]:
+    before, (frames, rows, cols), after = segments
+    vision = "video" if frames > 1 else "image"
+    return (
+        ["text"] * (before - 1)
+        + ["<|vision_start|>"]
+        + [vision] * (frames * (rows // 2) * (cols // 2))
+        + ["<|vision_end|>"]
+        + ["text"] * (after - 1)
+    )
+
+
+@cached
+def multi_axis_ids(segments: tuple) -> np.ndarray:
+    return pe_core.mrope_position_ids(list(segments), spatial_merge_size=2)
+
+
+def _ids_figure(segments: tuple) -> object:
+    ids = multi_axis_ids(segments)
+    return figures.curves(
+        np.arange(ids.shape[1]),
+        dict(zip(pe_core.mrope.AXES, ids, strict=True)),
+        title="Position id of each token, per axis",
+        subtitle="Qwen2-VL's M-RoPE, spatial_merge_size 2",
+        x_title="token",
+        y_title="position id",
+        steps=True,
+    )
+
+
+def _axes_figure(layout: str) -> object:
+    chosen = LAYOUTS[layout]
+    rope = pe_core.rope_frequencies(MROPE_HEAD_DIM, base=chosen["base"])
+    axes = pe_core.mrope_axes(rope.n_pairs, chosen["sections"], interleaved=chosen["interleaved"])
+    return figures.pairs_by_axis(
+        rope.wavelengths,
+        axes,
+        pe_core.mrope.AXES,
+        title="Which axis turns each pair",
+        subtitle=f"head_dim {MROPE_HEAD_DIM}, base {chosen['base']:,g}, "
+        f"mrope_section {list(chosen['sections'])}",
+    )

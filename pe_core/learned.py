@@ -1,0 +1,61 @@
+"""Learned absolute position embeddings (BERT, GPT-2, OPT): a trained table, one row per
+position, with no structure built in. What a model starts from is a random initialisation;
+this module draws one, as models do, so its (absence of) structure can be seen next to the
+sinusoid's.
+
+>>> learned_position_table(1024, 768).shape
+(1024, 768)
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from numpy.typing import NDArray
+
+from pe_core._validation import _describe, check_d_model, check_positive_int, check_real, check_size
+
+__all__ = ["learned_position_table"]
+
+
+def learned_position_table(
+    n_positions: int, d_model: int, *, std: float = 0.02, seed: int = 0
+) -> NDArray[np.float64]:
+    """A position table as a model initialises it before training.
+
+    Parameters
+    ----------
+    n_positions : int
+        Rows (the model's ``max_position_embeddings``).
+    d_model : int
+        Columns.
+    std : float, default 0.02
+        Standard deviation of the normal initialisation (``initializer_range`` of BERT and
+        GPT-2 in Hugging Face transformers; > 0, at most 1e300).
+    seed : int, default 0
+        Seed of NumPy's default generator (the values differ from any framework's; their
+        distribution is the same).
+
+    Returns
+    -------
+    ndarray of float64, shape (n_positions, d_model)
+        Independent draws from ``N(0, std**2)``.
+
+    Notes
+    -----
+    Two different rows are independent, so their cosine similarity is about
+    ``N(0, 1/d_model)`` at every offset: nothing tells near from far until training writes it
+    in. Trained tables (GPT-2's, for one) do acquire smooth, sinusoid-like columns.
+    """
+    n_positions = check_positive_int(n_positions, "n_positions")
+    d_model = check_d_model(d_model)
+    std = check_real(std, "std")
+    if not 0 < std <= 1e300:
+        raise ValueError(f"std must be > 0 and at most 1e300 (draws stay finite), got {std}")
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral):
+        raise TypeError(f"seed must be a non-negative integer, got {_describe(seed)}")
+    if seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed}")
+    check_size(n_positions * d_model, "the table")
+    return np.random.default_rng(seed).normal(0.0, std, size=(n_positions, d_model))
