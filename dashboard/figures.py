@@ -963,6 +963,7 @@ def pairs_by_axis(
             "hovertemplate": f"pair %{{x}}: {name}<br>wavelength %{{y:,.6g}}<extra></extra>",
         }
         for a, name in enumerate(axis_names)
+        if np.any(axes == a)
     ]
     return _figure(
         traces,

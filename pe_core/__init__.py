@@ -31,7 +31,12 @@ from pe_core.encoding import (
 )
 from pe_core.identify import Identification, identify_encoding
 from pe_core.learned import learned_position_table
-from pe_core.mrope import mrope_axes, mrope_position_ids
+from pe_core.mrope import (
+    axial_rope_frequencies,
+    mrope_axes,
+    mrope_position_ids,
+    multi_axis_angles,
+)
 from pe_core.precision import PRECISIONS, FloatFormat, quantize
 from pe_core.rope import (
     LAYOUTS,
@@ -78,6 +83,7 @@ __all__ = [
     "alibi_bias",
     "alibi_slopes",
     "apply_rope",
+    "axial_rope_frequencies",
     "block_mean_encoding",
     "column_roles",
     "cosine_similarity",
@@ -89,6 +95,7 @@ __all__ = [
     "merged_position_ids",
     "mrope_axes",
     "mrope_position_ids",
+    "multi_axis_angles",
     "nearest_neighbor_distances",
     "offset_similarity",
     "quantize",

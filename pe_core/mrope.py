@@ -20,17 +20,26 @@ import numbers
 from collections.abc import Sequence
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
 from pe_core._validation import (
     MAX_D_MODEL,
     _describe,
+    as_integer_array,
+    as_real_array,
+    check_base,
     check_positive_int,
     check_real,
     check_size,
 )
 
-__all__ = ["AXES", "mrope_axes", "mrope_position_ids"]
+__all__ = [
+    "AXES",
+    "axial_rope_frequencies",
+    "mrope_axes",
+    "mrope_position_ids",
+    "multi_axis_angles",
+]
 
 #: The three axes of M-RoPE, in the order of its position ids and of ``mrope_section``.
 AXES = ("temporal", "height", "width")
@@ -187,3 +196,83 @@ def mrope_axes(
         # A count beyond the pairs is clipped, as the reference's slice clips it.
         axes[axis : 3 * sections[axis] : 3] = axis
     return axes
+
+
+def axial_rope_frequencies(
+    head_dim: int, *, base: float = 10_000.0
+) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+    """2-D axial RoPE of a vision encoder: half the pairs turn with the row, half with the
+    column, both halves with the same frequencies.
+
+    Parameters
+    ----------
+    head_dim : int
+        Columns of a head, a multiple of 4 (Qwen2-VL's vision encoder: 1280 / 16 = 80).
+    base : float, default 10000.0
+        ``rope_theta``.
+
+    Returns
+    -------
+    inv_freq : ndarray of float64, shape (head_dim // 2,)
+        The frequency of each pair: ``base**(-2j / (head_dim / 2))`` for ``j < head_dim / 4``,
+        the same again for the second half.
+    axes : ndarray of int64, shape (head_dim // 2,)
+        The axis of each pair, numbered as :data:`AXES` (1 height for the first half, 2 width
+        for the second), to use with :func:`multi_axis_angles`.
+
+    Notes
+    -----
+    Hugging Face transformers 5.23's ``Qwen2VLVisionRotaryEmbedding`` (``rope_type``
+    "axial"): a RoPE of dimension ``head_dim / 2`` evaluated at the row and at the column,
+    concatenated, in the halves layout (``rotate_half``).
+    """
+    head_dim = check_positive_int(head_dim, "head_dim")
+    if head_dim % 4 or head_dim > MAX_D_MODEL:
+        raise ValueError(
+            f"head_dim must be a multiple of 4 (two axes of pairs) up to 2**20, got {head_dim}"
+        )
+    base = check_base(base)
+    spatial_dim = head_dim // 2
+    inv_freq = 1.0 / base ** (np.arange(0, spatial_dim, 2) / spatial_dim)
+    return np.tile(inv_freq, 2), np.repeat(np.array([1, 2]), head_dim // 4)
+
+
+def multi_axis_angles(
+    position_ids: ArrayLike, inv_freq: ArrayLike, axes: ArrayLike
+) -> NDArray[np.float64]:
+    """The rotation angle of every pair at every token: the id on the pair's axis times the
+    pair's frequency.
+
+    Parameters
+    ----------
+    position_ids : array_like of int, shape (n_axes, n_tokens)
+        As :func:`mrope_position_ids` gives (rows temporal, height, width).
+    inv_freq : array_like, shape (n_pairs,)
+        One frequency per pair (``RotaryEncoding.inv_freq``, or :func:`axial_rope_frequencies`).
+    axes : array_like of int, shape (n_pairs,)
+        The row of ``position_ids`` that drives each pair (:func:`mrope_axes`).
+
+    Returns
+    -------
+    ndarray of float64, shape (n_tokens, n_pairs)
+        ``position_ids[axes[j], t] * inv_freq[j]``; cos and sin of these, each repeated for the
+        two halves, are the model's cos/sin caches.
+    """
+    ids = as_real_array(position_ids, "position_ids", ndim=2)
+    freqs = as_real_array(inv_freq, "inv_freq", ndim=1)
+    axes = as_integer_array(axes, "axes")
+    if axes.size != freqs.size:
+        raise ValueError(
+            f"axes must have one entry per frequency of inv_freq ({freqs.size}), got {axes.size}"
+        )
+    if axes.size and (axes.min() < 0 or axes.max() >= ids.shape[0]):
+        raise ValueError(
+            f"axes must be rows of position_ids (0 to {ids.shape[0] - 1}), got "
+            f"{_describe(axes.tolist())}"
+        )
+    check_size(ids.shape[1] * freqs.size, "the angles")
+    with np.errstate(over="ignore"):
+        angles = ids[axes].T * freqs
+    if not np.all(np.isfinite(angles)):
+        raise ValueError("position_ids times inv_freq overflow float64: the angles must be finite")
+    return angles

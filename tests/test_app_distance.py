@@ -146,3 +146,14 @@ def test_unknown_families_in_a_link_are_named(families):
         w.value for w in at.warning
     ]
     assert len(figures(at)) == 5
+
+
+def test_the_vision_encoders_axial_rope():
+    at = new_app(view="distance", mm_layout="axial 2-D (Qwen2-VL's vision encoder)")
+    at.run()
+    no_errors(at)
+    pairs = _chart(at, "Which axis")
+    assert [t["name"] for t in pairs["data"]] == ["height (20 pairs)", "width (20 pairs)"]
+    inv_freq, _ = pe_core.axial_rope_frequencies(80, base=10_000.0)
+    for trace in pairs["data"]:
+        np.testing.assert_allclose(decode(trace["y"]), 2 * np.pi / inv_freq[:20], rtol=1e-15)

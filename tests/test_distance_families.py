@@ -178,6 +178,44 @@ class TestMultimodalRope:
         )
         np.testing.assert_array_equal(axes, case["axes"])
 
+    def test_axial_2d_rope_of_the_vision_encoder(self):
+        case = REFERENCE["mrope"]["axial_qwen2_vl_vision"]
+        inv_freq, axes = pe_core.axial_rope_frequencies(case["head_dim"], base=case["rope_theta"])
+        ids = np.zeros((3, len(case["height_ids"])))
+        ids[1], ids[2] = case["height_ids"], case["width_ids"]
+        angles = pe_core.multi_axis_angles(ids, inv_freq, axes)
+        # Their cos/sin are float32 (angles up to 95 rad): within 8e-6 absolute.
+        np.testing.assert_allclose(np.tile(np.cos(angles), 2), case["cos"], rtol=0, atol=8e-6)
+        np.testing.assert_allclose(np.tile(np.sin(angles), 2), case["sin"], rtol=0, atol=8e-6)
+
+    def test_angles_follow_each_pairs_axis(self):
+        ids = pe_core.mrope_position_ids([2, (1, 2, 4)])
+        axes = pe_core.mrope_axes(4, [2, 1, 1])
+        angles = pe_core.multi_axis_angles(ids, [1.0, 0.5, 0.25, 0.125], axes)
+        np.testing.assert_array_equal(angles[:, 0], ids[0] * 1.0)
+        np.testing.assert_array_equal(angles[:, 2], ids[1] * 0.25)
+        np.testing.assert_array_equal(angles[:, 3], ids[2] * 0.125)
+
+    @pytest.mark.parametrize(
+        ("args", "match"),
+        [
+            (([[0, 1]], [1.0], [1]), r"axes must be rows of position_ids \(0 to 0\)"),
+            (
+                ([[0, 1]], [1.0, 2.0], [0]),
+                r"axes must have one entry per frequency of inv_freq \(2\)",
+            ),
+            (([0, 1], [1.0], [0]), "position_ids must be 2-dimensional"),
+        ],
+    )
+    def test_bad_angles(self, args, match):
+        with pytest.raises(ValueError, match=match):
+            pe_core.multi_axis_angles(*args)
+
+    @pytest.mark.parametrize("head_dim", [6, 2, 0])
+    def test_axial_needs_four_columns_a_pair(self, head_dim):
+        with pytest.raises(ValueError, match="head_dim must be"):
+            pe_core.axial_rope_frequencies(head_dim)
+
     def test_text_only_is_plain_positions(self):
         ids = pe_core.mrope_position_ids([5])
         np.testing.assert_array_equal(ids, np.tile(np.arange(5), (3, 1)))

@@ -649,6 +649,15 @@ SPECS = {
         ("interleaved",),
         {"n_pairs": 64, "mrope_section": [16, 24, 24], "interleaved": False},
     ),
+    "axial_rope_frequencies": Spec(
+        pe_core.axial_rope_frequencies, ("head_dim",), ("base",), {"head_dim": 80, "base": 1e4}
+    ),
+    "multi_axis_angles": Spec(
+        pe_core.multi_axis_angles,
+        ("position_ids", "inv_freq", "axes"),
+        (),
+        {"position_ids": np.arange(12).reshape(3, 4), "inv_freq": [1.0, 0.1], "axes": [1, 2]},
+    ),
     "learned_position_table": Spec(
         pe_core.learned_position_table,
         ("n_positions", "d_model"),
@@ -745,6 +754,11 @@ PLAUSIBLE = {
     "mrope_section": st.sampled_from([[16, 24, 24], [24, 20, 20], [64, 0, 0]]),
     "interleaved": st.booleans(),
     "n_positions": st.integers(1, 64),
+    "position_ids": st.sampled_from(
+        [np.arange(12).reshape(3, 4), pe_core.mrope_position_ids([2, (1, 2, 2)])]
+    ),
+    "inv_freq": st.lists(st.floats(0, 10), min_size=2, max_size=2),
+    "axes": st.lists(st.integers(0, 2), min_size=2, max_size=2),
     "std": st.floats(1e-6, 10),
     "seed": st.integers(0, 2**32),
 }
@@ -984,6 +998,16 @@ def check_result(name: str, arguments: dict, result) -> None:
     if name == "mrope_axes":
         assert result.shape == (int(arg("n_pairs")),), call
         assert set(result.tolist()) <= {0, 1, 2}, call
+        return
+    if name == "axial_rope_frequencies":
+        inv_freq, axes = result
+        assert inv_freq.shape == axes.shape == (int(arg("head_dim")) // 2,), call
+        assert np.all(np.isfinite(inv_freq)) and set(axes.tolist()) <= {1, 2}, call
+        return
+    if name == "multi_axis_angles":
+        ids = np.asarray(arg("position_ids"))
+        assert result.shape == (ids.shape[1], np.asarray(arg("inv_freq")).size), call
+        assert not np.any(np.isnan(result)), call
         return
     if name == "learned_position_table":
         assert result.shape == (int(arg("n_positions")), int(arg("d_model"))), call

@@ -52,9 +52,12 @@ FAMILY_NOTES = {
     NOPE: "No positional information: every distance scores the same. A causal decoder still "
     "tells order from the mask alone (a token sees only the earlier ones).",
 }
+#: How the rotary pairs are shared among the axes (transformers 5.23 defaults: Qwen2-VL and
+#: Qwen3-VL language models, head_dim 128; Qwen2-VL's vision encoder, 1280 / 16 heads = 80).
 LAYOUTS = {
     "blocked (Qwen2-VL)": {"sections": (16, 24, 24), "interleaved": False, "base": 1_000_000.0},
     "interleaved (Qwen3-VL)": {"sections": (24, 20, 20), "interleaved": True, "base": 500_000.0},
+    "axial 2-D (Qwen2-VL's vision encoder)": {"head_dim": 80, "base": 10_000.0},
 }
 MROPE_HEAD_DIM = 128
 
@@ -396,13 +399,21 @@ def _ids_figure(segments: tuple) -> object:
 
 def _axes_figure(layout: str) -> object:
     chosen = LAYOUTS[layout]
-    rope = pe_core.rope_frequencies(MROPE_HEAD_DIM, base=chosen["base"])
-    axes = pe_core.mrope_axes(rope.n_pairs, chosen["sections"], interleaved=chosen["interleaved"])
+    if "head_dim" in chosen:  # the vision encoder's 2-D RoPE: row and column, same frequencies
+        inv_freq, axes = pe_core.axial_rope_frequencies(chosen["head_dim"], base=chosen["base"])
+        details = "row and column, each over half the pairs"
+        head_dim = chosen["head_dim"]
+    else:
+        head_dim = MROPE_HEAD_DIM
+        inv_freq = pe_core.rope_frequencies(head_dim, base=chosen["base"]).inv_freq
+        axes = pe_core.mrope_axes(
+            inv_freq.size, chosen["sections"], interleaved=chosen["interleaved"]
+        )
+        details = f"mrope_section {list(chosen['sections'])}"
     return figures.pairs_by_axis(
-        rope.wavelengths,
+        2 * np.pi / inv_freq,
         axes,
         pe_core.mrope.AXES,
         title="Which axis turns each pair",
-        subtitle=f"head_dim {MROPE_HEAD_DIM}, base {chosen['base']:,g}, "
-        f"mrope_section {list(chosen['sections'])}",
+        subtitle=f"head_dim {head_dim}, base {chosen['base']:,g}, {details}",
     )
