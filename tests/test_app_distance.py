@@ -47,6 +47,10 @@ def test_default_draws_every_family_and_the_exact_values():
     np.testing.assert_array_equal(
         decode(buckets["data"][0]["y"]), pe_core.t5_relative_buckets(relative)
     )
+    # The last bucket back: bucket 15 from distance 91 on (the first d with bucket(-d) = 15).
+    assert pe_core.t5_relative_buckets([-90, -91]).tolist() == [14, 15]
+    assert "every key 91 or more positions back shares the last one, 15" in _text(at)
+    assert "keys after the query use buckets of their own, the last one 31" in _text(at)
     ids = _chart(at, "Position id")
     expected = pe_core.mrope_position_ids([4, (1, 8, 12), 5])
     for row, trace in zip(expected, ids["data"], strict=True):
@@ -97,6 +101,15 @@ def test_top_of_the_range_says_what_it_draws():
         next(t for t in _chart(at, "How the score")["data"] if t["name"].startswith("learned"))["y"]
     )
     assert np.all(np.isfinite(learned[:rows])) and np.all(np.isnan(learned[rows:]))
+
+
+def test_causal_buckets_are_described_as_such():
+    at = new_app(view="distance", t5_bidir="false")
+    at.run()
+    no_errors(at)
+    assert pe_core.t5_relative_buckets([-112, -113], bidirectional=False).tolist() == [30, 31]
+    assert "every key 113 or more positions back shares the last one, 31" in _text(at)
+    assert "every key after the query shares bucket 0 with the query itself" in _text(at)
 
 
 def test_alibi_heads_not_a_power_of_two():

@@ -277,15 +277,23 @@ def _t5(config: Config) -> None:
     n_buckets, max_distance = BUCKETS.value(config), MAX_T5_DISTANCE.value(config)
     bidirectional = BIDIRECTIONAL.value(config)
     try:
-        _, buckets = t5_buckets(n_buckets, max_distance, bidirectional)
+        relative, buckets = t5_buckets(n_buckets, max_distance, bidirectional)
     except ValueError as error:
         st.warning(f"These buckets cannot be computed: {error}")
         return
-    one_direction = n_buckets // 2 if bidirectional else n_buckets
+    exact = (n_buckets // 2 if bidirectional else n_buckets) // 2
+    past = buckets[relative <= 0][::-1]  # by growing distance back
+    last = int(past[-1])
+    reached = int(np.argmax(past == last))  # the first distance in the last bucket
+    after = (
+        f"keys after the query use buckets of their own, the last one {buckets[-1]}."
+        if bidirectional
+        else "every key after the query shares bucket 0 with the query itself."
+    )
     st.caption(
-        f"Distances below {one_direction // 2} have a bucket each; then the buckets widen "
-        f"logarithmically up to {max_distance:,}; every key from there on shares bucket "
-        f"{buckets.max()}" + (" (keys after the query: the upper half)." if bidirectional else ".")
+        f"Distances below {exact} have a bucket each; then the buckets widen "
+        f"logarithmically, and every key {reached:,} or more positions back shares the last "
+        f"one, {last} (max_distance {max_distance:,} sets how fast they widen); {after}"
     )
     ui.chart(
         caching.figure(_buckets_figure, n_buckets, max_distance, bidirectional),
@@ -338,6 +346,12 @@ def _multi_axis(config: Config) -> None:
         "text. Text tokens carry one id on all three axes; vision tokens their frame, row and "
         "column, from the id where the vision block starts (Hugging Face transformers 5.23's "
         "get_rope_index)."
+        + (
+            " The vision encoder's axial RoPE (right) is another attention: it turns by each "
+            "patch's row and column within its image, before the 2 × 2 merge, not by these ids."
+            if "head_dim" in LAYOUTS[LAYOUT.value(config)]
+            else ""
+        )
     )
     left, right = st.columns(2)
     with left:
