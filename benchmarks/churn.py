@@ -1,18 +1,21 @@
 """Server memory under churn: many distinct parameter sets across every view (issue 16).
 
-Starts its own server, then ``--sessions`` browser pages (one headless Chromium) take turns
-opening links, each a view of the registry (the RoPE lab included) with parameters drawn at
-random (seeded), ``--links`` links in all, every one distinct. After each link is drawn the
-server's resident memory (VmRSS) is sampled. Prints the RSS every 25 links and a summary: the
-caches are bounded by entries (and st.cache_data by bytes), so the RSS should level off rather
-than grow with the number of links.
+Starts its own server on the loopback address, then ``--sessions`` clients at once open
+``--links`` links in all, every one distinct: a view of the registry (the RoPE lab and Distance
+included) with parameters drawn at random (seeded). Each link is opened as a person opening it
+does, a new session at the protocol level (``benchmarks/protocol.py``: the script runs with the
+link's query string; no browser, so two cores go to the server). After each link the server's
+resident memory (VmRSS) is sampled. Prints the RSS every 25 links and a summary: the caches are
+bounded by entries (and st.cache_data by bytes), so the RSS should level off rather than grow
+with the number of links.
 
-    .venv/bin/python benchmarks/churn.py --links 300 --sessions 2
+    .venv/bin/python benchmarks/churn.py --links 500 --sessions 4
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import random
 import sys
 import time
@@ -22,13 +25,16 @@ from urllib.parse import urlencode
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.protocol import connect, rerun_message, run  # noqa: E402
 from dashboard import registry  # noqa: E402
 from dashboard.views import rope as rope_view  # noqa: E402
-from tests.e2e import CHROMIUM_ARGS, PAGE_HOOK_JS, VIEWPORT, StreamlitServer, find_chromium  # noqa: E402
+from tests.e2e import StreamlitServer  # noqa: E402
+
+MAX_LINKS = 2000
 
 
-def random_link(rng: random.Random, seen: set[str]) -> str:
-    """A view and parameters not asked for before."""
+def random_link(rng: random.Random, seen: set[str]) -> tuple[str, str]:
+    """A view (its page name) and a query string not asked for before."""
     while True:
         view = rng.choice(registry.VIEWS).slug
         query = {
@@ -42,54 +48,70 @@ def random_link(rng: random.Random, seen: set[str]) -> str:
                 [rope_view.SIDEBAR, *rope_view.PRESETS, rope_view.SIDEBAR]
             )
             query["rope_prec"] = rng.choice(["float32", "bfloat16", "float16"])
-        path = "" if view == registry.DEFAULT.slug else view
-        link = f"{path}?{urlencode(query)}"
+        if view == "distance":
+            query["dist_qk"] = rng.choice(["ones", "random", "one pair"])
+            query["alibi_heads"] = rng.randint(1, 256)
+            query["t5_buckets"] = rng.choice([32, 64, rng.randint(4, 1024)])
+            query["t5_max"] = rng.choice([128, rng.randint(600, 100_000)])
+            query["mm_t"] = rng.randint(1, 16)
+            query["mm_h"], query["mm_w"] = 2 * rng.randint(1, 32), 2 * rng.randint(1, 32)
+        page = "" if view == registry.DEFAULT.slug else view
+        link = (page, urlencode(query))
         if link not in seen:
             seen.add(link)
             return link
 
 
+async def _churn(server, links: list[tuple[str, str]], sessions: int) -> dict:
+    queue = list(reversed(links))
+    samples, seconds, errors = [], [], []
+
+    async def client() -> None:
+        while queue:
+            page, query = queue.pop()
+            try:
+                async with connect(server.url) as socket:
+                    result = await run(socket, rerun_message(query, page))
+                seconds.append(result.seconds)
+                errors.extend(f"{page}?{query}: {e}" for e in result.errors)
+            except Exception as error:  # a lost or refused connection is an error of the run
+                errors.append(f"{page}?{query}: {type(error).__name__}: {error}")
+            samples.append(server.memory_kib().get("VmRSS", 0) / 1024)
+            if len(samples) % 25 == 0:
+                print(f"{len(samples):5d} links: RSS {samples[-1]:.0f} MiB", flush=True)
+
+    await asyncio.gather(*(client() for _ in range(sessions)))
+    return {"samples": samples, "seconds": seconds, "errors": errors}
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--links", type=int, default=300)
-    parser.add_argument("--sessions", type=int, default=2)
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--links", type=int, default=500)
+    parser.add_argument("--sessions", type=int, default=4)
     parser.add_argument("--seed", type=int, default=0)
     arguments = parser.parse_args()
-    from playwright.sync_api import sync_playwright
-
+    if not 1 <= arguments.links <= MAX_LINKS or not 1 <= arguments.sessions <= 60:
+        parser.error(f"1 to {MAX_LINKS} links and 1 to 60 sessions")
     rng, seen = random.Random(arguments.seed), set()
-    samples = []
-    with StreamlitServer() as server, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=find_chromium(), args=CHROMIUM_ARGS)
-        context = browser.new_context(viewport=VIEWPORT)
-        context.add_init_script(PAGE_HOOK_JS)
-        pages = [context.new_page() for _ in range(arguments.sessions)]
+    links = [random_link(rng, seen) for _ in range(arguments.links)]
+    with StreamlitServer() as server:
         start_rss = server.memory_kib().get("VmRSS", 0) / 1024
         print(f"server RSS at start: {start_rss:.0f} MiB", flush=True)
-        started, errors = time.perf_counter(), 0
-        for n in range(arguments.links):
-            page = pages[n % len(pages)]
-            page.goto(f"{server.url}/{random_link(rng, seen)}")
-            page.wait_for_function(
-                "() => window.__pe && window.__pe.settled(-1, null, false)",
-                polling=100,
-                timeout=180_000,
-            )
-            errors += len(page.evaluate("window.__pe.problems()"))
-            rss = server.memory_kib().get("VmRSS", 0) / 1024
-            samples.append(rss)
-            if (n + 1) % 25 == 0:
-                print(f"{n + 1:5d} links: RSS {rss:.0f} MiB", flush=True)
+        started = time.perf_counter()
+        result = asyncio.run(_churn(server, links, arguments.sessions))
         elapsed = time.perf_counter() - started
-        browser.close()
         peak = server.memory_kib().get("VmHWM", 0) / 1024
+    samples, seconds = result["samples"], sorted(result["seconds"])
     half = len(samples) // 2
     print(
-        f"\n{arguments.links} distinct links over {arguments.sessions} sessions in {elapsed:.0f} s;"
-        f" {errors} page problems; RSS start {start_rss:.0f} MiB, after half the links "
+        f"\n{arguments.links} distinct links over {arguments.sessions} sessions in {elapsed:.0f} s"
+        f" (median {seconds[len(seconds) // 2]:.2f} s a link, slowest {seconds[-1]:.1f} s);"
+        f" {len(result['errors'])} errors; RSS start {start_rss:.0f} MiB, after half the links "
         f"{samples[half - 1]:.0f} MiB, at the end {samples[-1]:.0f} MiB, max {max(samples):.0f}"
         f" MiB, peak (VmHWM) {peak:.0f} MiB"
     )
+    for error in result["errors"][:10]:
+        print(f"    {error}")
 
 
 if __name__ == "__main__":

@@ -13,9 +13,14 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
+from pe_core import CONVENTIONS
+
 #: Diverging scale for values in [-1, 1]: blue negative, white 0, red positive.
 DIVERGING = "RdBu_r"
-CONVENTION_COLOURS = {"vaswani": "#1f77b4", "tensor2tensor": "#ff7f0e", "split": "#2ca02c"}
+#: Each convention's line, by its ``colour_index``: colour and dash, so overlaid lines stay
+#: apart where they coincide.
+CONVENTION_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b")
+CONVENTION_DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
 LINE_COLOURS = (
     "#1f77b4",
     "#d62728",
@@ -252,8 +257,17 @@ class Mark:
 
 WAVELENGTH_TITLE = "Wavelengths form a geometric progression (a straight line on a log axis)"
 
-#: Each convention's line: colour and dash, so overlaid lines stay apart where they coincide.
-CONVENTION_DASHES = {"vaswani": "solid", "tensor2tensor": "dash", "split": "dot"}
+
+def convention_line(name: str, *, width: float = 2) -> dict:
+    """The line style of convention ``name`` (its colour and dash); grey for other names."""
+    if name not in CONVENTIONS:
+        return {"color": "#7f7f7f", "width": width, "dash": "solid"}
+    index = CONVENTIONS[name].colour_index
+    return {
+        "color": CONVENTION_COLOURS[index % len(CONVENTION_COLOURS)],
+        "width": width,
+        "dash": CONVENTION_DASHES[index % len(CONVENTION_DASHES)],
+    }
 
 
 def wavelength_chart(
@@ -283,11 +297,7 @@ def wavelength_chart(
                 "y": lam,
                 "mode": "lines+markers" if lam.size <= 64 else "lines",
                 "name": label,
-                "line": {
-                    "color": CONVENTION_COLOURS.get(name),
-                    "width": 3 if is_current else 2,
-                    "dash": CONVENTION_DASHES.get(name, "solid"),
-                },
+                "line": convention_line(name, width=3 if is_current else 2),
                 "marker": {"size": 6 if is_current else 4},
                 "hovertemplate": f"{name}<br>pair i=%{{x}}<br>λ=%{{y:,.6g}} positions"
                 "<extra></extra>",
@@ -740,11 +750,7 @@ def profiles_overlay(profiles: Mapping[str, np.ndarray], *, current: str) -> go.
             "y": values,
             "mode": "lines",
             "name": name + (" (current)" if name == current else ""),
-            "line": {
-                "color": CONVENTION_COLOURS.get(name),
-                "width": 2 if name == "split" else 3,
-                "dash": "dot" if name == "split" else "solid",
-            },
+            "line": convention_line(name, width=3 if name == current else 2),
             "hovertemplate": f"{name}<br>offset %{{x}}<br>cosine %{{y:.6f}}<extra></extra>",
         }
         for name, values in profiles.items()

@@ -47,23 +47,21 @@ class ColumnLayout:
         )
 
     @classmethod
-    def halves(cls, d_model: int, *, odd: str = "sin") -> ColumnLayout:
-        """``[sin_0 .. sin_(h-1) | cos_0 .. cos_(h-1)]``. For odd ``d_model`` the extra column
-        is one more sin (``odd="sin"``) or a zero column at the end (``odd="zero"``)."""
+    def halves(cls, d_model: int, *, odd: str = "sin", first: str = "sin") -> ColumnLayout:
+        """``[sin_0 .. sin_(h-1) | cos_0 .. cos_(h-1)]``, or the cos half first
+        (``first="cos"``). For odd ``d_model`` the extra column is one more sin (``odd="sin"``)
+        or a zero column at the end (``odd="zero"``)."""
         half_down = d_model // 2
         if odd == "zero":
             zeros = (d_model - 1,) if d_model % 2 else ()
-            return cls(
-                d_model,
-                half_down,
-                slice(0, half_down),
-                slice(half_down, 2 * half_down),
-                half_down,
-                half_down,
-                zeros,
-            )
-        half_up = (d_model + 1) // 2
-        return cls(d_model, half_up, slice(0, half_up), slice(half_up, d_model), half_up, half_down)
+            n_sin = n_cos = half_down
+        else:
+            zeros, n_sin, n_cos = (), (d_model + 1) // 2, half_down
+        if first == "cos":
+            cos_columns, sin_columns = slice(0, n_cos), slice(n_cos, n_cos + n_sin)
+        else:
+            sin_columns, cos_columns = slice(0, n_sin), slice(n_sin, n_sin + n_cos)
+        return cls(d_model, n_sin, sin_columns, cos_columns, n_sin, n_cos, zeros)
 
     def __hash__(self) -> int:  # slices are not hashable before Python 3.12
         def key(columns: slice) -> tuple:

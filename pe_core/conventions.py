@@ -1,7 +1,8 @@
 """The column layouts and frequency spacings that real libraries use for sinusoidal encodings.
 
-A convention fixes three things: where the sin and cos columns go (interleaved or two halves),
-how the frequencies are spaced, and what happens to the odd column when ``d_model`` is odd.
+A convention fixes four things: where the sin and cos columns go (interleaved or two halves),
+which half comes first, how the frequencies are spaced, and what happens to the odd column when
+``d_model`` is odd.
 Everything else a convention knows lives here too (its formulas as text, its code, its colour in
 charts), so no other module needs to branch on a convention's name.
 """
@@ -25,6 +26,10 @@ __all__ = ["CONVENTIONS", "Convention"]
 class Convention:
     """One named convention: its layout, frequency spacing and odd-``d_model`` rule.
 
+    A convention is data: a variant (the cos half first, another shift) is
+    ``dataclasses.replace(CONVENTIONS[name], ...)``, whose :meth:`bank` every function of
+    :mod:`pe_core` takes in place of ``d_model``.
+
     Attributes
     ----------
     name : str
@@ -32,9 +37,12 @@ class Convention:
     layout : {"interleaved", "halves"}
         ``interleaved``: columns ``sin_0, cos_0, sin_1, cos_1, ...``;
         ``halves``: ``[sin_0 .. sin_(h-1) | cos_0 .. cos_(h-1)]``.
-    spacing : {"paper", "endpoints"}
-        ``paper``: ``w_i = base**(-2i/d_model)``; ``endpoints``: ``w_i = base**(-i/(h-1))`` with
-        ``h = d_model // 2``, so the slowest pair has wavelength exactly ``2*pi*base``.
+    spacing : {"paper", "shifted"}
+        ``paper``: ``w_i = base**(-2i/d_model)``; ``shifted``: ``w_i = base**(-i/(h - shift))``
+        with ``h = d_model // 2``, diffusers' ``get_timestep_embedding`` spacing with
+        ``downscale_freq_shift = shift``: shift 1 (tensor2tensor, fairseq) makes the slowest
+        pair's wavelength exactly ``2*pi*base``; shift 0 is the paper's spacing at even
+        ``d_model``.
     odd_column : {"sin", "zero"}
         What an odd ``d_model``'s last column holds: one more (unpaired) sin, or zeros.
     formula : str
@@ -49,11 +57,15 @@ class Convention:
         Where the sin and cos columns are, in words.
     colour_index : int
         Its colour in charts (an index into the app's palette).
+    first : {"sin", "cos"}
+        For halves, which half comes first: ``[sin | cos]`` or ``[cos | sin]``.
+    shift : float
+        The ``shift`` of the ``shifted`` spacing, in [0, 1] (unused by ``paper``).
     """
 
     name: str
     layout: Literal["interleaved", "halves"]
-    spacing: Literal["paper", "endpoints"]
+    spacing: Literal["paper", "shifted"]
     odd_column: Literal["sin", "zero"]
     formula: str
     odd_rule: str
@@ -61,12 +73,29 @@ class Convention:
     libraries: tuple[str, ...]
     layout_text: str
     colour_index: int
+    first: Literal["sin", "cos"] = "sin"
+    shift: float = 1.0
+
+    def __post_init__(self) -> None:
+        if self.layout not in ("interleaved", "halves"):
+            raise ValueError(f"layout must be 'interleaved' or 'halves', got {self.layout!r}")
+        if self.spacing not in ("paper", "shifted"):
+            raise ValueError(f"spacing must be 'paper' or 'shifted', got {self.spacing!r}")
+        if self.odd_column not in ("sin", "zero"):
+            raise ValueError(f"odd_column must be 'sin' or 'zero', got {self.odd_column!r}")
+        if self.first not in ("sin", "cos") or (self.first == "cos" and self.layout != "halves"):
+            raise ValueError(
+                f"first must be 'sin' or 'cos' (the cos half first needs the halves layout), "
+                f"got first={self.first!r} with layout={self.layout!r}"
+            )
+        if not (isinstance(self.shift, int | float) and 0.0 <= self.shift <= 1.0):
+            raise ValueError(f"shift must be a number in [0, 1], got {self.shift!r}")
 
     def column_layout(self, d_model: int) -> ColumnLayout:
         """The :class:`ColumnLayout` of this convention for ``d_model`` columns."""
         if self.layout == "interleaved":
             return ColumnLayout.interleaved(d_model)
-        return ColumnLayout.halves(d_model, odd=self.odd_column)
+        return ColumnLayout.halves(d_model, odd=self.odd_column, first=self.first)
 
     def frequencies(self, d_model: int, base: float) -> NDArray[np.float64]:
         """Angular frequencies ``w_i`` (radians per position), one per sin/cos pair.
@@ -82,17 +111,23 @@ class Convention:
         ).reshape(n)
 
     def exponent(self, i: int, d_model: int) -> float:
-        """The exponent of ``base`` for pair ``i``: ``-2i/d_model`` or ``-i/(h-1)``."""
+        """The exponent of ``base`` for pair ``i``: ``-2i/d_model`` or ``-i/(h - shift)``."""
         if self.spacing == "paper":
             return -2 * i / d_model
-        n = self.column_layout(d_model).n_frequencies
-        return -i / (n - 1) if n > 1 else 0.0
+        return -i / self.denominator(d_model) if i > 0 else 0.0
+
+    def denominator(self, d_model: int) -> float:
+        """``D`` in the exponent ``-i/D`` of pair ``i``: ``d_model/2`` or ``h - shift`` (at
+        least 1, as tensor2tensor guards it: only pair 0 exists below that)."""
+        if self.spacing == "paper":
+            return d_model / 2
+        return max(d_model // 2 - self.shift, 1.0)
 
     def exponent_latex(self, i: int, d_model: int) -> str:
         """The exponent of pair ``i`` as LaTeX, without its sign: ``2 \\cdot 3/512``."""
         if self.spacing == "paper":
             return rf"2 \cdot {i}/{d_model}"
-        return rf"{i}/{max(d_model // 2 - 1, 1)}"
+        return rf"{i}/{self.denominator(d_model):g}"
 
     def bank(self, d_model: int, base: float) -> FrequencyBank:
         """The frequencies and layout of this convention at ``d_model`` and ``base``."""
@@ -124,11 +159,10 @@ class Convention:
             lines.append(f"i = {np_}.arange((d_model + 1) // 2{float64})  # one frequency per pair")
             lines.append("w = base ** (-2 * i / d_model)")
         else:
+            ends = "  # from 1 down to exactly 1/base" if self.shift == 1 else ""
+            shifted = f"h - {self.shift:g}" if self.shift else "h"
             lines.append("h = d_model // 2")
-            lines.append(
-                f"w = base ** (-{np_}.arange(h{float64}) / max(h - 1, 1))"
-                "  # from 1 down to exactly 1/base"
-            )
+            lines.append(f"w = base ** (-{np_}.arange(h{float64}) / max({shifted}, 1)){ends}")
         if self.layout == "interleaved":
             lines += [
                 f"pe = {np_}.zeros((L, d_model){float64})",
@@ -138,13 +172,14 @@ class Convention:
             return "\n".join(lines) + "\n"
         join = "np.concatenate" if library == "numpy" else "torch.cat"
         axis = "axis" if library == "numpy" else "dim"
+        sin, cos = f"{np_}.sin(k * w)", f"{np_}.cos(k * w)"
         if self.odd_column == "sin":
-            lines.append(
-                f"pe = {join}([{np_}.sin(k * w), {np_}.cos(k * w[: d_model // 2])], {axis}=1)"
-                "  # the sin half gets the odd column"
-            )
+            cos = f"{np_}.cos(k * w[: d_model // 2])"
+        halves = f"{cos}, {sin}" if self.first == "cos" else f"{sin}, {cos}"
+        if self.odd_column == "sin":
+            lines.append(f"pe = {join}([{halves}], {axis}=1)  # the sin half gets the odd column")
         else:
-            lines.append(f"pe = {join}([{np_}.sin(k * w), {np_}.cos(k * w)], {axis}=1)")
+            lines.append(f"pe = {join}([{halves}], {axis}=1)")
             lines.append(
                 f"pe = {join}([pe, {np_}.zeros((L, d_model % 2){float64})], {axis}=1)"
                 "  # odd d_model: a zero column"
@@ -176,7 +211,7 @@ CONVENTIONS: MappingProxyType[str, Convention] = MappingProxyType(
         "tensor2tensor": Convention(
             name="tensor2tensor",
             layout="halves",
-            spacing="endpoints",
+            spacing="shifted",
             odd_column="zero",
             formula="w_i = base^(-i/(h-1)), h = d_model // 2",
             odd_rule="a zero column is appended",
@@ -185,6 +220,7 @@ CONVENTIONS: MappingProxyType[str, Convention] = MappingProxyType(
                 "tensor2tensor get_timing_signal_1d",
                 "fairseq SinusoidalPositionalEmbedding",
                 "OpenAI Whisper",
+                "diffusers get_timestep_embedding (defaults)",
             ),
             layout_text="sin half then cos half",
             colour_index=1,
@@ -200,6 +236,40 @@ CONVENTIONS: MappingProxyType[str, Convention] = MappingProxyType(
             libraries=("MAE get_1d_sincos_pos_embed", "HF Marian"),
             layout_text="sin half then cos half",
             colour_index=2,
+        ),
+        "musicgen": Convention(
+            name="musicgen",
+            layout="halves",
+            spacing="shifted",
+            odd_column="zero",
+            formula="w_i = base^(-i/(h-1)), h = d_model // 2",
+            odd_rule="a zero column is appended",
+            description="Halves [cos | sin], tensor2tensor's frequencies.",
+            libraries=(
+                "HF MusicGen and MusicGen Melody get_embedding",
+                "diffusers get_timestep_embedding(flip_sin_to_cos=True)",
+            ),
+            layout_text="cos half then sin half",
+            colour_index=3,
+            first="cos",
+        ),
+        "diffusion": Convention(
+            name="diffusion",
+            layout="halves",
+            spacing="shifted",
+            odd_column="zero",
+            formula="w_i = base^(-i/h), h = d_model // 2",
+            odd_rule="a zero column is appended",
+            description="Halves [cos | sin], base^(-i/h): diffusion models' timestep embedding.",
+            libraries=(
+                "OpenAI improved-diffusion, guided-diffusion and GLIDE timestep_embedding",
+                "Stable Diffusion (CompVis ldm) timestep_embedding",
+                "diffusers Timesteps(flip_sin_to_cos=True, downscale_freq_shift=0)",
+            ),
+            layout_text="cos half then sin half",
+            colour_index=4,
+            first="cos",
+            shift=0.0,
         ),
     }
 )

@@ -69,8 +69,8 @@ def frequencies(
     -------
     ndarray of float64, shape (n_pairs,)
         ``n_pairs`` is ``ceil(d_model / 2)`` for "vaswani" and "split" (for odd ``d_model`` the
-        last frequency drives only an unpaired sin column) and ``d_model // 2`` for
-        "tensor2tensor".
+        last frequency drives only an unpaired sin column) and ``d_model // 2`` for the
+        conventions that append a zero column ("tensor2tensor", "musicgen", "diffusion").
 
     Raises
     ------
@@ -81,7 +81,8 @@ def frequencies(
     Notes
     -----
     "vaswani" and "split": :math:`w_i = \\mathrm{base}^{-2i/d}`;
-    "tensor2tensor": :math:`w_i = \\mathrm{base}^{-i/(h-1)}` with :math:`h = \\lfloor d/2 \\rfloor`.
+    "tensor2tensor" and "musicgen": :math:`w_i = \\mathrm{base}^{-i/(h-1)}` with
+    :math:`h = \\lfloor d/2 \\rfloor`; "diffusion": :math:`w_i = \\mathrm{base}^{-i/h}`.
 
     Examples
     --------
@@ -99,8 +100,9 @@ def wavelengths(
     """Wavelengths ``2*pi / w_i`` in positions, one per sin/cos pair.
 
     They form a geometric progression from ``2*pi`` up to ``2*pi*base**(1 - 2/d_model)``
-    ("vaswani", "split"; the paper rounds the top to ``2*pi*base``) or exactly ``2*pi*base``
-    ("tensor2tensor"). Parameters and errors as for :func:`frequencies`.
+    ("vaswani", "split", "diffusion" at even ``d_model``; the paper rounds the top to
+    ``2*pi*base``) or exactly ``2*pi*base`` ("tensor2tensor", "musicgen"). Parameters and
+    errors as for :func:`frequencies`.
 
     Examples
     --------
@@ -160,7 +162,8 @@ def sinusoidal_encoding(
     base : float, optional
         The base of the geometric progression of frequencies, finite and > 0.
     convention : str, optional
-        A key of :data:`pe_core.CONVENTIONS`: "vaswani" (default), "tensor2tensor" or "split".
+        A key of :data:`pe_core.CONVENTIONS`: "vaswani" (default), "tensor2tensor", "split",
+        "musicgen" or "diffusion".
     dtype : dtype, optional
         float64 (default), float32, float16, or ``ml_dtypes.bfloat16``, in any byte order.
 
@@ -241,14 +244,14 @@ def reference_encoding(
         omegas = [
             base ** (-2 * i / bank.d_model)
             if conv.spacing == "paper"
-            else (base ** (-i / (half - 1)) if half > 1 else 1.0)
+            else (base ** (-i / max(half - conv.shift, 1)) if i > 0 else 1.0)
             for i in range(bank.n_frequencies)
         ]
     rows = []
     for k in checked.values.tolist():
         row = []
         for i, role in zip(pairs.tolist(), roles.tolist(), strict=True):
-            if role == "zero":  # tensor2tensor's padding column for odd d_model
+            if role == "zero":  # the padding column of odd d_model (tensor2tensor, ...)
                 row.append(0.0)
             else:
                 row.append(math.sin(k * omegas[i]) if role == "sin" else math.cos(k * omegas[i]))

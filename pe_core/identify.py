@@ -189,7 +189,7 @@ def _base_candidates(matrix, conv: Convention, layout, phases) -> tuple[list[flo
     reliable = (advance > 0) & (advance < np.pi) & (index > 0)
     if not np.any(reliable):
         return [10_000.0], True
-    # log w_i = -i * s with s = 2 ln(base) / d ("paper") or ln(base) / (h - 1) ("endpoints").
+    # log w_i = -i * ln(base) / D with D = d/2 ("paper") or h - shift ("shifted").
     # Weighted least squares through the origin: the error of log w_i is about
     # noise / (total phase change), so slow pairs, whose phase barely moves, count little.
     i, w = index[reliable], advance[reliable]
@@ -198,7 +198,7 @@ def _base_candidates(matrix, conv: Convention, layout, phases) -> tuple[list[flo
     if denominator <= 0:  # every reliable phase advance is vanishingly small
         return [10_000.0], True
     slope = -float(np.sum(weight * i * np.log(w))) / denominator
-    scale = d_model / 2 if conv.spacing == "paper" else max(layout.n_frequencies - 1, 1)
+    scale = conv.denominator(d_model)
     with np.errstate(over="ignore"):
         estimate = float(np.exp(slope * scale))
     if not 1.0 < estimate < 1e12:

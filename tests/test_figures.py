@@ -60,10 +60,13 @@ def test_wavelength_chart_log_axis_and_marks():
     marks = [figures.Mark(500.0, "L = 500 positions", "#d62728"), figures.Mark(7.5, "x", "#555")]
     fig = figures.wavelength_chart(lam, current="split", marks=marks)
     assert fig.layout.yaxis.type == "log"
-    assert [t.name for t in fig.data[:3]] == ["vaswani", "tensor2tensor", "split (current)"]
+    n = len(pe_core.CONVENTIONS)
+    assert [t.name for t in fig.data[:n]] == [
+        f"{name} (current)" if name == "split" else name for name in pe_core.CONVENTIONS
+    ]
     # Every marked value is one of the arguments, drawn as a named line (in the legend, where no
     # curve can cross its label), not re-derived from a formula.
-    lines = fig.data[3:]
+    lines = fig.data[n:]
     assert [list(t.y) for t in lines] == [[500.0, 500.0], [7.5, 7.5]]
     assert [t.name for t in lines] == ["L = 500 positions", "x"]
     assert not fig.layout.annotations and not fig.layout.shapes

@@ -15,8 +15,8 @@ from pe_core import (
 
 
 def _paired(d_models):
-    """(convention, d_model) combinations with a closed form: even d_model, or tensor2tensor."""
-    return [(c, d) for c in CONVENTIONS for d in d_models if d % 2 == 0 or c == "tensor2tensor"]
+    """(convention, d_model) combinations with a closed form: every sin with its cos."""
+    return [(c, d) for c in CONVENTIONS for d in d_models if CONVENTIONS[c].bank(d, 1e4).is_paired]
 
 
 def _direct(offsets, d_model, *, base=10000.0, convention="vaswani", start=0.0):

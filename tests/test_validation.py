@@ -64,7 +64,8 @@ class TestCommonArguments:
     def test_convention(self, function):
         with pytest.raises(
             ValueError,
-            match="convention must be one of 'vaswani', 'tensor2tensor', 'split', got 'bert'",
+            match="convention must be one of 'vaswani', 'tensor2tensor', 'split', 'musicgen', "
+            "'diffusion', got 'bert'",
         ):
             function(convention="bert")
         with pytest.raises(TypeError, match="convention must be one of"):

@@ -36,11 +36,15 @@ def render(config: Config) -> None:
     ui.explain(
         f"Libraries write the same idea in {len(pe_core.CONVENTIONS)} ways. The layout decides "
         f"where the sin and cos columns go: interleaved ({_names(layout='interleaved')}) or in "
-        f"two halves ({_names(layout='halves')}). The spacing decides the frequencies: the "
-        f"paper's base^(−2i/d_model) ({_names(spacing='paper')}) or base^(−i/(h−1)) "
-        f"({_names(spacing='endpoints')}), which ends exactly at 1/base. Changing the layout only "
-        "permutes columns, so distances and similarities between positions do not change at "
-        "all; changing the spacing changes the frequencies, and with them the similarity.",
+        f"two halves, the sin half first ({_names(layout='halves', first='sin')}) or the cos "
+        f"half first ({_names(layout='halves', first='cos')}). The spacing decides the "
+        f"frequencies: the paper's base^(−2i/d_model) ({_names(spacing='paper')}) or "
+        "base^(−i/(h−s)) with h = ⌊d_model/2⌋, the shift s of diffusers' "
+        f"get_timestep_embedding: s = 1 ({_names(spacing='shifted', shift=1.0)}) ends exactly "
+        f"at 1/base, s = 0 ({_names(spacing='shifted', shift=0.0)}) is the paper's spacing at "
+        "even d_model. Changing the layout only permutes columns, so distances and similarities "
+        "between positions do not change at all; changing the spacing changes the frequencies, "
+        "and with them the similarity.",
     )
     _side_by_side(config)
     _what_changes(config)

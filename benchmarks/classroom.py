@@ -1,0 +1,138 @@
+"""A classroom at the protocol level: many sessions changing parameters at once (issues 14, 16).
+
+Starts its own server on the loopback address and opens ``--sessions`` sessions the way the
+browser does, over Streamlit's WebSocket (``/_stcore/stream``, protobuf messages), without a
+browser: the load generator itself costs little, so the server's share of the two cores is what
+is measured. Each session opens a view of the registry (drawn at random, seeded) and then, every
+``--interval`` seconds on average (uniform between half and one and a half times it), changes
+the number of positions L, as a student moving the sidebar does. The latency of a change is the
+time from sending it to the server's "script finished" message: the server's work and the
+transfer, not the browser's drawing (``benchmarks/browser.py`` measures that). Errors are
+exceptions shown in the app, runs that did not finish, and lost connections.
+
+    .venv/bin/python benchmarks/classroom.py --sessions 30 --seconds 300
+    .venv/bin/python benchmarks/classroom.py --sweep 1,4,8,16,30 --seconds 60
+
+Bounded: at most 60 sessions and 900 seconds a run; only the server it starts is contacted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import statistics
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.protocol import connect, rerun_message, run  # noqa: E402
+from dashboard import registry  # noqa: E402
+from tests.e2e import StreamlitServer  # noqa: E402
+
+MAX_SESSIONS, MAX_SECONDS = 60, 900
+#: The values of L a session moves between: a few shared by everyone (cached after the first
+#: run) and fresh ones (computed).
+SHARED_L = (100, 512, 2048, 10_000)
+
+
+@dataclass
+class Results:
+    latencies: list[float] = field(default_factory=list)  # seconds, one per change
+    opens: list[float] = field(default_factory=list)  # seconds, first run of each session
+    errors: list[str] = field(default_factory=list)
+
+
+async def _session(url: str, n: int, deadline: float, interval: float, results: Results) -> None:
+    rng = random.Random(n)
+    view = rng.choice(registry.VIEWS)
+    page = "" if view == registry.DEFAULT else view.slug
+    try:
+        async with connect(url) as socket:
+            first = await run(socket, rerun_message("", page))
+            results.opens.append(first.seconds)
+            results.errors += first.errors
+            positions = next(w for w in first.widgets if w.endswith("-L"))
+            while time.perf_counter() < deadline:
+                await asyncio.sleep(interval * rng.uniform(0.5, 1.5))
+                value = rng.choice([*SHARED_L, rng.randint(2, 50_000)])
+                change = await run(socket, rerun_message("", page, {positions: value}))
+                results.latencies.append(change.seconds)
+                results.errors += change.errors
+    except Exception as error:  # a lost connection or a refused one is an error of the run
+        results.errors.append(f"session {n}: {type(error).__name__}: {error}")
+
+
+async def _classroom(url: str, sessions: int, seconds: float, interval: float, server) -> dict:
+    results = Results()
+    rss: list[float] = []
+    deadline = time.perf_counter() + seconds
+    cpu_before = server.cpu_seconds()
+
+    async def sample_memory() -> None:
+        while time.perf_counter() < deadline:
+            rss.append(server.memory_kib().get("VmRSS", 0) / 1024)
+            await asyncio.sleep(1.0)
+
+    started = time.perf_counter()
+    await asyncio.gather(
+        sample_memory(),
+        *(_session(url, n, deadline, interval, results) for n in range(sessions)),
+    )
+    wall = time.perf_counter() - started
+    runs = len(results.latencies) + len(results.opens)
+    latencies = sorted(results.latencies) or [float("nan")]
+    return {
+        "sessions": sessions,
+        "changes": len(results.latencies),
+        "p50": statistics.median(latencies),
+        "p95": latencies[min(len(latencies) - 1, int(0.95 * len(latencies)))],
+        "max": latencies[-1],
+        "open_p50": statistics.median(results.opens) if results.opens else float("nan"),
+        "cpu_per_run": (server.cpu_seconds() - cpu_before) / max(runs, 1),
+        "cpu_share": (server.cpu_seconds() - cpu_before) / wall,
+        "rss_max": max(rss, default=0.0),
+        "rss_end": rss[-1] if rss else 0.0,
+        "errors": results.errors,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sessions", type=int, default=30)
+    parser.add_argument("--sweep", help="comma-separated session counts, one run each")
+    parser.add_argument("--seconds", type=float, default=300.0)
+    parser.add_argument("--interval", type=float, default=2.0)
+    arguments = parser.parse_args()
+    counts = (
+        [int(c) for c in arguments.sweep.split(",")] if arguments.sweep else [arguments.sessions]
+    )
+    if max(counts) > MAX_SESSIONS or arguments.seconds > MAX_SECONDS:
+        parser.error(f"at most {MAX_SESSIONS} sessions and {MAX_SECONDS} seconds a run")
+    print(
+        "| sessions | changes | p50 (s) | p95 (s) | max (s) | first run p50 (s) | server CPU "
+        "per run (s) | server CPU (cores) | RSS max (MiB) | errors |\n|---|---|---|---|---|---|"
+        "---|---|---|---|",
+        flush=True,
+    )
+    for count in counts:
+        with StreamlitServer() as server:
+            row = asyncio.run(
+                _classroom(server.url, count, arguments.seconds, arguments.interval, server)
+            )
+        print(
+            f"| {row['sessions']} | {row['changes']} | {row['p50']:.3f} | {row['p95']:.3f} | "
+            f"{row['max']:.3f} | {row['open_p50']:.2f} | {row['cpu_per_run']:.3f} | "
+            f"{row['cpu_share']:.2f} | {row['rss_max']:.0f} | {len(row['errors'])} |",
+            flush=True,
+        )
+        for error in row["errors"][:5]:
+            print(f"    {error}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
