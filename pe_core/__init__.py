@@ -29,6 +29,7 @@ from pe_core.encoding import (
     sinusoidal_encoding,
     wavelengths,
 )
+from pe_core.grid import GRID_LAYOUTS, GridIdentification, GridLayout, grid_encoding, identify_grid
 from pe_core.identify import Identification, identify_encoding
 from pe_core.learned import learned_position_table
 from pe_core.mrope import (
@@ -67,6 +68,7 @@ from pe_core.uniqueness import (
 __all__ = [
     "CASTS",
     "CONVENTIONS",
+    "GRID_LAYOUTS",
     "LAYOUTS",
     "MAX_ELEMENTS",
     "PAIRWISE_LIMIT",
@@ -76,6 +78,8 @@ __all__ = [
     "Convention",
     "FloatFormat",
     "FrequencyBank",
+    "GridIdentification",
+    "GridLayout",
     "Identification",
     "RotaryEncoding",
     "UniquenessReport",
@@ -90,7 +94,9 @@ __all__ = [
     "encoding_columns",
     "encoding_distances",
     "frequencies",
+    "grid_encoding",
     "identify_encoding",
+    "identify_grid",
     "learned_position_table",
     "merged_position_ids",
     "mrope_axes",

@@ -3,7 +3,7 @@ and in which arithmetic (exact, rounded once to a smaller format, or computed in
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -91,6 +91,11 @@ class Identification:
     equivalents : tuple of str
         Other explanations that reproduce the matrix as well, in words (the same frequencies
         under another name, or a fit within the input's own rounding).
+    padding_rows : tuple of int
+        Rows (columns when ``transposed``) that are all zeros while the others are an encoding:
+        the padding row that fairseq and the transformers models copied from it (M2M100, XGLM,
+        NLLB-MoE, ...) write at ``padding_idx``. They are left out of the fit and of the
+        differences; the positions count them (row ``r`` is position ``start + step * r``).
     """
 
     matches: bool
@@ -107,6 +112,7 @@ class Identification:
     squeezed_from: tuple[int, ...] | None = None
     base_determined: bool = True
     equivalents: tuple[str, ...] = ()
+    padding_rows: tuple[int, ...] = ()
 
     @property
     def end(self) -> float:
@@ -121,8 +127,9 @@ class Identification:
             orientation = " (transposed: positions were in columns)" if self.transposed else ""
             return (
                 f"{self.convention} convention, {base}, positions from {_number(self.start)} to "
-                f"{_number(self.end)}{direction}{orientation}; largest difference "
-                f"{self.max_abs_error:.2g} ({_PRECISION_WORDS.get(self.precision, self.precision)})"
+                f"{_number(self.end)}{direction}{orientation}{self._padding_words()}; largest "
+                f"difference {self.max_abs_error:.2g} "
+                f"({_PRECISION_WORDS.get(self.precision, self.precision)})"
             )
         row, column = self.worst_cell
         return (
@@ -130,6 +137,20 @@ class Identification:
             f"from position {_number(self.start)}, but it differs by up to "
             f"{self.max_abs_error:.3g} (row {row}, column {column}), more than the rounding of "
             "any floating-point format or of the angles can explain"
+        )
+
+    def _padding_words(self) -> str:
+        """ ", except that row 1 is all zeros (...)", or "" without padding rows."""
+        count = len(self.padding_rows)
+        if not count:
+            return ""
+        listed = ", ".join(str(r) for r in self.padding_rows[:5])
+        more = f" and {count - 5} more" if count > 5 else ""
+        kind = "column" if self.transposed else "row"  # of the matrix as given
+        return (
+            f", except that {kind}{'s' if count > 1 else ''} {listed}{more} "
+            f"{'are' if count > 1 else 'is'} all zeros (padding, as fairseq writes a zero row at "
+            "padding_idx)"
         )
 
 
@@ -406,10 +427,13 @@ def _rank_rows(n: int) -> np.ndarray:
     return np.unique(np.linspace(0, n - 1, _RANK_ROWS).round().astype(np.int64))
 
 
-def _evaluate(matrix, trial: _Trial, storage: _Storage) -> tuple[Candidate, np.ndarray]:
+def _evaluate(
+    matrix, trial: _Trial, storage: _Storage, padding: np.ndarray
+) -> tuple[Candidate, np.ndarray]:
     n, d_model = matrix.shape
     rows = np.arange(n)
     error = np.abs(_encode(trial, rows, d_model) - matrix)
+    error[padding] = 0.0
     row_errors = np.max(error, axis=1)
     worst = np.unravel_index(int(np.argmax(error)), error.shape)
     precision = _explain(row_errors, _positions(trial, rows), storage)
@@ -426,26 +450,52 @@ def _evaluate(matrix, trial: _Trial, storage: _Storage) -> tuple[Candidate, np.n
     return candidate, row_errors
 
 
-def _best_of_orientation(matrix, storage: _Storage):
+def _padding(matrix) -> np.ndarray:
+    """Rows that are all zeros, when the others are not (each row True or False)."""
+    zero = ~np.any(matrix, axis=1)
+    return zero if 0 < np.count_nonzero(zero) <= matrix.shape[0] - 2 else np.zeros_like(zero)
+
+
+def _longest_run(padding: np.ndarray) -> tuple[int, int]:
+    """First and end row of the longest run of rows that are not padding."""
+    edges = np.flatnonzero(np.diff(np.concatenate([[1], padding.astype(np.int8), [1]])))
+    starts, ends = edges[::2], edges[1::2]
+    longest = int(np.argmax(ends - starts))
+    return int(starts[longest]), int(ends[longest])
+
+
+def _fit_around_padding(matrix, name: str, padding: np.ndarray) -> list[_Trial]:
+    """:func:`_fit` on the longest run of rows between padding rows, with the first position
+    carried back to the matrix's first row."""
+    if not padding.any():
+        return _fit(matrix, name)
+    first, end = _longest_run(padding)
+    if end - first < 2:
+        return []
+    return [replace(t, start=t.start - t.step * first) for t in _fit(matrix[first:end], name)]
+
+
+def _best_of_orientation(matrix, storage: _Storage, padding: np.ndarray):
     """Every convention's trials ranked on a sample of rows; the few best evaluated on every row.
 
     Returns the candidates, best first (each convention's best among them, those not
     shortlisted compared on the sample rows only, as their ``rows_compared`` says), and a map
-    from each fully evaluated candidate to its trial.
+    from each fully evaluated candidate to its trial. ``padding`` rows are not compared.
     """
     n, d_model = matrix.shape
-    trials = [t for name in CONVENTIONS for t in _fit(matrix, name)]
+    trials = [t for name in CONVENTIONS for t in _fit_around_padding(matrix, name, padding)]
     if not trials:
         return [], {}
     sample = _rank_rows(n)
     rough = {}
     for trial in trials:
         error = np.abs(_encode(trial, sample, d_model) - matrix[sample])
+        error[padding[sample]] = 0.0
         rough[trial] = error
     least = min(float(e.max()) for e in rough.values())
     ordered = sorted(trials, key=lambda t: float(rough[t].max()))
     shortlist = [t for t in ordered if float(rough[t].max()) <= 4 * least + 1e-9][:_SHORTLIST]
-    evaluated = {_evaluate(matrix, trial, storage)[0]: trial for trial in shortlist}
+    evaluated = {_evaluate(matrix, trial, storage, padding)[0]: trial for trial in shortlist}
     candidates = list(evaluated)
     for name in CONVENTIONS:  # each convention's best, for the record
         if any(c.convention == name for c in candidates):
@@ -626,9 +676,10 @@ def identify_encoding(matrix: ArrayLike) -> Identification:
             oriented = values.T if transposed else values
             if oriented.shape[1] > _MAX_COLUMNS:  # wider than any encoding we identify
                 continue
-            ranked, trials = _best_of_orientation(oriented, storage)
+            padding = _padding(oriented)
+            ranked, trials = _best_of_orientation(oriented, storage, padding)
             if ranked:
-                results[transposed] = (ranked, trials)
+                results[transposed] = (ranked, trials, padding)
                 if any(c.precision != "no match" for c in ranked):
                     break  # explained: no need to try the other orientation
     if not results:
@@ -640,7 +691,7 @@ def identify_encoding(matrix: ArrayLike) -> Identification:
     transposed = True in results and (
         False not in results or any(c.precision != "no match" for c in results[True][0])
     )
-    ranked, trials = results[transposed]
+    ranked, trials, padding = results[transposed]
     best = _simplest([c for c in ranked if c in trials])  # fully evaluated ones only
     oriented_shape = values.shape[::-1] if transposed else values.shape
     worst = best.worst_cell[::-1] if transposed else best.worst_cell
@@ -659,4 +710,7 @@ def identify_encoding(matrix: ArrayLike) -> Identification:
         squeezed_from=squeezed_from,
         base_determined=trials[best].base_determined,
         equivalents=_equivalents(best, ranked, oriented_shape[1], trials[best].base_determined),
+        padding_rows=tuple(np.flatnonzero(padding).tolist())
+        if best.precision != "no match"
+        else (),
     )

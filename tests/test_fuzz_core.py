@@ -667,6 +667,23 @@ SPECS = {
     "identify_encoding": Spec(
         pe_core.identify_encoding, ("matrix",), (), {"matrix": pe_core.sinusoidal_encoding(6, 8)}
     ),
+    "grid_encoding": Spec(
+        pe_core.grid_encoding,
+        ("height", "width", "d_model"),
+        ("layout", "base", "extra_tokens", "dtype"),
+        {
+            "height": 2,
+            "width": 3,
+            "d_model": 8,
+            "layout": "timm",
+            "base": 100.0,
+            "extra_tokens": 1,
+            "dtype": "float32",
+        },
+    ),
+    "identify_grid": Spec(
+        pe_core.identify_grid, ("matrix",), (), {"matrix": pe_core.grid_encoding(2, 3, 8)}
+    ),
     "add_to_embeddings": Spec(
         pe_core.add_to_embeddings,
         ("embeddings", "encoding"),
@@ -760,6 +777,9 @@ PLAUSIBLE = {
     "inv_freq": st.lists(st.floats(0, 10), min_size=2, max_size=2),
     "axes": st.lists(st.integers(0, 2), min_size=2, max_size=2),
     "std": st.floats(1e-6, 10),
+    "height": st.integers(1, 6),
+    "width": st.integers(1, 6),
+    "extra_tokens": st.integers(0, 3),
     "seed": st.integers(0, 2**32),
 }
 
@@ -905,7 +925,10 @@ def convention_of(arguments: dict) -> str:
 
 
 def _n_pairs(d_model: int, convention: str) -> int:
-    return d_model // 2 if convention == "tensor2tensor" else (d_model + 1) // 2
+    # Conventions that fill an odd d_model's last column with zeros have d // 2 pairs;
+    # the others give it one more, unpaired, sin.
+    zero_column = convention in ("tensor2tensor", "musicgen", "diffusion")
+    return d_model // 2 if zero_column else (d_model + 1) // 2
 
 
 def _in_unit_interval(values: np.ndarray, what: str) -> None:
@@ -1012,6 +1035,18 @@ def check_result(name: str, arguments: dict, result) -> None:
     if name == "learned_position_table":
         assert result.shape == (int(arg("n_positions")), int(arg("d_model"))), call
         assert np.all(np.isfinite(result)), call
+        return
+    if name == "grid_encoding":
+        extra = arg("extra_tokens") or 0
+        rows = int(extra) + int(arg("height")) * int(arg("width"))
+        assert result.shape == (rows, int(arg("d_model"))), call
+        assert np.all(np.abs(result.astype(np.float64)) <= 1.0), call
+        return
+    if name == "identify_grid":
+        assert isinstance(result, pe_core.GridIdentification), call
+        assert isinstance(result.summary(), str) and result.summary(), call
+        if result.matches:
+            assert result.height * result.width + result.extra_tokens == len(arg("matrix")), call
         return
     if name == "identify_encoding":
         shape = np.shape(np.asarray(arg("matrix")))

@@ -155,3 +155,63 @@ def test_cos_first_is_a_permutation_of_sin_first():
         np.testing.assert_array_equal(
             sinusoidal_encoding(9, cos_first), sinusoidal_encoding(9, sin_first)[:, permutation]
         )
+
+
+def _fairseq_get_embedding(num_embeddings, embedding_dim, padding_idx=None):
+    """fairseq modules/sinusoidal_positional_embedding.py ``get_embedding`` (and its copies in
+    transformers' M2M100, XGLM, NLLB-MoE...), transcribed in float64."""
+    half_dim = embedding_dim // 2
+    emb = math.log(10000) / (half_dim - 1)
+    emb = np.exp(np.arange(half_dim) * -emb)
+    emb = np.arange(num_embeddings)[:, None] * emb[None, :]
+    emb = np.concatenate([np.sin(emb), np.cos(emb)], axis=1).reshape(num_embeddings, -1)
+    if embedding_dim % 2 == 1:
+        emb = np.concatenate([emb, np.zeros((num_embeddings, 1))], axis=1)
+    if padding_idx is not None:
+        emb[padding_idx, :] = 0
+    return emb
+
+
+class TestPaddingRows:
+    @pytest.mark.parametrize("embedding_dim", [16, 7, 512])
+    @pytest.mark.parametrize("padding_idx", [0, 1, 5])
+    def test_fairseq_table_with_its_padding_row(self, embedding_dim, padding_idx):
+        table = _fairseq_get_embedding(66, embedding_dim, padding_idx)
+        found = identify_encoding(table.astype(np.float32))
+        assert found.matches and found.convention == "tensor2tensor", found.summary()
+        assert (found.base, found.start, found.end) == (10_000.0, 0.0, 65.0)
+        assert found.padding_rows == (padding_idx,)
+        assert f"row {padding_idx} is all zeros (padding" in found.summary()
+        # Every other row is the encoding, to float32's rounding.
+        exact = sinusoidal_encoding(66, embedding_dim, convention="tensor2tensor")
+        exact[padding_idx] = 0
+        np.testing.assert_allclose(table, exact, rtol=0, atol=1e-12)
+
+    @pytest.mark.parametrize("case", REFERENCE["m2m100"], ids=lambda c: f"d{c['d_model']}")
+    def test_m2m100_literal_table(self, case):
+        """transformers' M2M100SinusoidalPositionalEmbedding.get_embedding, run once."""
+        table = np.array(case["table"], dtype=np.float32)
+        found = identify_encoding(table)
+        assert found.matches and found.convention == "tensor2tensor", found.summary()
+        assert found.padding_rows == (case["padding_idx"],) and found.start == 0.0
+
+    def test_an_encoding_has_no_padding_rows(self):
+        for name in CONVENTIONS:
+            found = identify_encoding(sinusoidal_encoding(np.arange(-5, 30), 12, convention=name))
+            assert found.matches and found.padding_rows == (), (name, found.summary())
+            assert "zeros" not in found.summary()
+
+    def test_several_padding_rows_in_columns(self):
+        table = sinusoidal_encoding(40, 16, convention="split")
+        table[[0, 1, 2]] = 0
+        found = identify_encoding(table.T)
+        assert found.matches and found.transposed and found.convention == "split"
+        assert found.padding_rows == (0, 1, 2)
+        assert "columns 0, 1, 2 are all zeros" in found.summary()
+
+    def test_a_zero_row_is_not_padding_when_the_rest_is_no_encoding(self):
+        rng = np.random.default_rng(0)
+        table = rng.standard_normal((30, 8))
+        table[3] = 0
+        found = identify_encoding(table)
+        assert not found.matches and found.padding_rows == ()

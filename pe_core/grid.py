@@ -1,0 +1,353 @@
+"""Two-dimensional sinusoidal encodings of an image's patches, in the layouts vision models use.
+
+A grid of ``height x width`` patches is read row by row (token ``t`` is row ``t // width``,
+column ``t % width``, as a flattened ``(H, W)`` feature map is). Each of the two coordinates
+gets a quarter of the columns for its sines and a quarter for its cosines, with the
+frequencies ``base**(-i/(d/4))``, ``i = 0 .. d/4 - 1``: the "split" convention's at
+``d_model/2`` columns, one bank per axis. Libraries differ only in the order of the four
+blocks, which is data here (:data:`GRID_LAYOUTS`); ``extra_tokens`` zero rows in front are the
+class token that MAE and diffusers prepend.
+
+>>> grid_encoding(2, 3, 8).shape
+(6, 8)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from types import MappingProxyType
+
+import numpy as np
+from numpy.typing import DTypeLike, NDArray
+
+from pe_core._validation import (
+    _describe,
+    as_array,
+    as_real_array,
+    check_base,
+    check_choice,
+    check_output_dtype,
+    check_positive_int,
+    check_size,
+)
+from pe_core.conventions import CONVENTIONS
+from pe_core.encoding import sinusoidal_encoding
+from pe_core.identify import Identification, identify_encoding
+
+__all__ = ["GRID_LAYOUTS", "GridIdentification", "GridLayout", "grid_encoding", "identify_grid"]
+
+#: The axes of a grid: "row" is the slow coordinate of the token order (``t // width``),
+#: "column" the fast one (``t % width``).
+AXES = ("row", "column")
+
+
+@dataclass(frozen=True)
+class GridLayout:
+    """The order of a 2-D encoding's four blocks of ``d_model/4`` columns.
+
+    Attributes
+    ----------
+    name : str
+        Key in :data:`GRID_LAYOUTS`.
+    blocks : tuple of (axis, role)
+        Each block's coordinate ("row" or "column") and function ("sin" or "cos"), in column
+        order.
+    libraries : tuple of str
+        Code that builds it, with the arguments that select this layout.
+    note : str
+        What to know about it, in one sentence.
+    """
+
+    name: str
+    blocks: tuple[tuple[str, str], ...]
+    libraries: tuple[str, ...]
+    note: str
+
+    def columns(self, d_model: int, axis: str) -> NDArray[np.int64]:
+        """The ``d_model/2`` columns of ``axis``: its sin block, then its cos block."""
+        quarter = d_model // 4
+        start = {block: k * quarter for k, block in enumerate(self.blocks)}
+        return np.concatenate(
+            [np.arange(start[axis, role], start[axis, role] + quarter) for role in ("sin", "cos")]
+        )
+
+    def describe(self) -> str:
+        """The blocks in words: "[sin column | cos column | sin row | cos row]"."""
+        return "[" + " | ".join(f"{role} {axis}" for axis, role in self.blocks) + "]"
+
+
+GRID_LAYOUTS: MappingProxyType[str, GridLayout] = MappingProxyType(
+    {
+        "mae": GridLayout(
+            "mae",
+            (("column", "sin"), ("column", "cos"), ("row", "sin"), ("row", "cos")),
+            (
+                "MAE util/pos_embed.py get_2d_sincos_pos_embed",
+                "diffusers get_2d_sincos_pos_embed (SD3, PixArt, ...)",
+                "HF ViTMAE",
+            ),
+            "The first half encodes the column (the x or width coordinate), although MAE's code "
+            "calls it emb_h: np.meshgrid(grid_w, grid_h) puts the width coordinate first.",
+        ),
+        "moco": GridLayout(
+            "moco",
+            (("row", "sin"), ("row", "cos"), ("column", "sin"), ("column", "cos")),
+            (
+                "MoCo v3 vits.py build_2d_sincos_position_embedding",
+                "timm build_sincos2d_pos_embed(interleave_sin_cos=True)",
+            ),
+            "The first half encodes the row, the slow coordinate of the token order (MoCo v3's "
+            "grid_w, which its 'ij' meshgrid makes the outer one).",
+        ),
+        "timm": GridLayout(
+            "timm",
+            (("row", "sin"), ("column", "sin"), ("row", "cos"), ("column", "cos")),
+            ("timm build_sincos2d_pos_embed (default, interleave_sin_cos=False)",),
+            "All sines first, then all cosines, each the row's block before the column's.",
+        ),
+    }
+)
+
+
+def _check_grid_d_model(d_model: object) -> int:
+    d_model = check_positive_int(d_model, "d_model")
+    if d_model % 4:
+        raise ValueError(
+            f"d_model must be a multiple of 4 for a 2-D encoding (a sin and a cos block per "
+            f"axis), got {d_model}"
+        )
+    return d_model
+
+
+def grid_encoding(
+    height: int,
+    width: int,
+    d_model: int,
+    *,
+    layout: str = "mae",
+    base: float = 10_000.0,
+    extra_tokens: int = 0,
+    dtype: DTypeLike = np.float64,
+) -> NDArray[np.floating]:
+    """The 2-D sinusoidal encoding of a ``height x width`` grid of patches, row by row.
+
+    Parameters
+    ----------
+    height, width : int
+        Rows and columns of patches, at least 1 each.
+    d_model : int
+        Columns of the encoding, a positive multiple of 4.
+    layout : str, optional
+        A key of :data:`GRID_LAYOUTS`: "mae" (default), "moco" or "timm".
+    base : float, optional
+        The base of the frequencies ``base**(-i/(d_model/4))``, finite and > 0 (MAE's and
+        timm's ``temperature``).
+    extra_tokens : int, optional
+        Zero rows in front (MAE's ``cls_token=True`` is 1; diffusers' ``extra_tokens``).
+    dtype : dtype, optional
+        float64 (default), float32, float16 or bfloat16: the exact values rounded once.
+
+    Returns
+    -------
+    ndarray, shape (extra_tokens + height * width, d_model)
+        Row ``extra_tokens + r * width + c`` is patch ``(r, c)``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For invalid arguments (the message names the argument and the rule) and for a result
+        beyond :data:`pe_core.MAX_ELEMENTS` elements.
+
+    Examples
+    --------
+    >>> table = grid_encoding(2, 3, 8, base=100.0)
+    >>> table[4].round(4).tolist()  # row 1, column 1: [sin c | cos c | sin r | cos r]
+    [0.8415, 0.1, 0.5403, 0.995, 0.8415, 0.1, 0.5403, 0.995]
+    """
+    height = check_positive_int(height, "height")
+    width = check_positive_int(width, "width")
+    d_model = _check_grid_d_model(d_model)
+    grid = GRID_LAYOUTS[check_choice(layout, "layout", tuple(GRID_LAYOUTS))]
+    base = check_base(base)
+    if isinstance(extra_tokens, bool) or not isinstance(extra_tokens, int) or extra_tokens < 0:
+        raise ValueError(f"extra_tokens must be an integer >= 0, got {_describe(extra_tokens)}")
+    resolved = check_output_dtype(dtype)
+    n_rows = extra_tokens + height * width
+    check_size(n_rows * d_model, f"a grid encoding of {n_rows:,} tokens x {d_model}")
+    axis_bank = CONVENTIONS["split"].bank(d_model // 2, base)  # [sin | cos], base**(-i/(d/4))
+    out = np.zeros((n_rows, d_model), dtype=np.float64)
+    patches = out[extra_tokens:].reshape(height, width, d_model)
+    for axis, size in (("row", height), ("column", width)):
+        values = sinusoidal_encoding(size, axis_bank)  # (size, d_model/2), exact
+        shape = (size, 1, -1) if axis == "row" else (1, size, -1)
+        patches[:, :, grid.columns(d_model, axis)] = values.reshape(shape)
+    return out.astype(resolved, copy=False)
+
+
+@dataclass(frozen=True)
+class GridIdentification:
+    """What explains an (extra tokens + H*W, d_model) table as a 2-D encoding.
+
+    Attributes
+    ----------
+    matches : bool
+        True when a grid, layout and base reproduce every entry up to an explained difference.
+    layout : str
+        A key of :data:`GRID_LAYOUTS`.
+    height, width : int
+        The grid (rows and columns of patches).
+    base : float
+    extra_tokens : int
+        Zero rows in front (a class token's slot).
+    max_abs_error : float
+        Largest absolute difference from :func:`grid_encoding` of the same parameters.
+    precision : str
+        What the difference is, as :attr:`Identification.precision` names it.
+    axes : tuple of Identification
+        The 1-D identification of the first row of patches (column axis) and of the first
+        column (row axis).
+    """
+
+    matches: bool
+    layout: str
+    height: int
+    width: int
+    base: float
+    extra_tokens: int
+    max_abs_error: float
+    precision: str
+    axes: tuple[Identification, ...] = ()
+
+    def summary(self) -> str:
+        """The verdict in one sentence."""
+        if not self.matches:
+            return (
+                "no 2-D layout explains this table: no grid of rows x columns and no block "
+                "order reproduces it"
+            )
+        extra = (
+            f" after {self.extra_tokens} zero row{'s' if self.extra_tokens > 1 else ''} "
+            "(a class token's slot)"
+            if self.extra_tokens
+            else ""
+        )
+        return (
+            f"2-D {self.layout} layout {GRID_LAYOUTS[self.layout].describe()}, a grid of "
+            f"{self.height} rows x {self.width} columns of patches{extra}, base {self.base:g}; "
+            f"largest difference {self.max_abs_error:.2g} ({self.precision})"
+        )
+
+
+#: Precisions from the simplest story to the most involved (as identify ranks them).
+def _precision_rank(precision: str) -> int:
+    if precision == "exact in float64":
+        return 0
+    if precision.endswith("rounding") or precision.startswith("rounded"):
+        return 1
+    return 2 if precision != "no match" else 3
+
+
+def _axis_base(found: Identification, half: int) -> float | None:
+    """The base of an axis's ``[sin | cos]`` block (the "split" convention at ``half``
+    columns) that a 1-D identification found, under whichever convention it named; None when
+    it is not one (no match, not from position 0 up, or other columns)."""
+    if not (found.matches and found.start == 0 and found.step == 1):
+        return None
+    split = CONVENTIONS["split"]
+    if found.convention == "split" or not found.base_determined:
+        return found.base
+    named = CONVENTIONS[found.convention]
+    if named.column_layout(half) != split.column_layout(half):
+        return None
+    freqs = named.frequencies(half, found.base)
+    base = float(f"{freqs[1] ** -(half / 2):.12g}")  # w_1 = base**(-1/(half/2))
+    return base if np.allclose(split.frequencies(half, base), freqs, rtol=1e-9, atol=0) else None
+
+
+def _periods(values: NDArray[np.float64], columns: NDArray[np.int64], n: int) -> list[int]:
+    """Widths ``w`` (divisors of ``n``, 2 <= w <= n/2) at which the column axis's blocks repeat
+    every ``w`` rows, as they do in a grid ``w`` patches wide."""
+    block = values[:, columns]
+    scale = max(float(np.max(np.abs(block), initial=0.0)), 1e-300)
+    found = []
+    for width in range(2, n // 2 + 1):
+        if n % width == 0:
+            step = np.max(np.abs(block[width:] - block[:-width]), initial=0.0)
+            if step <= 0.02 * scale:  # far above any format's rounding; a real period is 0
+                found.append(width)
+    return found
+
+
+def identify_grid(matrix) -> GridIdentification:
+    """Find the grid, block layout and base that explain a 2-D encoding table.
+
+    Parameters
+    ----------
+    matrix : array_like, shape (n_tokens, d_model)
+        Tokens in rows, row by row over the grid, after any number of all-zero rows (a class
+        token's slot); ``d_model`` a multiple of 4.
+
+    Returns
+    -------
+    GridIdentification
+        The best explanation; ``matches`` is False when none fits.
+
+    Raises
+    ------
+    ValueError, TypeError
+        As :func:`pe_core.identify_encoding` does for a table that cannot be an encoding.
+
+    Notes
+    -----
+    For each layout the column axis's blocks repeat with the grid's width; each width that
+    divides the token count is tried. The first row of patches, in the column axis's columns,
+    is a 1-D encoding of positions ``0 .. W-1`` (and the first column of patches, in the row
+    axis's, of ``0 .. H-1``): :func:`identify_encoding` finds their base and arithmetic, and the
+    whole table is then compared with :func:`grid_encoding` of what it found.
+
+    Examples
+    --------
+    >>> found = identify_grid(grid_encoding(4, 6, 16, layout="timm", extra_tokens=1))
+    >>> found.layout, found.height, found.width, found.extra_tokens, found.matches
+    ('timm', 4, 6, 1, True)
+    """
+    given = as_array(matrix, "matrix")
+    if given.ndim != 2:
+        raise ValueError(f"matrix must be 2-D (tokens x d_model), got shape {given.shape}")
+    table = as_real_array(given, "matrix")
+    check_size(table.size * 4, "identifying this matrix")
+    n_rows, d_model = table.shape
+    if d_model % 4 or d_model < 4:
+        raise ValueError(
+            f"matrix must have a multiple of 4 columns to be a 2-D encoding (a sin and a cos "
+            f"block per axis), got {d_model}"
+        )
+    zero_rows = np.flatnonzero(np.any(table, axis=1))
+    extra = int(zero_rows[0]) if zero_rows.size else n_rows
+    patches = table[extra:]
+    n = patches.shape[0]
+    best = GridIdentification(False, "mae", 0, 0, 10_000.0, extra, math.inf, "no match")
+    for name, grid in GRID_LAYOUTS.items():
+        column_axis, row_axis = grid.columns(d_model, "column"), grid.columns(d_model, "row")
+        for width in _periods(patches, column_axis, n):
+            height = n // width
+            # In the input's own dtype: identify reads the format's rounding from it.
+            first_row = patches[:width][:, column_axis].astype(given.dtype)
+            first_column = patches[::width][:, row_axis].astype(given.dtype)
+            axes = (identify_encoding(first_row), identify_encoding(first_column))
+            bases = {_axis_base(a, d_model // 2) for a in axes}
+            if len(bases) != 1 or None in bases:
+                continue
+            base = bases.pop()
+            expected = grid_encoding(height, width, d_model, layout=name, base=base)
+            error = float(np.max(np.abs(expected - patches), initial=0.0))
+            worst = max(axes, key=lambda a: _precision_rank(a.precision))
+            if error > 1.000001 * max(a.max_abs_error for a in axes) + 1e-15:
+                continue  # the other patches are not the grid's
+            found = GridIdentification(
+                True, name, height, width, base, extra, error, worst.precision, axes
+            )
+            if not best.matches or (error, height) < (best.max_abs_error, best.height):
+                best = found
+    return best

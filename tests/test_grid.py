@@ -1,0 +1,173 @@
+"""2-D encodings of image patches: grid_encoding against each library's formula, identify_grid.
+
+Each reference below is the library's function transcribed in NumPy float64 (the library and
+function named), not pe_core; pe_core's values agree with them to 1e-12 (NumPy's ``**`` and
+``exp`` against pe_core's correctly rounded frequencies: an ulp of w times positions below 100).
+The diffusers table in ``data/convention_reference.json`` was computed once with diffusers' own
+code (float32), so it agrees to float32's arithmetic, 1e-6 at these positions.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pe_core import GRID_LAYOUTS, grid_encoding, identify_grid
+
+REFERENCE = json.loads((Path(__file__).parent / "data" / "convention_reference.json").read_text())
+
+
+def _mae_1d(embed_dim, pos):
+    """MAE util/pos_embed.py get_1d_sincos_pos_embed_from_grid."""
+    omega = np.arange(embed_dim // 2, dtype=np.float64)
+    omega /= embed_dim / 2.0
+    omega = 1.0 / 10000**omega
+    out = np.einsum("m,d->md", pos.reshape(-1), omega)
+    return np.concatenate([np.sin(out), np.cos(out)], axis=1)
+
+
+def mae_2d(embed_dim, grid_size, cls_token=False):
+    """MAE util/pos_embed.py get_2d_sincos_pos_embed (grid_size an int, as MAE has it)."""
+    grid_h = np.arange(grid_size, dtype=np.float32)
+    grid_w = np.arange(grid_size, dtype=np.float32)
+    grid = np.meshgrid(grid_w, grid_h)  # here w goes first
+    grid = np.stack(grid, axis=0).reshape([2, 1, grid_size, grid_size])
+    emb_h = _mae_1d(embed_dim // 2, grid[0])
+    emb_w = _mae_1d(embed_dim // 2, grid[1])
+    pos_embed = np.concatenate([emb_h, emb_w], axis=1)
+    if cls_token:
+        pos_embed = np.concatenate([np.zeros([1, embed_dim]), pos_embed], axis=0)
+    return pos_embed
+
+
+def moco_v3_2d(h, w, embed_dim, temperature=10000.0):
+    """MoCo v3 vits.py VisionTransformerMoCo.build_2d_sincos_position_embedding (torch there)."""
+    grid_w, grid_h = np.meshgrid(np.arange(w, dtype=np.float64), np.arange(h), indexing="ij")
+    pos_dim = embed_dim // 4
+    omega = np.arange(pos_dim, dtype=np.float64) / pos_dim
+    omega = 1.0 / (temperature**omega)
+    out_w = np.einsum("m,d->md", grid_w.flatten(), omega)
+    out_h = np.einsum("m,d->md", grid_h.flatten(), omega)
+    return np.concatenate([np.sin(out_w), np.cos(out_w), np.sin(out_h), np.cos(out_h)], axis=1)
+
+
+def timm_2d(feat_shape, dim, temperature=10000.0, reverse_coord=False, interleave_sin_cos=False):
+    """timm layers/pos_embed_sincos.py build_sincos2d_pos_embed (torch there)."""
+    pos_dim = dim // 4
+    bands = 1.0 / (temperature ** (np.arange(0, pos_dim, 1, dtype=np.float64) / pos_dim))
+    if reverse_coord:
+        feat_shape = feat_shape[::-1]
+    grid = np.stack(
+        np.meshgrid(*[np.arange(s, dtype=np.float64) for s in feat_shape], indexing="ij")
+    )
+    grid = grid.reshape(2, -1).T
+    pos2 = grid[:, :, None] * bands[None, None, :]
+    stack_dim = 2 if interleave_sin_cos else 1
+    return np.stack([np.sin(pos2), np.cos(pos2)], axis=stack_dim).reshape(grid.shape[0], -1)
+
+
+class TestAgainstLibraries:
+    @pytest.mark.parametrize("grid_size", [2, 5, 14])
+    @pytest.mark.parametrize("cls_token", [False, True])
+    def test_mae(self, grid_size, cls_token):
+        ours = grid_encoding(grid_size, grid_size, 32, layout="mae", extra_tokens=int(cls_token))
+        np.testing.assert_allclose(ours, mae_2d(32, grid_size, cls_token), rtol=0, atol=1e-12)
+
+    @pytest.mark.parametrize(("h", "w"), [(3, 5), (7, 2), (8, 8)])
+    def test_moco_v3(self, h, w):
+        # MoCo's token order is w-major: its grid is w rows (the outer index) of h columns.
+        ours = grid_encoding(w, h, 16, layout="moco")
+        np.testing.assert_allclose(ours, moco_v3_2d(h, w, 16), rtol=0, atol=1e-12)
+
+    @pytest.mark.parametrize(("h", "w"), [(3, 5), (7, 2), (6, 6)])
+    @pytest.mark.parametrize("interleave", [False, True])
+    def test_timm(self, h, w, interleave):
+        layout = "moco" if interleave else "timm"
+        ours = grid_encoding(h, w, 24, layout=layout, base=100.0)
+        theirs = timm_2d([h, w], 24, temperature=100.0, interleave_sin_cos=interleave)
+        np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-12)
+        # reverse_coord=True stacks W, H: the same layout on the transposed grid.
+        reversed_grid = grid_encoding(w, h, 24, layout=layout, base=100.0)
+        theirs = timm_2d([h, w], 24, 100.0, reverse_coord=True, interleave_sin_cos=interleave)
+        np.testing.assert_allclose(reversed_grid, theirs, rtol=0, atol=1e-12)
+
+    def test_diffusers_literal_table(self):
+        case = REFERENCE["diffusers_2d"]
+        table = np.array(case["table"])
+        ours = grid_encoding(
+            case["grid_size"], case["grid_size"], case["embed_dim"], extra_tokens=1
+        )
+        np.testing.assert_allclose(ours, table, rtol=0, atol=1e-6)
+        found = identify_grid(table.astype(np.float32))
+        assert found.matches and found.layout == "mae", found.summary()
+        assert (found.height, found.width, found.extra_tokens) == (5, 5, 1)
+
+
+class TestIdentifyGrid:
+    @pytest.mark.parametrize("layout", list(GRID_LAYOUTS))
+    @pytest.mark.parametrize(
+        ("height", "width", "d_model", "extra"), [(4, 6, 16, 1), (14, 14, 64, 0), (2, 2, 4, 0)]
+    )
+    @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16])
+    def test_finds_layout_grid_and_extra_tokens(self, layout, height, width, d_model, extra, dtype):
+        table = grid_encoding(
+            height, width, d_model, layout=layout, extra_tokens=extra, dtype=dtype
+        )
+        found = identify_grid(table)
+        assert found.matches, found.summary()
+        assert (found.layout, found.height, found.width) == (layout, height, width)
+        assert (found.extra_tokens, found.base) == (extra, 10_000.0)
+        assert GRID_LAYOUTS[layout].describe() in found.summary()
+
+    def test_other_base(self):
+        found = identify_grid(grid_encoding(3, 7, 32, layout="timm", base=100.0))
+        assert found.matches and found.base == 100.0 and found.precision == "exact in float64"
+
+    def test_a_one_dimensional_encoding_is_no_grid(self):
+        from pe_core import sinusoidal_encoding
+
+        found = identify_grid(sinusoidal_encoding(24, 16, convention="split"))
+        assert not found.matches
+        assert found.summary().startswith("no 2-D layout explains this table")
+
+    def test_a_wrong_patch_is_no_match(self):
+        table = grid_encoding(4, 4, 16)
+        table[9, 3] += 0.01
+        assert not identify_grid(table).matches
+
+
+class TestArguments:
+    @pytest.mark.parametrize(
+        ("kwargs", "error", "message"),
+        [
+            ({"d_model": 6}, ValueError, "d_model must be a multiple of 4"),
+            ({"d_model": 0}, ValueError, "d_model must be a positive integer"),
+            ({"height": 0}, ValueError, "height must be a positive integer"),
+            ({"width": 2.0}, TypeError, "width must be a positive integer"),
+            ({"layout": "vit"}, ValueError, "layout must be one of 'mae', 'moco', 'timm'"),
+            ({"base": -1.0}, ValueError, "base"),
+            ({"extra_tokens": -1}, ValueError, "extra_tokens must be an integer >= 0"),
+            ({"extra_tokens": True}, ValueError, "extra_tokens must be an integer >= 0"),
+            ({"height": 2**15, "width": 2**15}, ValueError, "memory budget"),
+        ],
+    )
+    def test_bad_arguments_are_named(self, kwargs, error, message):
+        arguments = {"height": 2, "width": 3, "d_model": 8} | kwargs
+        with pytest.raises(error, match=message):
+            grid_encoding(**arguments)
+
+    @pytest.mark.parametrize(
+        ("matrix", "message"),
+        [
+            (np.zeros((4, 4, 4)), "must be 2-D"),
+            (np.zeros((8, 6)), "matrix must have a multiple of 4 columns"),
+            (np.full((8, 4), np.nan), "matrix must be finite"),
+            ("abc", "matrix must be"),
+        ],
+    )
+    def test_identify_refuses_what_cannot_be_a_grid(self, matrix, message):
+        with pytest.raises(ValueError, match=message):
+            identify_grid(matrix)
