@@ -62,6 +62,23 @@ def random_link(rng: random.Random, seen: set[str]) -> tuple[str, str]:
             return link
 
 
+def ascii_plot(values: list[float], *, step: int = 25, height: int = 8) -> str:
+    """RSS samples (one every ``step`` links, from link 0) as a text chart for the docs."""
+    top = max(values)
+    rows = []
+    for level in range(height, 0, -1):
+        threshold = top * (level - 0.5) / height
+        line = "".join(
+            " *" if value >= threshold and (value < top * (level + 0.5) / height) else "  "
+            for value in values
+        )
+        rows.append(f"{top * level / height:7.0f} |{line}".rstrip())
+    rows.append("        +" + "--" * len(values) + "  links")
+    labels = "".join(f"{i * step:<10d}" for i in range(0, len(values), 5))
+    rows.append(("         " + labels).rstrip())
+    return "\n".join(rows)
+
+
 async def _churn(server, links: list[tuple[str, str]], sessions: int) -> dict:
     queue = list(reversed(links))
     samples, seconds, errors = [], [], []
@@ -112,6 +129,8 @@ def main() -> None:
     )
     for error in result["errors"][:10]:
         print(f"    {error}")
+    print("\nRSS (MiB) against links opened:")
+    print(ascii_plot([start_rss, *samples[24::25]]))
 
 
 if __name__ == "__main__":

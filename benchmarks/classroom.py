@@ -12,14 +12,20 @@ exceptions shown in the app, runs that did not finish, and lost connections.
 
     .venv/bin/python benchmarks/classroom.py --sessions 30 --seconds 300
     .venv/bin/python benchmarks/classroom.py --sweep 1,4,8,16,30 --seconds 60
+    .venv/bin/python benchmarks/classroom.py --sessions 16 --seconds 60 --servers 2
 
-Bounded: at most 60 sessions and 900 seconds a run; only the server it starts is contacted.
+``--servers 2`` starts two server processes and keeps each session on one of them, as a proxy
+with sticky sessions does (docs/deploy.md).
+
+Bounded: at most 60 sessions, 4 servers and 900 seconds a run; only the servers it starts (on
+the loopback address) are contacted.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import random
 import statistics
 import sys
@@ -67,21 +73,30 @@ async def _session(url: str, n: int, deadline: float, interval: float, results: 
         results.errors.append(f"session {n}: {type(error).__name__}: {error}")
 
 
-async def _classroom(url: str, sessions: int, seconds: float, interval: float, server) -> dict:
+async def _classroom(servers: list, sessions: int, seconds: float, interval: float) -> dict:
+    """``sessions`` sessions for ``seconds``, session ``n`` on server ``n % len(servers)`` (and
+    only there, as a proxy with sticky sessions sends it)."""
     results = Results()
     rss: list[float] = []
     deadline = time.perf_counter() + seconds
-    cpu_before = server.cpu_seconds()
+
+    def cpu() -> float:
+        return sum(server.cpu_seconds() for server in servers)
+
+    cpu_before = cpu()
 
     async def sample_memory() -> None:
         while time.perf_counter() < deadline:
-            rss.append(server.memory_kib().get("VmRSS", 0) / 1024)
+            rss.append(sum(s.memory_kib().get("VmRSS", 0) for s in servers) / 1024)
             await asyncio.sleep(1.0)
 
     started = time.perf_counter()
     await asyncio.gather(
         sample_memory(),
-        *(_session(url, n, deadline, interval, results) for n in range(sessions)),
+        *(
+            _session(servers[n % len(servers)].url, n, deadline, interval, results)
+            for n in range(sessions)
+        ),
     )
     wall = time.perf_counter() - started
     runs = len(results.latencies) + len(results.opens)
@@ -93,8 +108,8 @@ async def _classroom(url: str, sessions: int, seconds: float, interval: float, s
         "p95": latencies[min(len(latencies) - 1, int(0.95 * len(latencies)))],
         "max": latencies[-1],
         "open_p50": statistics.median(results.opens) if results.opens else float("nan"),
-        "cpu_per_run": (server.cpu_seconds() - cpu_before) / max(runs, 1),
-        "cpu_share": (server.cpu_seconds() - cpu_before) / wall,
+        "cpu_per_run": (cpu() - cpu_before) / max(runs, 1),
+        "cpu_share": (cpu() - cpu_before) / wall,
         "rss_max": max(rss, default=0.0),
         "rss_end": rss[-1] if rss else 0.0,
         "errors": results.errors,
@@ -107,25 +122,29 @@ def main() -> None:
     parser.add_argument("--sweep", help="comma-separated session counts, one run each")
     parser.add_argument("--seconds", type=float, default=300.0)
     parser.add_argument("--interval", type=float, default=2.0)
+    parser.add_argument("--servers", type=int, default=1, help="server processes (at most 4)")
     arguments = parser.parse_args()
     counts = (
         [int(c) for c in arguments.sweep.split(",")] if arguments.sweep else [arguments.sessions]
     )
     if max(counts) > MAX_SESSIONS or arguments.seconds > MAX_SECONDS:
         parser.error(f"at most {MAX_SESSIONS} sessions and {MAX_SECONDS} seconds a run")
+    if not 1 <= arguments.servers <= 4:
+        parser.error("1 to 4 servers")
     print(
-        "| sessions | changes | p50 (s) | p95 (s) | max (s) | first run p50 (s) | server CPU "
-        "per run (s) | server CPU (cores) | RSS max (MiB) | errors |\n|---|---|---|---|---|---|"
-        "---|---|---|---|",
+        "| servers | sessions | changes | p50 (s) | p95 (s) | max (s) | first run p50 (s) | "
+        "server CPU per run (s) | server CPU (cores) | RSS max (MiB) | errors |\n"
+        + "|---" * 11
+        + "|",
         flush=True,
     )
     for count in counts:
-        with StreamlitServer() as server:
-            row = asyncio.run(
-                _classroom(server.url, count, arguments.seconds, arguments.interval, server)
-            )
+        with contextlib.ExitStack() as stack:
+            servers = [stack.enter_context(StreamlitServer()) for _ in range(arguments.servers)]
+            row = asyncio.run(_classroom(servers, count, arguments.seconds, arguments.interval))
         print(
-            f"| {row['sessions']} | {row['changes']} | {row['p50']:.3f} | {row['p95']:.3f} | "
+            f"| {arguments.servers} | {row['sessions']} | {row['changes']} | {row['p50']:.3f} | "
+            f"{row['p95']:.3f} | "
             f"{row['max']:.3f} | {row['open_p50']:.2f} | {row['cpu_per_run']:.3f} | "
             f"{row['cpu_share']:.2f} | {row['rss_max']:.0f} | {len(row['errors'])} |",
             flush=True,
