@@ -15,6 +15,7 @@ bank, plus its import line here (and its names in ``__all__``).
 
 from pe_core._validation import MAX_ELEMENTS
 from pe_core.alibi import alibi_bias, alibi_slopes
+from pe_core.arithmetic import FORMULAS, TextbookFormula, textbook_encoding
 from pe_core.bank import ColumnLayout, FrequencyBank
 from pe_core.buckets import t5_relative_buckets
 from pe_core.conventions import CONVENTIONS, Convention
@@ -68,6 +69,7 @@ from pe_core.uniqueness import (
 __all__ = [
     "CASTS",
     "CONVENTIONS",
+    "FORMULAS",
     "GRID_LAYOUTS",
     "LAYOUTS",
     "MAX_ELEMENTS",
@@ -82,6 +84,7 @@ __all__ = [
     "GridLayout",
     "Identification",
     "RotaryEncoding",
+    "TextbookFormula",
     "UniquenessReport",
     "add_to_embeddings",
     "alibi_bias",
@@ -118,6 +121,7 @@ __all__ = [
     "sinusoidal_bank",
     "sinusoidal_encoding",
     "t5_relative_buckets",
+    "textbook_encoding",
     "uniqueness_report",
     "wavelengths",
     "yarn_correction_range",

@@ -283,13 +283,13 @@ def check_positions_for(
     return checked
 
 
-def check_precision(precision: object) -> FloatFormat:
+def check_precision(precision: object, name: str = "precision") -> FloatFormat:
     """Look up a precision by name (or a NumPy/ml_dtypes dtype with one of those names)."""
     if precision is not None and not isinstance(precision, str):
         # NumPy parses comma strings with ``ast``: b"," raises SyntaxError, not TypeError.
         with contextlib.suppress(TypeError, ValueError, SyntaxError):  # check_choice explains
             precision = np.dtype(precision).name
-    return PRECISIONS[check_choice(precision, "precision", tuple(PRECISIONS))]
+    return PRECISIONS[check_choice(precision, name, tuple(PRECISIONS))]
 
 
 _OUTPUT_DTYPES = ("float64", "float32", "float16", "bfloat16")

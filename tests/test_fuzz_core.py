@@ -470,6 +470,19 @@ SPECS = {
         (*ENCODING_KW, "dtype"),
         {"positions": 6, "d_model": 8, **BASE_KW, "dtype": np.float64},
     ),
+    "textbook_encoding": Spec(
+        pe_core.textbook_encoding,
+        ("positions", "d_model"),
+        ("compute_dtype", *ENCODING_KW, "formula", "dtype"),
+        {
+            "positions": 6,
+            "d_model": 8,
+            "compute_dtype": "float16",
+            **BASE_KW,
+            "formula": "pow",
+            "dtype": np.float32,
+        },
+    ),
     "reference_encoding": Spec(
         pe_core.reference_encoding,
         ("positions", "d_model"),
@@ -777,6 +790,8 @@ PLAUSIBLE = {
     "inv_freq": st.lists(st.floats(0, 10), min_size=2, max_size=2),
     "axes": st.lists(st.integers(0, 2), min_size=2, max_size=2),
     "std": st.floats(1e-6, 10),
+    "compute_dtype": precision_ok,
+    "formula": st.sampled_from(["exp", "pow"]),
     "height": st.integers(1, 6),
     "width": st.integers(1, 6),
     "extra_tokens": st.integers(0, 3),
@@ -1035,6 +1050,13 @@ def check_result(name: str, arguments: dict, result) -> None:
     if name == "learned_position_table":
         assert result.shape == (int(arg("n_positions")), int(arg("d_model"))), call
         assert np.all(np.isfinite(result)), call
+        return
+    if name == "textbook_encoding":
+        rows, d_model = _count(arg("positions")), int(arg("d_model"))
+        assert result.shape == (rows, d_model), call
+        _check_dtype(call, result, arguments.get("dtype", OMIT))
+        _no_nan(result, call)
+        _in_unit_interval(result, call)
         return
     if name == "grid_encoding":
         extra = arg("extra_tokens") or 0
