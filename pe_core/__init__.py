@@ -18,6 +18,7 @@ from pe_core.alibi import alibi_bias, alibi_slopes
 from pe_core.arithmetic import FORMULAS, TextbookFormula, textbook_encoding
 from pe_core.bank import ColumnLayout, FrequencyBank
 from pe_core.buckets import t5_relative_buckets
+from pe_core.bugs import BUGS, Bug, Diagnosis, diagnose_encoding
 from pe_core.conventions import CONVENTIONS, Convention
 from pe_core.embedding import add_to_embeddings
 from pe_core.encoding import (
@@ -67,6 +68,7 @@ from pe_core.uniqueness import (
 )
 
 __all__ = [
+    "BUGS",
     "CASTS",
     "CONVENTIONS",
     "FORMULAS",
@@ -76,8 +78,10 @@ __all__ = [
     "PAIRWISE_LIMIT",
     "PRECISIONS",
     "ROPE_TYPES",
+    "Bug",
     "ColumnLayout",
     "Convention",
+    "Diagnosis",
     "FloatFormat",
     "FrequencyBank",
     "GridIdentification",
@@ -94,6 +98,7 @@ __all__ = [
     "block_mean_encoding",
     "column_roles",
     "cosine_similarity",
+    "diagnose_encoding",
     "encoding_columns",
     "encoding_distances",
     "frequencies",

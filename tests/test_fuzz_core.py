@@ -694,6 +694,9 @@ SPECS = {
             "dtype": "float32",
         },
     ),
+    "diagnose_encoding": Spec(
+        pe_core.diagnose_encoding, ("matrix",), (), {"matrix": pe_core.sinusoidal_encoding(6, 8)}
+    ),
     "identify_grid": Spec(
         pe_core.identify_grid, ("matrix",), (), {"matrix": pe_core.grid_encoding(2, 3, 8)}
     ),
@@ -1063,6 +1066,11 @@ def check_result(name: str, arguments: dict, result) -> None:
         rows = int(extra) + int(arg("height")) * int(arg("width"))
         assert result.shape == (rows, int(arg("d_model"))), call
         assert np.all(np.abs(result.astype(np.float64)) <= 1.0), call
+        return
+    if name == "diagnose_encoding":
+        assert isinstance(result, pe_core.Diagnosis), call
+        assert isinstance(result.summary(), str) and result.summary(), call
+        assert result.bug is None or result.bug.name in pe_core.BUGS, call
         return
     if name == "identify_grid":
         assert isinstance(result, pe_core.GridIdentification), call
