@@ -709,10 +709,13 @@ def matrix_heatmap(
     subtitle: str = "",
     symmetric_range: float | None = None,
     height: int = 360,
+    row_title: str = "position",
+    column_title: str = "dimension (column)",
 ) -> go.Figure:
     """A plain matrix heatmap with a symmetric colour range (embeddings, sums, differences).
 
-    ``rows`` are labels (tokens) or, when they are numbers, positions on a numeric axis.
+    ``rows`` are labels (tokens) or, when they are numbers, indices on a numeric axis titled
+    ``row_title``.
     """
     limit = symmetric_range or float(np.max(np.abs(values), initial=1e-12))
     numeric = len(rows) > 0 and all(isinstance(r, (int, np.integer)) for r in rows)
@@ -725,18 +728,18 @@ def matrix_heatmap(
         "zmax": limit,
         "colorscale": DIVERGING,
         "colorbar": {"thickness": 12},
-        "hovertemplate": ("position %{y}" if numeric else "%{y}")
-        + "<br>column %{x}<br>value %{z:.4f}<extra></extra>",
+        "hovertemplate": (f"{row_title} %{{y}}" if numeric else "%{y}")
+        + f"<br>{column_title} %{{x}}<br>value %{{z:.4f}}<extra></extra>",
     }
     yaxis = {"autorange": "reversed", "showgrid": False}
-    if numeric:
-        yaxis = index_axis("position", len(rows), **yaxis)
+    if numeric:  # ticks by the rows' span: they may be a sample of a long table
+        yaxis = index_axis(row_title, int(max(rows)) - int(min(rows)) + 1, **yaxis)
     return _figure(
         [heatmap],
         title=title,
         subtitle=subtitle,
         height=height,
-        xaxis=index_axis("dimension (column)", len(columns), showgrid=False),
+        xaxis=index_axis(column_title, len(columns), showgrid=False),
         yaxis=yaxis,
     )
 

@@ -37,6 +37,7 @@ VIEWS: tuple[View, ...] = (
     View("embeddings", "Embeddings"),
     View("conventions", "Conventions"),
     View("example", "Worked example"),
+    View("check", "Check my encoding"),
     View("rope", "RoPE lab"),
     View("distance", "Distance"),
 )

@@ -206,7 +206,7 @@ BUGS: MappingProxyType[str, Bug] = MappingProxyType(
             Bug(
                 "float32_angles",
                 "angles k * w computed in a small format, wrong at long context",
-                "pe = torch.sin(position.float() * div_term)  # float32 angles",
+                "pe[:, 0::2] = sin(position * div_term)  # position, div_term: float32 or float16",
                 "compute the table in float64 (or exactly, as pe_core does) and cast once",
                 encoding=_float32_angles,
             ),
@@ -230,8 +230,11 @@ class Diagnosis:
     max_abs_error : float or None
         Largest difference between the table and that wrong table.
     arithmetic : str or None
-        The textbook formula and format that reproduce the table to a unit in the last place,
-        e.g. "pow formula in float16 (keras-hub SinePositionEncoding ...)", or None.
+        In words, the textbook formula and format that reproduce the table to two units in the
+        last place (:func:`pe_core.textbook_encoding` with ``compute_dtype``, ``formula`` and
+        ``convention``), or None.
+    compute_dtype, formula, convention : str or None
+        Those arguments, when ``arithmetic`` is set.
     """
 
     identification: Identification
@@ -240,6 +243,9 @@ class Diagnosis:
     start: float | None = None
     max_abs_error: float | None = None
     arithmetic: str | None = None
+    compute_dtype: str | None = None
+    formula: str | None = None
+    convention: str | None = None
 
     @property
     def correct(self) -> bool:
@@ -256,16 +262,21 @@ class Diagnosis:
                 "No mistake in the catalogue explains this table either: it is neither a "
                 "sinusoidal encoding we know nor one of the usual mistakes in writing one."
             )
+        return f"Likely mistake: {self.bug.title}; {self.table_words}. Fix: {self.bug.fix}."
+
+    @property
+    def table_words(self) -> str:
+        """What the table is, for a named mistake ("the table is ..."); "" without one."""
+        if self.bug is None:
+            return ""
         if self.bug.seen_by == "table":
-            what = (
+            return (
                 f"the table is this mistake's at base {self.base:g}, positions from "
                 f"{self.start:g} (largest difference {self.max_abs_error:.2g})"
             )
-        elif self.arithmetic is not None:
-            what = f"the table is the {self.arithmetic}"
-        else:
-            what = f"the table is the {found.summary()}"
-        return f"Likely mistake: {self.bug.title}; {what}. Fix: {self.bug.fix}."
+        if self.arithmetic is not None:
+            return f"the table is the {self.arithmetic}"
+        return f"the table is the {self.identification.summary()}"
 
 
 def _noise_bound(angles: NDArray[np.float64], unit_roundoff: float) -> NDArray[np.float64]:
@@ -423,7 +434,9 @@ def _arithmetic_diagnosis(found, arithmetic, values) -> Diagnosis:
         f"with the {formula} formula as {libraries} write it; it is up to {error:.2g} "
         "from the exact encoding"
     )
-    return Diagnosis(found, BUGS["float32_angles"], base, start, error, words)
+    return Diagnosis(
+        found, BUGS["float32_angles"], base, start, error, words, fmt, formula, convention
+    )
 
 
 def _close(value: float, target: float) -> bool:

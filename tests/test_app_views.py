@@ -117,15 +117,17 @@ class TestConventionsLab:
         assert float(values["Similarity: vaswani vs split"]) == 0.0
         assert float(values["Similarity: vaswani vs tensor2tensor"]) > 1e-3
 
+
+class TestCheckMyEncoding:
     @pytest.mark.parametrize("convention", list(pe_core.CONVENTIONS))
     @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16])
     def test_identify_uploads(self, convention, dtype):
         matrix = pe_core.sinusoidal_encoding(
             2 + np.arange(80), 32, convention=convention, dtype=dtype
         )
-        at = new_app(view="conventions")
+        at = new_app(view="check")
         at.run()
-        at.file_uploader(key="lab_upload").upload(
+        at.file_uploader(key="check_upload").upload(
             "mine.npy", _npy(matrix), "application/octet-stream"
         ).run()
         no_errors(at)
@@ -139,17 +141,19 @@ class TestConventionsLab:
         from dashboard.exports import encoding_csv
 
         data = encoding_csv(Config(40, 12, 500.0, "split"))
-        at = new_app(view="conventions")
+        at = new_app(view="check")
         at.run()
-        at.file_uploader(key="lab_upload").upload("pe.csv", data, "text/csv").run()
+        at.file_uploader(key="check_upload").upload("pe.csv", data, "text/csv").run()
         assert "split convention, base 500, positions from 0" in at.success[0].value
         assert "exact in float64" in at.success[0].value
 
     def test_transposed(self):
-        at = new_app(view="conventions")
+        at = new_app(view="check")
         at.run()
         upload = _npy(pe_core.sinusoidal_encoding(100, 16).T)
-        at.file_uploader(key="lab_upload").upload("t.npy", upload, "application/octet-stream").run()
+        at.file_uploader(key="check_upload").upload(
+            "t.npy", upload, "application/octet-stream"
+        ).run()
         assert "transposed" in at.success[0].value
         assert any("transposed" in i.value for i in at.info)
 
@@ -168,20 +172,87 @@ class TestConventionsLab:
             buffer = io.BytesIO()
             np.save(buffer, np.array([object()], dtype=object), allow_pickle=True)
             data = buffer.getvalue()
-        at = new_app(view="conventions")
+        at = new_app(view="check")
         at.run()
-        at.file_uploader(key="lab_upload").upload(name, data, "application/octet-stream").run()
+        at.file_uploader(key="check_upload").upload(name, data, "application/octet-stream").run()
         assert not at.exception
         assert message in at.error[0].value.replace("\\", "")  # as displayed
 
     def test_noise_is_not_identified(self):
         noise = np.random.default_rng(0).uniform(-1, 1, size=(40, 16))
-        at = new_app(view="conventions")
+        at = new_app(view="check")
         at.run()
-        at.file_uploader(key="lab_upload").upload(
+        at.file_uploader(key="check_upload").upload(
             "noise.npy", _npy(noise), "application/octet-stream"
         ).run()
         assert any("no convention explains this matrix" in w.value.lower() for w in at.warning)
+
+    @pytest.mark.parametrize("name", [n for n in pe_core.BUGS if n != "float32_angles"])
+    def test_each_mistake_example_is_named(self, name):
+        at = new_app(view="check", L=300, d=32, example=name.replace("_", " "))
+        at.run()
+        no_errors(at)
+        assert f"Likely mistake: {pe_core.BUGS[name].title}" in at.warning[0].value
+        code = " ".join(c.value for c in at.code)
+        assert pe_core.BUGS[name].fix in code
+        assert any("Table minus what it should be" in h.value for h in at.subheader)
+
+    def test_float16_example_is_pinned_to_keras_formula(self):
+        at = new_app(view="check", L=3000, d=64, example="float16 angles")
+        at.run()
+        no_errors(at)
+        texts = " ".join(m.value for m in at.markdown)
+        assert "computed in float16 with the pow formula as keras-hub" in texts
+        namespace = {}
+        exec(at.code[-1].value, namespace)
+        expected = pe_core.textbook_encoding(3000, 64, compute_dtype="float16", formula="pow")
+        np.testing.assert_array_equal(namespace["table"], expected)
+        assert any("returns your table exactly" in c.value for c in at.caption)
+
+    def test_rebuild_code_runs_and_returns_the_table(self):
+        table = pe_core.sinusoidal_encoding(np.arange(5, 105), 24, base=500.0, dtype=np.float32)
+        at = new_app(view="check")
+        at.run()
+        at.file_uploader(key="check_upload").upload(
+            "t.npy", _npy(table), "application/octet-stream"
+        ).run()
+        no_errors(at)
+        namespace = {}
+        exec(at.code[-1].value, namespace)
+        np.testing.assert_array_equal(namespace["table"], table)
+        assert any("returns your table exactly" in c.value for c in at.caption)
+
+    def test_pasted_rows(self):
+        rows = pe_core.sinusoidal_encoding(6, 8).round(6)
+        text = "\n".join(" ".join(f"{v:.6f}" for v in row) for row in rows)
+        at = new_app(view="check")
+        at.run()
+        at.text_area(key="check_paste").input(text).run()
+        no_errors(at)
+        assert "vaswani convention, base 10000, positions from 0 to 5" in at.success[0].value
+
+    def test_grid_upload(self):
+        grid = pe_core.grid_encoding(7, 9, 32, layout="moco", extra_tokens=1)
+        at = new_app(view="check")
+        at.run()
+        at.file_uploader(key="check_upload").upload(
+            "g.npy", _npy(grid.astype(np.float32)), "application/octet-stream"
+        ).run()
+        no_errors(at)
+        assert "Identified a 2-D encoding" in at.success[0].value
+        assert "7" in at.success[0].value and "9" in at.success[0].value
+        # A column of the column axis is constant down each column of patches.
+        assert any("One column over the grid" in h.value for h in at.subheader)
+        column = at.number_input(key="check_grid_column").value
+        assert column in pe_core.GRID_LAYOUTS["moco"].columns(32, "column")
+        image = grid[1:, column].reshape(7, 9)
+        assert np.all(image == image[0])
+
+    def test_tiny_sidebar_example_explains_instead_of_failing(self):
+        at = new_app(view="check", L=50, d=1, example="inverted frequency")
+        at.run()
+        assert not at.exception and not at.error
+        assert any("d_model ≥ 2" in w.value for w in at.warning)
 
 
 class TestWorkedExample:

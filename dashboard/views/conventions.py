@@ -1,4 +1,4 @@
-"""Conventions lab: the conventions side by side, and "identify my matrix"."""
+"""Conventions lab: the conventions side by side, what changes between them, who uses which."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 import pe_core
-from dashboard import caching, figures, params, ui, uploads
+from dashboard import caching, figures, params, ui
 from dashboard.caching import cached
 from dashboard.config import Config
 from dashboard.views.heatmap import heatmap_data
@@ -49,8 +49,10 @@ def render(config: Config) -> None:
     _side_by_side(config)
     _what_changes(config)
     _library_table()
-    st.divider()
-    _identify()
+    st.caption(
+        "To check a table from your own code (its convention, base, arithmetic, and the usual "
+        "mistakes), open **Check my encoding** in the navigation above."
+    )
 
 
 def _panel(config: Config, name: str) -> tuple[np.ndarray, int]:
@@ -213,98 +215,3 @@ def _library_table() -> None:
         ]
     ).set_index("convention")
     st.table(table)  # a static table wraps long cells ("used by") instead of cutting them
-
-
-def _identify() -> None:
-    st.subheader("Identify my matrix")
-    st.markdown(
-        "Upload an encoding matrix with positions in rows (.npy, or .csv like this app's download) "
-        "and the lab finds the convention, base and first position that explain it, or says that "
-        "none does and where it differs."
-    )
-    upload = st.file_uploader(
-        "Encoding matrix",
-        type=["npy", "csv"],
-        key="lab_upload",
-        max_upload_size=uploads.MAX_UPLOAD_MB,
-    )
-    if upload is None:
-        return
-    data = upload.getvalue()
-    try:
-        with st.spinner("Fitting each convention…"):
-            shape, found = identify(data, upload.name)
-    except uploads.UploadError as error:
-        st.error(f"Cannot read {ui.escape_markdown(upload.name)}: {ui.escape_markdown(error)}.")
-        return
-    dims = " × ".join(f"{size:,}" for size in shape)
-    st.caption(f"{ui.escape_markdown(upload.name)}: {dims} values.")
-    if found.squeezed_from is not None:
-        st.info(
-            f"The file holds an array of shape {found.squeezed_from}; its axes of length 1 were "
-            "dropped (a buffer like the PyTorch tutorial's (1, L, d_model)) and it was read as "
-            "a matrix of positions × columns."
-        )
-    if found.matches:
-        st.success(f"Identified: {found.summary()}.")
-        st.markdown(how_sure(found))
-    else:
-        st.warning(found.summary().capitalize() + ".")
-    for note in found.equivalents:
-        st.caption("Equally good: " + note + ".")
-    table = pd.DataFrame(
-        [
-            {
-                "convention": c.convention,
-                "base": c.base,
-                "first position": c.start,
-                "rows": "increasing" if c.step > 0 else "decreasing",
-                "largest |difference|": c.max_abs_error,
-                "at (row, column)": str(c.worst_cell[::-1] if found.transposed else c.worst_cell),
-                "the difference is": c.precision
-                if c.rows_compared == found.n_positions
-                else f"at least this (compared on {c.rows_compared} rows)",
-            }
-            for c in found.candidates
-        ]
-    )
-    st.dataframe(table, hide_index=True, width="stretch", height=ui.table_height(len(table)))
-    if found.transposed:
-        st.info("The matrix had positions in its columns; it was transposed before fitting.")
-
-
-def how_sure(found: pe_core.Identification) -> str:
-    """How sure the identification is, in words: the difference against the input's own noise."""
-    error = f"{found.max_abs_error:.2g}"
-    if found.precision == "exact in float64":
-        return (
-            "**How sure:** every entry equals the exact encoding to the last few digits of "
-            f"float64 (largest difference {error})."
-        )
-    if found.precision.endswith("rounding"):
-        fmt = found.precision.split()[0]
-        return (
-            f"**How sure:** every value is a {fmt} number and differs from the exact encoding by "
-            f"at most {error}, no more than rounding the exact values to {fmt} does: this is "
-            f"the exact encoding, stored in {fmt}."
-        )
-    if found.precision.startswith("rounded to"):
-        return (
-            f"**How sure:** every entry is within half a unit of the last of its "
-            f"{found.precision.split()[2]} decimals of the exact encoding (largest difference "
-            f"{error}): the exact encoding, written with that many decimals."
-        )
-    fmt = found.precision.split()[0]
-    return (
-        f"**How sure:** the differences grow with the position, up to {error}, as they do when "
-        f"the angles k·ω are computed in {fmt} (the position and the frequency rounded to {fmt} "
-        f"before they are multiplied): a library's {fmt} arithmetic, not a different encoding. "
-        "The exact encoding is the one named."
-    )
-
-
-@cached
-def identify(data: bytes, name: str):
-    """Parse an uploaded file and identify it (cached on the file's bytes)."""
-    matrix = uploads.load_matrix(name, data)
-    return matrix.shape, pe_core.identify_encoding(matrix)

@@ -1,0 +1,482 @@
+"""Check my encoding: upload or paste a table and get its convention, base, positions and
+arithmetic, the mistake that made it if it is a known one, what differs, and the code that
+rebuilds it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+import pe_core
+from dashboard import caching, figures, params, ui, uploads
+from dashboard.caching import cached
+from dashboard.config import Config
+
+#: Rows and columns of the difference heatmap (rows spread over the whole table).
+SHOWN_ROWS = 200
+SHOWN_COLUMNS = 128
+#: Largest example table built from the sidebar (long enough for float32's angle errors).
+EXAMPLE_ROWS = 4096
+EXAMPLE_COLUMNS = 512
+#: Characters accepted in the paste box (a few hundred rows of a small table).
+MAX_PASTE_CHARS = 200_000
+
+#: The examples: a library's arithmetic, and each mistake of the catalogue.
+ARITHMETIC_EXAMPLES = {
+    "float32 angles": ("float32", "exp", "the textbook formula in float32, as PyTorch computes it"),
+    "float16 angles": ("float16", "pow", "keras-hub's formula in float16 (mixed precision)"),
+}
+BUG_EXAMPLES = {name.replace("_", " "): bug for name, bug in pe_core.BUGS.items()}
+EXAMPLE = params.Choice(
+    "example",
+    "Or try an example",
+    "none",
+    options=("none", *ARITHMETIC_EXAMPLES, *(k for k in BUG_EXAMPLES if k != "float32 angles")),
+    help="A table built from the sidebar's d_model: a library's arithmetic, or one of the usual "
+    "mistakes (at base 10,000, where tutorials make them).",
+)
+PARAMS = (EXAMPLE,)
+
+
+@dataclass(frozen=True)
+class Checked:
+    """What the view shows for one table (positions in rows, as it was fitted)."""
+
+    shape: tuple[int, ...]
+    values: np.ndarray
+    diagnosis: pe_core.Diagnosis
+    grid: pe_core.GridIdentification | None
+    reference: np.ndarray | None
+    reference_words: str
+    code: Call | None
+    rebuilt_error: float | None
+
+
+def render(config: Config) -> None:
+    ui.explain(
+        "Upload an encoding table from your own code (positions in rows; .npy, or .csv like this "
+        "app's download), or paste a few rows. The check finds the convention, base, first "
+        "position and direction that explain it, and the arithmetic it was computed in: "
+        "rounded once to float32, or computed step by step in float32 or float16 as "
+        "libraries do, whose errors grow with the position. If the table is none of these, it "
+        f"is compared with {len(pe_core.BUGS)} mistakes people make when they write an "
+        "encoding, and the one that made it is named with its fix. A 2-D table of image "
+        "patches (MAE, MoCo v3, timm) is recognised with its grid.",
+    )
+    source = _source(config)
+    if source is None:
+        st.info("Upload a table, paste rows, or pick an example to check.")
+        return
+    label, checked = source
+    if checked is None:
+        return
+    dims = " × ".join(f"{size:,}" for size in checked.shape)
+    st.caption(f"{label}: {dims} values.")
+    _verdict(checked)
+    if checked.grid is not None and checked.grid.matches:
+        _grid_image(checked)
+    _difference(checked)
+    _rebuild(checked)
+    _candidates(checked.diagnosis.identification)
+
+
+def _source(config: Config) -> tuple[str, Checked | None] | None:
+    """The table to check: an upload, pasted rows, or an example (in that order)."""
+    upload = st.file_uploader(
+        "Encoding table",
+        type=["npy", "csv"],
+        key="check_upload",
+        max_upload_size=uploads.MAX_UPLOAD_MB,
+    )
+    pasted = st.text_area(
+        "…or paste rows (numbers separated by commas or spaces, one position per line)",
+        key="check_paste",
+        height=100,
+        max_chars=MAX_PASTE_CHARS,
+    )
+    example = EXAMPLE.widget(config)
+    try:
+        if upload is not None:
+            name = ui.escape_markdown(upload.name)
+            with st.spinner("Checking the table…"):
+                return name, checked_upload(upload.getvalue(), upload.name)
+        if pasted.strip():
+            with st.spinner("Checking the rows…"):
+                return "The pasted rows", checked_upload(pasted.encode(), "pasted.csv")
+    except uploads.UploadError as error:
+        what = ui.escape_markdown(upload.name) if upload is not None else "the pasted rows"
+        st.error(f"Cannot read {what}: {ui.escape_markdown(error)}.")
+        return "", None
+    except ValueError as error:  # read, but no encoding can have this shape
+        st.error(f"Cannot check this table: {ui.escape_markdown(error)}.")
+        return "", None
+    if example == "none":
+        return None
+    n, d = min(config.n_positions, EXAMPLE_ROWS), min(config.d_model, EXAMPLE_COLUMNS)
+    if min(n, d) < 2:
+        st.warning(
+            f"An example needs at least 2 positions and d_model ≥ 2 (the sidebar has "
+            f"{config.n_positions:,} and {config.d_model}): a table to check has a sin/cos pair."
+        )
+        return "", None
+    return _example_words(example, config, n, d), checked_example(
+        example, n, d, config.base, config.convention
+    )
+
+
+def _example_words(example: str, config: Config, n: int, d: int) -> str:
+    rows = f"positions 0–{n - 1}, d_model {d}"
+    if example in ARITHMETIC_EXAMPLES:
+        words = ARITHMETIC_EXAMPLES[example][2]
+        return f"Example: {words}, {config.convention}, base {config.base:g}, {rows}"
+    return f"Example: the table made by “{BUG_EXAMPLES[example].title}”, base 10,000, {rows}"
+
+
+@cached
+def checked_upload(data: bytes, name: str) -> Checked:
+    """Read an uploaded file or pasted rows and check it (cached on the bytes)."""
+    return _check(uploads.load_matrix(name, data))
+
+
+@cached
+def checked_example(example: str, n: int, d: int, base: float, convention: str) -> Checked:
+    """Build an example table and check it."""
+    if example in ARITHMETIC_EXAMPLES:
+        fmt, formula, _ = ARITHMETIC_EXAMPLES[example]
+        table = pe_core.textbook_encoding(
+            n, d, compute_dtype=fmt, base=base, convention=convention, formula=formula
+        ).astype(fmt)
+    else:
+        table = BUG_EXAMPLES[example].wrong_table(np.arange(n), d, 10_000.0)
+    return _check(table)
+
+
+def _check(matrix: np.ndarray) -> Checked:
+    diagnosis = pe_core.diagnose_encoding(matrix)
+    found = diagnosis.identification
+    values = np.squeeze(np.asarray(matrix, dtype=np.float64))
+    values = values.T if found.transposed else values
+    grid = None
+    if not found.matches and diagnosis.bug is None and values.shape[1] % 4 == 0:
+        grid = pe_core.identify_grid(values)
+    reference, words = _reference(diagnosis, values, grid)
+    code, rebuilt = _rebuild_call(diagnosis, values, grid, np.asarray(matrix).dtype)
+    error = None if rebuilt is None else float(np.max(np.abs(rebuilt - values)))
+    return Checked(np.shape(matrix), values, diagnosis, grid, reference, words, code, error)
+
+
+def _positions(start: float, step: int, n: int) -> np.ndarray:
+    return start + step * np.arange(n, dtype=np.float64)
+
+
+def _reference(diagnosis, values, grid) -> tuple[np.ndarray | None, str]:
+    """The exact encoding the table should equal, and what it is, in words."""
+    n, d = values.shape
+    found = diagnosis.identification
+    if grid is not None and grid.matches:
+        table = pe_core.grid_encoding(
+            grid.height,
+            grid.width,
+            d,
+            layout=grid.layout,
+            base=grid.base,
+            extra_tokens=grid.extra_tokens,
+        )
+        return table, f"the {grid.layout} grid encoding it matches"
+    if diagnosis.bug is not None and diagnosis.bug.seen_by == "table":
+        exact = pe_core.sinusoidal_encoding(
+            _positions(diagnosis.start, 1, n), d, base=diagnosis.base
+        )
+        return exact, f"the vaswani encoding at base {diagnosis.base:g} it was meant to be"
+    if diagnosis.compute_dtype is not None:
+        exact = pe_core.sinusoidal_encoding(
+            _positions(diagnosis.start, found.step, n),
+            d,
+            base=diagnosis.base,
+            convention=diagnosis.convention,
+        )
+        return exact, f"the exact {diagnosis.convention} encoding, base {diagnosis.base:g}"
+    exact = pe_core.sinusoidal_encoding(
+        _positions(found.start, found.step, n), d, base=found.base, convention=found.convention
+    )
+    exact[list(found.padding_rows)] = 0.0
+    closest = "exact" if found.matches else "closest"
+    return exact, f"the {closest} {found.convention} encoding, base {found.base:g}"
+
+
+def _positions_code(start: float, step: int, n: int) -> str:
+    if start == int(start):
+        start = int(start)
+        if step == 1:
+            return f"np.arange({start}, {start + n})"
+        return f"np.arange({start}, {start - n}, -1)"
+    return f"{start!r} + {step} * np.arange({n})"
+
+
+def _keyword(name: str, value) -> str:
+    return f"{name}={value!r}" if isinstance(value, str) else f"{name}={value:g}"
+
+
+@dataclass(frozen=True)
+class Call:
+    """A pe_core call as code: the function, its arguments, and lines to run after it."""
+
+    function: str
+    arguments: tuple[str, ...]
+    after: tuple[str, ...] = ()
+
+    def text(self, width: int = 80) -> str:
+        line = f"table = pe_core.{self.function}({', '.join(self.arguments)})"
+        if len(line) > width:  # one argument per line, as ruff formats it
+            inner = "".join(f"    {argument},\n" for argument in self.arguments)
+            line = f"table = pe_core.{self.function}(\n{inner})"
+        return "\n".join([line, *self.after])
+
+
+def _rebuild_call(diagnosis, values, grid, dtype) -> tuple[Call | None, np.ndarray | None]:
+    """Code that rebuilds the table, and what that code returns (positions in rows)."""
+    n, d = values.shape
+    found = diagnosis.identification
+    if grid is not None and grid.matches:
+        keywords = dict(layout=grid.layout, base=grid.base, extra_tokens=grid.extra_tokens)
+        call = Call(
+            "grid_encoding",
+            (
+                str(grid.height),
+                str(grid.width),
+                str(d),
+                *(_keyword(*kv) for kv in keywords.items()),
+            ),
+        )
+        return call, pe_core.grid_encoding(grid.height, grid.width, d, **keywords)
+    if diagnosis.bug is not None and diagnosis.bug.seen_by == "table":
+        call = Call(
+            f"BUGS[{diagnosis.bug.name!r}].wrong_table",
+            (_positions_code(diagnosis.start, 1, n), str(d), f"{diagnosis.base:g}"),
+        )
+        positions = _positions(diagnosis.start, 1, n)
+        return call, diagnosis.bug.wrong_table(positions, d, diagnosis.base)
+    if diagnosis.compute_dtype is not None:
+        keywords = dict(
+            compute_dtype=diagnosis.compute_dtype,
+            base=diagnosis.base,
+            convention=diagnosis.convention,
+            formula=diagnosis.formula,
+        )
+        call = Call(
+            "textbook_encoding",
+            (
+                _positions_code(diagnosis.start, found.step, n),
+                str(d),
+                *(_keyword(*kv) for kv in keywords.items()),
+            ),
+        )
+        positions = _positions(diagnosis.start, found.step, n)
+        return call, pe_core.textbook_encoding(positions, d, **keywords)
+    if not found.matches:
+        return None, None
+    rounding = found.precision.removesuffix(" rounding")
+    keywords = dict(base=found.base, convention=found.convention)
+    if rounding in ("float32", "float16"):
+        keywords["dtype"] = rounding
+    after = []
+    table = pe_core.sinusoidal_encoding(
+        _positions(found.start, found.step, n), d, **keywords
+    ).astype(np.float64)
+    if rounding == "bfloat16":
+        after.append('table = pe_core.quantize(table, "bfloat16")')
+        table = pe_core.quantize(table, "bfloat16")
+    if found.precision.startswith("rounded to"):
+        decimals = int(found.precision.split()[2])
+        after.append(f"table = table.round({decimals})")
+        table = table.round(decimals)
+    if found.padding_rows:
+        after.append(f"table[{list(found.padding_rows)}] = 0  # padding rows")
+        table[list(found.padding_rows)] = 0.0
+    call = Call(
+        "sinusoidal_encoding",
+        (
+            _positions_code(found.start, found.step, n),
+            str(d),
+            *(_keyword(*kv) for kv in keywords.items()),
+        ),
+        tuple(after),
+    )
+    return call, table
+
+
+def _verdict(checked: Checked) -> None:
+    diagnosis, found = checked.diagnosis, checked.diagnosis.identification
+    if found.squeezed_from is not None:
+        st.info(
+            f"The file holds an array of shape {found.squeezed_from}; its axes of length 1 were "
+            "dropped (a buffer like the PyTorch tutorial's (1, L, d_model)) and it was read as "
+            "a matrix of positions × columns."
+        )
+    if found.transposed:
+        st.info("The table had positions in its columns; it was transposed before fitting.")
+    if checked.grid is not None and checked.grid.matches:
+        st.success(f"Identified a 2-D encoding: {checked.grid.summary()}.")
+        return
+    if found.matches:
+        st.success(f"Identified: {found.summary()}.")
+        st.markdown(how_sure(found))
+    if diagnosis.bug is not None:
+        st.warning(f"**Likely mistake: {diagnosis.bug.title}.**", icon=":material/bug_report:")
+        if not found.matches or diagnosis.arithmetic is not None:
+            st.markdown(_sentence(diagnosis.table_words))
+        st.markdown("**The line that makes it, and the fix:**")
+        st.code(
+            f"# wrong:\n{diagnosis.bug.wrong_code}\n# fix: {diagnosis.bug.fix}", language="python"
+        )
+    elif found.matches:
+        st.caption("None of the usual mistakes: the table is what the convention computes.")
+    else:
+        st.warning(diagnosis.summary() + " " + _sentence(found.summary()))
+    for note in found.equivalents:
+        st.caption("Equally good: " + note + ".")
+
+
+def _sentence(text: str) -> str:
+    """``text`` as a sentence: its first letter capitalised (only that one), a full stop."""
+    return text[:1].upper() + text[1:] + "."
+
+
+def _grid_image(checked: Checked) -> None:
+    """One column of a 2-D table drawn over the grid of patches it encodes."""
+    grid = checked.grid
+    layout = pe_core.GRID_LAYOUTS[grid.layout]
+    d = checked.values.shape[1]
+    first = {axis: int(layout.columns(d, axis)[1 if d > 4 else 0]) for axis in ("row", "column")}
+    st.subheader("One column over the grid")
+    column = st.number_input(
+        f"Column to draw (0–{d - 1}; columns {_ranges(layout.columns(d, 'row'))} encode the "
+        f"row, {_ranges(layout.columns(d, 'column'))} the column)",
+        min_value=0,
+        max_value=d - 1,
+        value=first["column"],
+        key="check_grid_column",
+    )
+    image = checked.values[grid.extra_tokens :, column].reshape(grid.height, grid.width)
+    axis = "row" if column in layout.columns(d, "row") else "column"
+    st.caption(
+        f"Column {column} of the table, one cell a patch ({grid.height} rows × {grid.width} "
+        f"columns of patches; the {grid.extra_tokens} class-token rows left out). It encodes "
+        f"the patch's {axis}, so it is constant along each {'row' if axis == 'row' else 'column'}"
+        " of patches."
+    )
+    ui.chart(caching.figure(_grid_figure, image, column), "check_grid")
+
+
+def _ranges(columns: np.ndarray) -> str:
+    """Sorted columns as ranges: "0–7, 16–23"."""
+    columns = np.sort(columns)
+    breaks = np.flatnonzero(np.diff(columns) != 1)
+    starts = np.r_[columns[0], columns[breaks + 1]]
+    ends = np.r_[columns[breaks], columns[-1]]
+    return ", ".join(f"{a}–{b}" if a != b else f"{a}" for a, b in zip(starts, ends, strict=True))
+
+
+def _grid_figure(image: np.ndarray, column: int):
+    return figures.matrix_heatmap(
+        image,
+        rows=list(range(image.shape[0])),
+        columns=list(range(image.shape[1])),
+        title=f"Column {column} over the grid of patches",
+        symmetric_range=1.0,
+        height=380,
+        row_title="row of patches",
+        column_title="column of patches",
+    )
+
+
+def _difference(checked: Checked) -> None:
+    if checked.reference is None:
+        return
+    difference = checked.values - checked.reference
+    n, d = difference.shape
+    rows = np.unique(np.linspace(0, n - 1, min(n, SHOWN_ROWS)).round().astype(np.int64))
+    columns = np.arange(min(d, SHOWN_COLUMNS))
+    shown = f"{len(rows)} of {n:,} rows" if len(rows) < n else f"all {n:,} rows"
+    shown += f", {len(columns)} of {d:,} columns" if len(columns) < d else ""
+    largest = float(np.max(np.abs(difference), initial=0.0))
+    st.subheader("Table minus what it should be")
+    st.caption(
+        f"Your table minus {checked.reference_words} ({shown}; row numbers as in the table). "
+        f"Largest difference over the whole table: {largest:.3g}."
+    )
+    figure = caching.figure(_difference_figure, difference[np.ix_(rows, columns)], tuple(rows))
+    ui.chart(figure, "check_difference")
+
+
+def _difference_figure(values: np.ndarray, rows: tuple[int, ...]):
+    return figures.matrix_heatmap(
+        values,
+        rows=[int(r) for r in rows],
+        columns=list(range(values.shape[1])),
+        title="Difference (table − expected)",
+        height=420,
+    )
+
+
+def _rebuild(checked: Checked) -> None:
+    if checked.code is None:
+        return
+    st.subheader("Code that rebuilds it")
+    error = checked.rebuilt_error
+    agreement = "exactly" if error == 0 else f"to within {error:.2g} per entry"
+    st.caption(f"This call returns your table {agreement} (positions in rows).")
+    st.code(f"import numpy as np\nimport pe_core\n\n{checked.code.text()}", language="python")
+
+
+def _candidates(found: pe_core.Identification) -> None:
+    with st.expander("Every convention tried"):
+        table = pd.DataFrame(
+            [
+                {
+                    "convention": c.convention,
+                    "base": c.base,
+                    "first position": c.start,
+                    "rows": "increasing" if c.step > 0 else "decreasing",
+                    "largest |difference|": c.max_abs_error,
+                    "the difference is": c.precision
+                    if c.rows_compared == found.n_positions
+                    else f"at least this (compared on {c.rows_compared} rows)",
+                }
+                for c in found.candidates
+            ]
+        )
+        st.dataframe(table, hide_index=True, width="stretch", height=ui.table_height(len(table)))
+
+
+def how_sure(found: pe_core.Identification) -> str:
+    """How sure the identification is, in words: the difference against the input's own noise."""
+    error = f"{found.max_abs_error:.2g}"
+    if found.precision == "exact in float64":
+        return (
+            "**How sure:** every entry equals the exact encoding to the last few digits of "
+            f"float64 (largest difference {error})."
+        )
+    if found.precision.endswith("rounding"):
+        fmt = found.precision.split()[0]
+        return (
+            f"**How sure:** every value is a {fmt} number and differs from the exact encoding by "
+            f"at most {error}, no more than rounding the exact values to {fmt} does: this is "
+            f"the exact encoding, stored in {fmt}."
+        )
+    if found.precision.startswith("rounded to"):
+        return (
+            f"**How sure:** every entry is within half a unit of the last of its "
+            f"{found.precision.split()[2]} decimals of the exact encoding (largest difference "
+            f"{error}): the exact encoding, written with that many decimals."
+        )
+    fmt = found.precision.split()[0]
+    return (
+        f"**How sure:** the differences grow with the position, up to {error}, as they do when "
+        f"the angles k·ω are computed in {fmt} (the position and the frequency rounded to {fmt} "
+        f"before they are multiplied): a library's {fmt} arithmetic, not a different encoding. "
+        "The exact encoding is the one named."
+    )
