@@ -188,7 +188,14 @@ class AppPage:
     def click_tab(self, label: str) -> None:
         """Go to a view through the navigation, as a person does."""
         before, since = self.page_signature(), self.now()
-        self.tab(label).click()
+        link = self.tab(label)
+        if link.evaluate("link => link.closest('[inert]') !== null"):
+            # Beyond the bar's width the link sits in the "N more" menu (hidden, inert).
+            self.page.locator('[data-testid="stTopNavSection"]').click()
+            link = self.page.locator('[data-testid="stTopNavDropdownLink"]').filter(
+                has_text=re.compile("^" + re.escape(label) + "$")
+            )
+        link.click()
         self.page.wait_for_function("label => window.__pe.selectedView() === label", arg=label)
         self.wait_settled(since, before)  # the view's charts are new: each must be drawn
         self.wait_quiet()
