@@ -242,6 +242,9 @@ def _rebuild_call(diagnosis, values, grid, dtype) -> tuple[Call | None, np.ndarr
     found = diagnosis.identification
     if grid is not None and grid.matches:
         keywords = dict(layout=grid.layout, base=grid.base, extra_tokens=grid.extra_tokens)
+        stored = grid.precision.removesuffix(" rounding")
+        if stored in ("float32", "float16"):
+            keywords["dtype"] = stored
         call = Call(
             "grid_encoding",
             (
@@ -251,7 +254,8 @@ def _rebuild_call(diagnosis, values, grid, dtype) -> tuple[Call | None, np.ndarr
                 *(_keyword(*kv) for kv in keywords.items()),
             ),
         )
-        return call, pe_core.grid_encoding(grid.height, grid.width, d, **keywords)
+        table = pe_core.grid_encoding(grid.height, grid.width, d, **keywords)
+        return call, table.astype(np.float64)
     if diagnosis.bug is not None and diagnosis.bug.seen_by == "table":
         call = Call(
             f"BUGS[{diagnosis.bug.name!r}].wrong_table",
@@ -364,11 +368,19 @@ def _grid_image(checked: Checked) -> None:
     axis = "row" if column in layout.columns(d, "row") else "column"
     st.caption(
         f"Column {column} of the table, one cell a patch ({grid.height} rows × {grid.width} "
-        f"columns of patches; the {grid.extra_tokens} class-token rows left out). It encodes "
+        f"columns of patches{_class_rows(grid.extra_tokens)}). It encodes "
         f"the patch's {axis}, so it is constant along each {'row' if axis == 'row' else 'column'}"
         " of patches."
     )
     ui.chart(caching.figure(_grid_figure, image, column), "check_grid")
+
+
+def _class_rows(count: int) -> str:
+    if count == 0:
+        return ""
+    return (
+        "; the class token's row left out" if count == 1 else f"; {count} class-token rows left out"
+    )
 
 
 def _ranges(columns: np.ndarray) -> str:
