@@ -138,3 +138,19 @@ def test_a_thousand_unknown_url_keys_give_one_warning():
     (warning,) = at.warning
     text = warning.value.replace("\\", "")
     assert "Ignored unknown URL parameters junk0, junk1, junk2, junk3, junk4 and 995 more" in text
+
+
+def test_checking_the_largest_upload_adds_no_full_size_copy():
+    # The Check view compares a table with what it should be a chunk of rows at a time and
+    # caches only what it shows: an 8192 x 512 float32 upload (the 4,194,304-value limit)
+    # costs no more than identifying it (before: 160 MiB against identify's 104 MiB).
+    from dashboard.views import check
+
+    table = pe_core.sinusoidal_encoding(8192, 512, dtype=np.float32)
+    with traced_peak() as identify:
+        pe_core.identify_encoding(table)
+    with traced_peak() as checked:
+        result = check._check(table)
+    assert checked["peak"] <= 1.05 * identify["peak"], (checked["peak"], identify["peak"])
+    assert checked["peak"] <= REQUEST_BYTES
+    assert result.rebuilt_error == 0.0 and result.difference.shape == (200, 128)

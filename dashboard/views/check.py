@@ -4,6 +4,7 @@ rebuilds it."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -46,10 +47,16 @@ class Checked:
     """What the view shows for one table (positions in rows, as it was fitted)."""
 
     shape: tuple[int, ...]
-    values: np.ndarray
+    n_rows: int
+    n_columns: int
     diagnosis: pe_core.Diagnosis
     grid: pe_core.GridIdentification | None
-    reference: np.ndarray | None
+    #: The patches' table (class-token rows left out) when ``grid`` matches, for its images.
+    patches: np.ndarray | None
+    #: Rows of the table shown in the difference heatmap, and their difference (shown part).
+    shown_rows: np.ndarray
+    difference: np.ndarray
+    largest_difference: float
     reference_words: str
     code: Call | None
     rebuilt_error: float | None
@@ -154,30 +161,25 @@ def checked_example(example: str, n: int, d: int, base: float, convention: str) 
     return _check(table)
 
 
+#: Rows compared at a time: the whole table is compared without a second full-size copy.
+CHUNK_ROWS = 1024
+
+#: A function of row indices giving those rows of a table (positions in rows).
+Rows = Callable[[np.ndarray], np.ndarray]
+
+
 def _check(matrix: np.ndarray) -> Checked:
     diagnosis = pe_core.diagnose_encoding(matrix)
     found = diagnosis.identification
     values = np.squeeze(np.asarray(matrix, dtype=np.float64))
     values = values.T if found.transposed else values
-    grid = None
-    if not found.matches and diagnosis.bug is None and values.shape[1] % 4 == 0:
-        grid = pe_core.identify_grid(values)
-    reference, words = _reference(diagnosis, values, grid)
-    code, rebuilt = _rebuild_call(diagnosis, values, grid, np.asarray(matrix).dtype)
-    error = None if rebuilt is None else float(np.max(np.abs(rebuilt - values)))
-    return Checked(np.shape(matrix), values, diagnosis, grid, reference, words, code, error)
-
-
-def _positions(start: float, step: int, n: int) -> np.ndarray:
-    return start + step * np.arange(n, dtype=np.float64)
-
-
-def _reference(diagnosis, values, grid) -> tuple[np.ndarray | None, str]:
-    """The exact encoding the table should equal, and what it is, in words."""
     n, d = values.shape
-    found = diagnosis.identification
+    grid = None
+    if not found.matches and diagnosis.bug is None and d % 4 == 0:
+        grid = pe_core.identify_grid(values)
+    grid_table = None
     if grid is not None and grid.matches:
-        table = pe_core.grid_encoding(
+        grid_table = pe_core.grid_encoding(
             grid.height,
             grid.width,
             d,
@@ -185,26 +187,68 @@ def _reference(diagnosis, values, grid) -> tuple[np.ndarray | None, str]:
             base=grid.base,
             extra_tokens=grid.extra_tokens,
         )
-        return table, f"the {grid.layout} grid encoding it matches"
-    if diagnosis.bug is not None and diagnosis.bug.seen_by == "table":
-        exact = pe_core.sinusoidal_encoding(
-            _positions(diagnosis.start, 1, n), d, base=diagnosis.base
-        )
-        return exact, f"the vaswani encoding at base {diagnosis.base:g} it was meant to be"
-    if diagnosis.compute_dtype is not None:
-        exact = pe_core.sinusoidal_encoding(
-            _positions(diagnosis.start, found.step, n),
-            d,
-            base=diagnosis.base,
-            convention=diagnosis.convention,
-        )
-        return exact, f"the exact {diagnosis.convention} encoding, base {diagnosis.base:g}"
-    exact = pe_core.sinusoidal_encoding(
-        _positions(found.start, found.step, n), d, base=found.base, convention=found.convention
+    reference, words = _reference(diagnosis, d, grid, grid_table)
+    code, rebuilt = _rebuild_call(diagnosis, n, d, grid, grid_table)
+    shown = np.unique(np.linspace(0, n - 1, min(n, SHOWN_ROWS)).round().astype(np.int64))
+    return Checked(
+        shape=np.shape(matrix),
+        n_rows=n,
+        n_columns=d,
+        diagnosis=diagnosis,
+        grid=grid,
+        patches=None if grid_table is None else values[grid.extra_tokens :],
+        shown_rows=shown,
+        difference=values[shown, :SHOWN_COLUMNS] - reference(shown)[:, :SHOWN_COLUMNS],
+        largest_difference=_largest_difference(values, reference),
+        reference_words=words,
+        code=code,
+        rebuilt_error=None if rebuilt is None else _largest_difference(values, rebuilt),
     )
-    exact[list(found.padding_rows)] = 0.0
-    closest = "exact" if found.matches else "closest"
-    return exact, f"the {closest} {found.convention} encoding, base {found.base:g}"
+
+
+def _largest_difference(values: np.ndarray, rows: Rows) -> float:
+    """``max |values - table|`` with the table built a chunk of rows at a time."""
+    largest = 0.0
+    for first in range(0, values.shape[0], CHUNK_ROWS):
+        chunk = np.arange(first, min(first + CHUNK_ROWS, values.shape[0]))
+        largest = max(largest, float(np.max(np.abs(values[chunk] - rows(chunk)), initial=0.0)))
+    return largest
+
+
+def _positions(start: float, step: int, rows: np.ndarray) -> np.ndarray:
+    return start + step * np.asarray(rows, dtype=np.float64)
+
+
+def _reference(diagnosis, d: int, grid, grid_table) -> tuple[Rows, str]:
+    """The exact encoding the table should equal (by rows), and what it is, in words."""
+    found = diagnosis.identification
+    if grid_table is not None:
+        return grid_table.__getitem__, f"the {grid.layout} grid encoding it matches"
+    if diagnosis.bug is not None and diagnosis.bug.seen_by == "table":
+        start, step, base, convention = diagnosis.start, 1, diagnosis.base, "vaswani"
+        words = f"the vaswani encoding at base {base:g} it was meant to be"
+    elif diagnosis.compute_dtype is not None:
+        start, step, base, convention = (
+            diagnosis.start,
+            found.step,
+            diagnosis.base,
+            diagnosis.convention,
+        )
+        words = f"the exact {convention} encoding, base {base:g}"
+    else:
+        start, step, base, convention = found.start, found.step, found.base, found.convention
+        closest = "exact" if found.matches else "closest"
+        words = f"the {closest} {convention} encoding, base {base:g}"
+    padding = np.asarray(found.padding_rows, dtype=np.int64)
+
+    def rows(chunk):
+        exact = pe_core.sinusoidal_encoding(
+            _positions(start, step, chunk), d, base=base, convention=convention
+        )
+        exact[np.isin(chunk, padding)] = 0.0
+        return exact
+
+    return rows, words
 
 
 def _positions_code(start: float, step: int, n: int) -> str:
@@ -236,11 +280,10 @@ class Call:
         return "\n".join([line, *self.after])
 
 
-def _rebuild_call(diagnosis, values, grid, dtype) -> tuple[Call | None, np.ndarray | None]:
-    """Code that rebuilds the table, and what that code returns (positions in rows)."""
-    n, d = values.shape
+def _rebuild_call(diagnosis, n: int, d: int, grid, grid_table) -> tuple[Call | None, Rows | None]:
+    """Code that rebuilds the table, and what that code returns (by rows, positions in rows)."""
     found = diagnosis.identification
-    if grid is not None and grid.matches:
+    if grid_table is not None:
         keywords = dict(layout=grid.layout, base=grid.base, extra_tokens=grid.extra_tokens)
         stored = grid.precision.removesuffix(" rounding")
         if stored in ("float32", "float16"):
@@ -254,15 +297,18 @@ def _rebuild_call(diagnosis, values, grid, dtype) -> tuple[Call | None, np.ndarr
                 *(_keyword(*kv) for kv in keywords.items()),
             ),
         )
-        table = pe_core.grid_encoding(grid.height, grid.width, d, **keywords)
-        return call, table.astype(np.float64)
+        cast = np.dtype(keywords.get("dtype", np.float64))  # grid_encoding rounds once, so do we
+        return call, lambda chunk: grid_table[chunk].astype(cast).astype(np.float64)
     if diagnosis.bug is not None and diagnosis.bug.seen_by == "table":
         call = Call(
             f"BUGS[{diagnosis.bug.name!r}].wrong_table",
             (_positions_code(diagnosis.start, 1, n), str(d), f"{diagnosis.base:g}"),
         )
-        positions = _positions(diagnosis.start, 1, n)
-        return call, diagnosis.bug.wrong_table(positions, d, diagnosis.base)
+        bug, start, base = diagnosis.bug, diagnosis.start, diagnosis.base
+        if bug.name == "wrong_axis_slice":  # its rows depend on the whole range of positions
+            table = bug.wrong_table(_positions(start, 1, np.arange(n)), d, base)
+            return call, table.__getitem__
+        return call, lambda chunk: bug.wrong_table(_positions(start, 1, chunk), d, base)
     if diagnosis.compute_dtype is not None:
         keywords = dict(
             compute_dtype=diagnosis.compute_dtype,
@@ -278,28 +324,25 @@ def _rebuild_call(diagnosis, values, grid, dtype) -> tuple[Call | None, np.ndarr
                 *(_keyword(*kv) for kv in keywords.items()),
             ),
         )
-        positions = _positions(diagnosis.start, found.step, n)
-        return call, pe_core.textbook_encoding(positions, d, **keywords)
+        start, step = diagnosis.start, found.step
+        return call, lambda chunk: pe_core.textbook_encoding(
+            _positions(start, step, chunk), d, **keywords
+        )
     if not found.matches:
         return None, None
     rounding = found.precision.removesuffix(" rounding")
     keywords = dict(base=found.base, convention=found.convention)
     if rounding in ("float32", "float16"):
         keywords["dtype"] = rounding
+    decimals = int(found.precision.split()[2]) if found.precision.startswith("rounded to") else None
+    padding = np.asarray(found.padding_rows, dtype=np.int64)
     after = []
-    table = pe_core.sinusoidal_encoding(
-        _positions(found.start, found.step, n), d, **keywords
-    ).astype(np.float64)
     if rounding == "bfloat16":
         after.append('table = pe_core.quantize(table, "bfloat16")')
-        table = pe_core.quantize(table, "bfloat16")
-    if found.precision.startswith("rounded to"):
-        decimals = int(found.precision.split()[2])
+    if decimals is not None:
         after.append(f"table = table.round({decimals})")
-        table = table.round(decimals)
     if found.padding_rows:
         after.append(f"table[{list(found.padding_rows)}] = 0  # padding rows")
-        table[list(found.padding_rows)] = 0.0
     call = Call(
         "sinusoidal_encoding",
         (
@@ -309,7 +352,18 @@ def _rebuild_call(diagnosis, values, grid, dtype) -> tuple[Call | None, np.ndarr
         ),
         tuple(after),
     )
-    return call, table
+
+    def rows(chunk):  # what the code above does, for these rows
+        positions = _positions(found.start, found.step, chunk)
+        table = pe_core.sinusoidal_encoding(positions, d, **keywords).astype(np.float64)
+        if rounding == "bfloat16":
+            table = pe_core.quantize(table, "bfloat16")
+        if decimals is not None:
+            table = table.round(decimals)
+        table[np.isin(chunk, padding)] = 0.0
+        return table
+
+    return call, rows
 
 
 def _verdict(checked: Checked) -> None:
@@ -353,7 +407,7 @@ def _grid_image(checked: Checked) -> None:
     """One column of a 2-D table drawn over the grid of patches it encodes."""
     grid = checked.grid
     layout = pe_core.GRID_LAYOUTS[grid.layout]
-    d = checked.values.shape[1]
+    d = checked.patches.shape[1]
     first = {axis: int(layout.columns(d, axis)[1 if d > 4 else 0]) for axis in ("row", "column")}
     st.subheader("One column over the grid")
     column = st.number_input(
@@ -364,7 +418,7 @@ def _grid_image(checked: Checked) -> None:
         value=first["column"],
         key="check_grid_column",
     )
-    image = checked.values[grid.extra_tokens :, column].reshape(grid.height, grid.width)
+    image = checked.patches[:, column].reshape(grid.height, grid.width)
     axis = "row" if column in layout.columns(d, "row") else "column"
     st.caption(
         f"Column {column} of the table, one cell a patch ({grid.height} rows × {grid.width} "
@@ -406,21 +460,18 @@ def _grid_figure(image: np.ndarray, column: int):
 
 
 def _difference(checked: Checked) -> None:
-    if checked.reference is None:
-        return
-    difference = checked.values - checked.reference
-    n, d = difference.shape
-    rows = np.unique(np.linspace(0, n - 1, min(n, SHOWN_ROWS)).round().astype(np.int64))
-    columns = np.arange(min(d, SHOWN_COLUMNS))
-    shown = f"{len(rows)} of {n:,} rows" if len(rows) < n else f"all {n:,} rows"
-    shown += f", {len(columns)} of {d:,} columns" if len(columns) < d else ""
-    largest = float(np.max(np.abs(difference), initial=0.0))
+    n, d = checked.n_rows, checked.n_columns
+    rows, columns = len(checked.shown_rows), checked.difference.shape[1]
+    shown = f"{rows} of {n:,} rows" if rows < n else f"all {n:,} rows"
+    shown += f", {columns} of {d:,} columns" if columns < d else ""
     st.subheader("Table minus what it should be")
     st.caption(
         f"Your table minus {checked.reference_words} ({shown}; row numbers as in the table). "
-        f"Largest difference over the whole table: {largest:.3g}."
+        f"Largest difference over the whole table: {checked.largest_difference:.3g}."
     )
-    figure = caching.figure(_difference_figure, difference[np.ix_(rows, columns)], tuple(rows))
+    figure = caching.figure(
+        _difference_figure, checked.difference, tuple(checked.shown_rows.tolist())
+    )
     ui.chart(figure, "check_difference")
 
 
