@@ -26,8 +26,15 @@ from numpy.typing import ArrayLike, NDArray
 from pe_core._formats import PRECISIONS
 from pe_core._validation import as_array, as_real_array
 from pe_core.arithmetic import FORMULAS, textbook_encoding
+from pe_core.conventions import CONVENTIONS
 from pe_core.encoding import sinusoidal_encoding
-from pe_core.identify import Identification, _squeezed, _storage, identify_encoding
+from pe_core.identify import (
+    Identification,
+    _spread_rows,
+    _squeezed,
+    _storage,
+    identify_encoding,
+)
 
 __all__ = ["BUGS", "Bug", "Diagnosis", "diagnose_encoding"]
 
@@ -302,7 +309,7 @@ def _matches_table(values, wrong, angles, unit_roundoff) -> tuple[bool, float]:
 def _diagnose_table(values, unit_roundoff: float) -> tuple[Bug, float, float, float] | None:
     n, d_model = values.shape
     # The sample includes the last row, which the wrong-axis entry needs.
-    sample = np.unique(np.linspace(0, n - 1, min(n, _SAMPLE_ROWS)).round().astype(np.int64))
+    sample = _spread_rows(n, _SAMPLE_ROWS)
     best = None
     for bug in (b for b in BUGS.values() if b.seen_by == "table"):
         if bug.name == "wrong_axis_slice" and not np.all(values == values[0]):
@@ -328,10 +335,11 @@ def _diagnose_table(values, unit_roundoff: float) -> tuple[Bug, float, float, fl
 
 def _arithmetic_trials(found: Identification):
     """(convention, base, start) to try: the identified candidates' and the common ones."""
-    conventions = dict.fromkeys(c.convention for c in found.candidates[:3])
+    # Far along, a table computed in float16 is too wrong for identify to rank its convention.
+    conventions = dict.fromkeys([*(c.convention for c in found.candidates[:3]), *CONVENTIONS])
     bases = dict.fromkeys([*(c.base for c in found.candidates[:3]), *COMMON_BASES])
     starts = dict.fromkeys([*(float(round(c.start)) for c in found.candidates[:3]), 0.0, 1.0])
-    for convention in conventions or (found.convention,):
+    for convention in conventions:
         for base in bases:
             for start in starts:
                 yield convention, base, start
@@ -344,7 +352,7 @@ def _arithmetic(values, found: Identification) -> tuple[str, str, str, float, fl
         return None
     n, d_model = values.shape
     step = found.step
-    sample = np.unique(np.linspace(0, n - 1, min(n, _SAMPLE_ROWS)).round().astype(np.int64))
+    sample = _spread_rows(n, _SAMPLE_ROWS)
     for convention, base, start in _arithmetic_trials(found):
         positions = start + step * np.arange(n, dtype=np.float64)
         for fmt in ("float32", "float16", "bfloat16"):

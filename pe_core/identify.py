@@ -421,10 +421,15 @@ _ARITHMETIC_LIMIT = 0.25
 # --- The search --------------------------------------------------------------------------------
 
 
-def _rank_rows(n: int) -> np.ndarray:
-    if n <= _RANK_ROWS:
+def _spread_rows(n: int, count: int) -> np.ndarray:
+    """At most ``count`` of the rows ``0 .. n-1``, evenly spread, the first and last included."""
+    if n <= count:
         return np.arange(n)
-    return np.unique(np.linspace(0, n - 1, _RANK_ROWS).round().astype(np.int64))
+    return np.unique(np.linspace(0, n - 1, count).round().astype(np.int64))
+
+
+def _rank_rows(n: int) -> np.ndarray:
+    return _spread_rows(n, _RANK_ROWS)
 
 
 def _evaluate(
