@@ -4,6 +4,7 @@ import io
 
 import numpy as np
 import pytest
+from streamlit.testing.v1 import AppTest
 
 import pe_core
 from tests.apptest_helpers import decode, figures, new_app, no_errors, page_of
@@ -118,6 +119,14 @@ class TestConventionsLab:
         assert float(values["Similarity: vaswani vs tensor2tensor"]) > 1e-3
 
 
+def _upload_to_check(name: str, data: bytes, mime: str = "application/octet-stream") -> AppTest:
+    """The Check view with this file uploaded."""
+    at = new_app(view="check")
+    at.run()
+    at.file_uploader(key="check_upload").upload(name, data, mime).run()
+    return at
+
+
 class TestCheckMyEncoding:
     @pytest.mark.parametrize("convention", list(pe_core.CONVENTIONS))
     @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16])
@@ -125,11 +134,7 @@ class TestCheckMyEncoding:
         matrix = pe_core.sinusoidal_encoding(
             2 + np.arange(80), 32, convention=convention, dtype=dtype
         )
-        at = new_app(view="check")
-        at.run()
-        at.file_uploader(key="check_upload").upload(
-            "mine.npy", _npy(matrix), "application/octet-stream"
-        ).run()
+        at = _upload_to_check("mine.npy", _npy(matrix))
         no_errors(at)
         assert (
             f"Identified: {convention} convention, base 10000, positions from 2"
@@ -141,19 +146,12 @@ class TestCheckMyEncoding:
         from dashboard.exports import encoding_csv
 
         data = encoding_csv(Config(40, 12, 500.0, "split"))
-        at = new_app(view="check")
-        at.run()
-        at.file_uploader(key="check_upload").upload("pe.csv", data, "text/csv").run()
+        at = _upload_to_check("pe.csv", data, "text/csv")
         assert "split convention, base 500, positions from 0" in at.success[0].value
         assert "exact in float64" in at.success[0].value
 
     def test_transposed(self):
-        at = new_app(view="check")
-        at.run()
-        upload = _npy(pe_core.sinusoidal_encoding(100, 16).T)
-        at.file_uploader(key="check_upload").upload(
-            "t.npy", upload, "application/octet-stream"
-        ).run()
+        at = _upload_to_check("t.npy", _npy(pe_core.sinusoidal_encoding(100, 16).T))
         assert "transposed" in at.success[0].value
         assert any("transposed" in i.value for i in at.info)
 
@@ -172,19 +170,13 @@ class TestCheckMyEncoding:
             buffer = io.BytesIO()
             np.save(buffer, np.array([object()], dtype=object), allow_pickle=True)
             data = buffer.getvalue()
-        at = new_app(view="check")
-        at.run()
-        at.file_uploader(key="check_upload").upload(name, data, "application/octet-stream").run()
+        at = _upload_to_check(name, data)
         assert not at.exception
         assert message in at.error[0].value.replace("\\", "")  # as displayed
 
     def test_noise_is_not_identified(self):
         noise = np.random.default_rng(0).uniform(-1, 1, size=(40, 16))
-        at = new_app(view="check")
-        at.run()
-        at.file_uploader(key="check_upload").upload(
-            "noise.npy", _npy(noise), "application/octet-stream"
-        ).run()
+        at = _upload_to_check("noise.npy", _npy(noise))
         assert any("no convention explains this matrix" in w.value.lower() for w in at.warning)
 
     @pytest.mark.parametrize("name", [n for n in pe_core.BUGS if n != "float32_angles"])
@@ -211,11 +203,7 @@ class TestCheckMyEncoding:
 
     def test_rebuild_code_runs_and_returns_the_table(self):
         table = pe_core.sinusoidal_encoding(np.arange(5, 105), 24, base=500.0, dtype=np.float32)
-        at = new_app(view="check")
-        at.run()
-        at.file_uploader(key="check_upload").upload(
-            "t.npy", _npy(table), "application/octet-stream"
-        ).run()
+        at = _upload_to_check("t.npy", _npy(table))
         no_errors(at)
         namespace = {}
         exec(at.code[-1].value, namespace)
@@ -235,9 +223,7 @@ class TestCheckMyEncoding:
         grid = pe_core.grid_encoding(7, 9, 32, layout="moco", extra_tokens=1)
         at = new_app(view="check")
         at.run()
-        at.file_uploader(key="check_upload").upload(
-            "g.npy", _npy(grid.astype(np.float32)), "application/octet-stream"
-        ).run()
+        at = _upload_to_check("g.npy", _npy(grid.astype(np.float32)))
         no_errors(at)
         assert "Identified a 2-D encoding" in at.success[0].value
         assert "7" in at.success[0].value and "9" in at.success[0].value
