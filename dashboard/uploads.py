@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import io
 import re
+import unicodedata
 
 import numpy as np
 
@@ -44,6 +45,26 @@ def load_matrix(name: str, data: bytes) -> np.ndarray:
     else:
         raise UploadError(f"'{name}' is neither a .npy nor a .csv file")
     return _check_matrix(matrix)
+
+
+def load_pasted(text: str) -> np.ndarray:
+    """Parse rows pasted into a text box, like a .csv file; messages speak of "the pasted
+    text". Classic Mac line ends (a lone carriage return) end a row, as copying from some
+    programs gives them.
+
+    Raises
+    ------
+    UploadError
+        As :func:`load_matrix` does for a .csv file.
+    """
+    data = text.encode("utf-8", errors="surrogatepass")
+    if not text.strip():
+        raise UploadError("the pasted text is empty")
+    if len(data) > MAX_BYTES:
+        raise UploadError(
+            f"the pasted text has {len(data):,} bytes, more than the limit of {MAX_BYTES:,}"
+        )
+    return _check_matrix(_load_csv(data, what="the pasted text"))
 
 
 def _load_npy(data: bytes) -> np.ndarray:
@@ -102,8 +123,9 @@ _CHUNK_BYTES = 1 << 20
 _NEWLINE, _COMMA = ord("\n"), ord(",")
 
 
-def _load_csv(data: bytes) -> np.ndarray:
-    """A numeric CSV (comma or whitespace separated, an optional header line) as a matrix.
+def _load_csv(data: bytes, what: str = "the .csv file") -> np.ndarray:
+    """A numeric CSV (comma or whitespace separated, an optional header line) as a matrix;
+    ``what`` names the source in messages.
 
     The values are counted on the raw bytes before anything is converted, so a file with too
     many values is refused at the cost of a few small arrays; then one pass parses the numbers
@@ -111,35 +133,40 @@ def _load_csv(data: bytes) -> np.ndarray:
     """
     if data.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte-order mark
         data = data[3:]
+    if b"\r" in data and b"\n" not in data:  # classic Mac line ends
+        data = data.replace(b"\r", b"\n")
     first_end = data.find(b"\n")
     first_end = len(data) if first_end < 0 else first_end
     try:
         first_line = data[: min(first_end, 4096)].decode("utf-8")
     except UnicodeDecodeError:
-        raise UploadError("the .csv file is not UTF-8 text") from None
+        raise UploadError(f"{what} is not UTF-8 text") from None
     if b"\x00" in data:
-        raise UploadError("the .csv file contains binary data")
+        raise UploadError(f"{what} contains binary data")
     comma = b"," in data
     first_field = re.split(r"[,;\s]+", first_line.strip(), maxsplit=1)[0]
-    header = bool(first_field) and not _is_number(first_field)
+    header = _is_header(first_line, first_field)
     body = np.frombuffer(data, dtype=np.uint8)[first_end + 1 if header else 0 :]
-    columns = _row_lengths(body, comma)
+    columns = _row_lengths(body, comma, what, first_row=2 if header else 1)
     if columns is None:
         raise UploadError(
-            "the .csv file has a header but no rows of numbers"
-            if header
-            else "the .csv file has no rows"
+            f"{what} has a header but no rows of numbers" if header else f"{what} has no rows"
         )
     n_rows, n_columns = columns
+    if header and n_rows < 2:
+        raise UploadError(
+            f"{what} has {_count(n_rows, 'row')} of numbers after its first line, which was read "
+            f"as a header because {first_field!r} is not a number; a table needs at least 2 rows"
+        )
     text = body.tobytes().translate(_TO_SPACES)
     try:
         values = np.fromstring(text, dtype=np.float64, sep=" ")
     except ValueError:
         raise UploadError(
-            "the .csv file holds something that is not a number (for example 1.2.3 or e5)"
+            f"{what} holds something that is not a number (for example 1.2.3 or e5)"
         ) from None
     if values.size != n_rows * n_columns:
-        raise UploadError("the .csv file holds something that is not a number")
+        raise UploadError(f"{what} holds something that is not a number (for example 1.2.3 or e5)")
     matrix = values.reshape(n_rows, n_columns)
     # Our own CSV download starts with a "position" column: drop it.
     if header and first_field.lower() == "position" and n_columns > 1:
@@ -147,11 +174,14 @@ def _load_csv(data: bytes) -> np.ndarray:
     return matrix
 
 
-def _row_lengths(body: np.ndarray, comma: bool) -> tuple[int, int] | None:
+def _row_lengths(
+    body: np.ndarray, comma: bool, what: str, first_row: int = 1
+) -> tuple[int, int] | None:
     """``(rows, columns)`` of the numbers in ``body`` (raw bytes), counted a chunk at a time;
-    None when it holds no number. Refuses, naming the row, a byte that cannot be part of a
-    number, a file of more than :data:`MAX_ELEMENTS` values, rows of different lengths and
-    (with commas) empty fields."""
+    None when it holds no number. Refuses, naming the row (``body``'s first line is row
+    ``first_row`` of ``what``), a character that cannot be part of a number, a file of more
+    than :data:`MAX_ELEMENTS` values, rows of different lengths and (with commas) empty
+    fields."""
     tokens_per_line: list[np.ndarray] = []
     commas_per_line: list[np.ndarray] = []
     total = 0
@@ -163,10 +193,10 @@ def _row_lengths(body: np.ndarray, comma: bool) -> tuple[int, int] | None:
         allowed = _NUMERIC_BYTES[chunk]
         if not allowed.all():
             position = int(np.argmin(allowed))
-            row = line + int(np.count_nonzero(chunk[:position] == _NEWLINE)) + 1
+            row = line + int(np.count_nonzero(chunk[:position] == _NEWLINE)) + first_row
             raise UploadError(
-                f"row {row:,} of the .csv file holds something that is not a number "
-                f"(the character {chr(chunk[position])!r})"
+                f"row {row:,} of {what} holds something that is not a number "
+                f"({_character_at(body, first + position)})"
             )
         separator = _SEPARATOR_BYTES[chunk]
         starts = ~separator
@@ -175,7 +205,7 @@ def _row_lengths(body: np.ndarray, comma: bool) -> tuple[int, int] | None:
         previous_separator = bool(separator[-1])
         total += int(np.count_nonzero(starts))
         if total > MAX_ELEMENTS:
-            raise UploadError(f"the .csv file has more than {MAX_ELEMENTS:,} values")
+            raise UploadError(f"{what} has more than {MAX_ELEMENTS:,} values")
         newlines = np.flatnonzero(chunk == _NEWLINE)
         # Line of each token start and each comma, counted per line of this chunk.
         n_lines = newlines.size + 1
@@ -203,17 +233,43 @@ def _row_lengths(body: np.ndarray, comma: bool) -> tuple[int, int] | None:
     if uneven.size:
         row = int(uneven[0])
         raise UploadError(
-            f"row {row + 1:,} of the .csv file has {_count(int(tokens[row]), 'number')} where the "
+            f"row {row + first_row:,} of {what} has {_count(int(tokens[row]), 'number')} where the "
             f"first row has {n_columns:,}: every row must have the same number of values"
         )
     if comma:
         empty = rows[commas[rows] != n_columns - 1]
         if empty.size:
             raise UploadError(
-                f"row {int(empty[0]) + 1:,} of the .csv file has an empty field (two commas in a "
+                f"row {int(empty[0]) + first_row:,} of {what} has an empty field (two commas in a "
                 "row, or one at the start or end of the line)"
             )
     return rows.size, n_columns
+
+
+def _character_at(data: np.ndarray, index: int) -> str:
+    """Words for the character starting at byte ``index`` of UTF-8 ``data``: itself, and its
+    Unicode name when it is not ASCII ("the character '−' (MINUS SIGN)"), or the byte when
+    no UTF-8 character starts there."""
+    for length in range(1, 5):
+        try:
+            character = data[index : index + length].tobytes().decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        if character.isascii():
+            return f"the character {character!r}"
+        shown = repr(character) if character.isprintable() else f"U+{ord(character):04X}"
+        name = unicodedata.name(character, "")
+        return f"the character {shown}" + (f" ({name})" if name else "")
+    return f"the byte 0x{int(data[index]):02x}"
+
+
+def _is_header(first_line: str, first_field: str) -> bool:
+    """Whether the first line names the columns: its first field is not a number and the line
+    holds a character no number has (so a mistyped first row, "1e 1", is an error and not a
+    header)."""
+    if not first_field or _is_number(first_field):
+        return False
+    return any(not (c.isascii() and _NUMERIC_BYTES[ord(c)]) for c in first_line)
 
 
 def _count(n: int, noun: str) -> str:
@@ -256,5 +312,8 @@ def _check_matrix(matrix: np.ndarray) -> np.ndarray:
     finite = np.isfinite(values.reshape(axes))
     if not np.all(finite):
         bad = np.argwhere(~finite)[0]
-        raise UploadError(f"the matrix holds NaN or inf (first at row {bad[0]}, column {bad[1]})")
+        raise UploadError(
+            f"the matrix holds NaN or inf (the first at index [{bad[0]}, {bad[1]}], counting "
+            "from 0)"
+        )
     return values

@@ -271,6 +271,49 @@ def test_fuzz_query_strings(query):
 
 
 # --------------------------------------------------------------------------------------------
+# (a') Random text in the Check view's paste box
+# --------------------------------------------------------------------------------------------
+
+#: Pieces of pasted text: numbers of every shape, separators, characters copied from papers and
+#: web pages, markup and script, characters that end or hide lines. (No lone surrogates: the
+#: protocol carries UTF-8 only, so none reaches the app; the parser's own test has them.)
+PASTE_PIECES = [
+    *("0", "1", "-1", "0.5", "-0", "1e5", "1e-400", "1e999", "nan", "inf", "1.2.3", "e5", "1e"),
+    *("\u2212", "\u0663", "\uff11", "\u00bd", "\u200b", "\ufeff", "\x00", "\x1b[31m"),
+    *("<script>alert(1)</script>", "**", "$x$", "`", "[a](javascript:alert(1))", ":red[x]"),
+    *(" ", "\t", ",", ";", ",,", "\n", "\r\n", "\r", "\n\n", "\u2028"),
+]
+#: A small table that the check recognises, to paste with damage.
+TABLE_ROWS = [
+    " ".join(f"{v:.6f}" for v in row) for row in pe_core.sinusoidal_encoding(8, 6).round(6)
+]
+pasted_texts = st.one_of(
+    st.lists(st.sampled_from(PASTE_PIECES), max_size=30).map("".join),
+    st.lists(st.sampled_from([*TABLE_ROWS, *PASTE_PIECES]), min_size=2, max_size=12).map("\n".join),
+    st.lists(st.sampled_from(TABLE_ROWS), min_size=2, max_size=8).map("\n".join),
+    st.text(st.characters(exclude_categories=["Cs"]), max_size=80),
+)
+
+
+@pytest.mark.timeout(900)
+@APP_FUZZ
+@given(text=pasted_texts)
+def test_fuzz_paste_box(text):
+    """Issue 16: whatever is pasted, the Check view shows a verdict or a message that names the
+    pasted text, never an exception, and the rest of the page keeps working."""
+    at = new_app({"view": "check"})
+    at.run()
+    with logged_errors() as records:
+        at.text_area(key="check_paste").input(text).run()
+        check_page(at, records, f"pasted {text!r}")
+    errors = [str(box.value) for box in at.error]
+    if errors:
+        assert any("the pasted rows" in e or "Cannot check this table" in e for e in errors), errors
+    elif text.strip():
+        assert at.success or at.warning, f"pasted {text!r}: neither a verdict nor a message"
+
+
+# --------------------------------------------------------------------------------------------
 # (b) Random sidebar settings, inside and at the edges of the controls, in every view
 # --------------------------------------------------------------------------------------------
 

@@ -1,14 +1,18 @@
 """Safe parsing of uploaded matrices: every bad file gets a clear message, nothing is unpickled."""
 
 import io
+import os
 import pickle
 import tracemalloc
+import warnings
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import pe_core
-from dashboard.uploads import UploadError, load_matrix
+from dashboard.uploads import MAX_BYTES, UploadError, load_matrix, load_pasted
 
 
 def _npy(array) -> bytes:
@@ -142,3 +146,129 @@ class TestBadFiles:
         monkeypatch.setattr(pickle, "load", refuse)
         with pytest.raises(UploadError):
             load_matrix("x.npy", _npy(np.array([object()], dtype=object)))
+
+
+class TestPastedText:
+    """Issue 16: the Check view's paste box. Text copied from papers, spreadsheets, web pages
+    and terminals, and text written to break the parser."""
+
+    @pytest.mark.parametrize(
+        ("text", "message"),
+        [
+            ("", "the pasted text is empty"),
+            (" \n\t\n", "the pasted text is empty"),
+            # Copied from a PDF or a web page: the character is named, not a byte of it.
+            (
+                "0,1\n\u22121,1",
+                "row 2 of the pasted text holds something that is not a number "
+                "(the character '\u2212' (MINUS SIGN))",
+            ),
+            ("0 1\n\u0663 1", "(the character '\u0663' (ARABIC-INDIC DIGIT THREE))"),
+            ("0 1\n\uff11 1", "(FULLWIDTH DIGIT ONE)"),
+            ("0 1\n1 \u00bd", "(VULGAR FRACTION ONE HALF)"),
+            ("0 1\n\x07 1", "(the character '\\x07')"),
+            ("0 1\n\ud800 1", "(the byte 0xed)"),  # a lone surrogate from a browser
+            ("0 1\n1_000 2", "(the character '_')"),
+            ("0 1\ninfinity 1", "(the character 't')"),
+            ("0 1\n0x10 1", "(the character 'x')"),
+            ("0 1\n<script>alert(1)</script> 1", "(the character '<')"),
+            ("0 1\n**1** 0", "(the character '*')"),
+            # A thousands separator splits a number in two.
+            ("0 1\n1,000 2", "row 2 of the pasted text has 3 numbers where the first row has 2"),
+            ("0,1\n1,,2", "row 2 of the pasted text has an empty field"),
+            # A mistyped first row is an error, not a header that swallows it.
+            ("1e 1\n0 1", "holds something that is not a number"),
+            ("n 1\n0 1", "holds something that is not a number"),
+            ("0 1\n1.2.3 1", "holds something that is not a number"),
+            ("0 1\n--1 1", "holds something that is not a number"),
+            # A first line that is not numbers is a header, and the message says so.
+            ("\u200b0 1\n1 0", "which was read as a header because '\\u200b0' is not a number"),
+            ("pos,a\n1,2", "which was read as a header because 'pos' is not a number"),
+            ("1e999 1\n0 1", "NaN or inf (the first at index [0, 0], counting from 0)"),
+            ("nan 1\n0 1", "NaN or inf"),
+            ("0 1", "at least 2 rows and 2 columns"),
+            ("0\n1\n2", "at least 2 rows and 2 columns"),
+        ],
+    )
+    def test_clear_message(self, text, message):
+        with pytest.raises(UploadError) as error:
+            load_pasted(text)
+        assert message in str(error.value)
+
+    @pytest.mark.parametrize(
+        ("text", "expected"),
+        [
+            ("0 1\n1 0", [[0, 1], [1, 0]]),
+            ("0;1\r\n1;0\r\n", [[0, 1], [1, 0]]),  # Windows line ends, semicolons
+            ("0 1\r1 0", [[0, 1], [1, 0]]),  # classic Mac line ends
+            ("\ufeff0,1\n1,0", [[0, 1], [1, 0]]),  # a byte-order mark
+            ("\n\n0\t1\n\n1\t0\n\n", [[0, 1], [1, 0]]),  # tabs, blank lines
+            ("x y\n1 2\n3 4", [[1, 2], [3, 4]]),  # a header
+            ("-0 +1E+0\n.5 -1e-400", [[0, 1], [0.5, 0]]),
+        ],
+    )
+    def test_accepted(self, text, expected):
+        np.testing.assert_array_equal(load_pasted(text), expected)
+
+    def test_too_long(self):
+        with pytest.raises(UploadError, match="more than the limit of 20,000,000"):
+            load_pasted("0 " * (MAX_BYTES // 2 + 1))
+
+    @settings(
+        max_examples=int(os.environ.get("PE_FUZZ_EXAMPLES", "300")),
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow],
+    )
+    @given(
+        st.lists(
+            st.sampled_from(
+                [
+                    "0",
+                    "1",
+                    "-1",
+                    "0.5",
+                    "1e5",
+                    "1e999",
+                    "nan",
+                    "inf",
+                    "-inf",
+                    "1.2.3",
+                    "e5",
+                    "1e",
+                    "+-1",
+                    ".",
+                    "0x10",
+                    "\u0663",
+                    "\u2212",
+                    "\u200b",
+                    "\x00",
+                    "\ud800",
+                    "\t",
+                    ";",
+                    ",",
+                    ",,",
+                    " ",
+                    "\n",
+                    "\r\n",
+                    "\r",
+                    "\ufeff",
+                    "e",
+                    "N",
+                    "a",
+                ]
+            ),
+            max_size=40,
+        ).map("".join)
+        | st.text(max_size=60)
+    )
+    def test_any_text_is_a_table_or_a_clear_message(self, text):
+        """Only a finite table of at least 2 x 2 or an UploadError, and no warning."""
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            try:
+                matrix = load_pasted(text)
+            except UploadError as error:
+                assert str(error)
+                return
+        assert matrix.ndim == 2 and min(matrix.shape) >= 2
+        assert np.isfinite(matrix).all()

@@ -112,7 +112,7 @@ def _source(config: Config) -> tuple[str, Checked | None] | None:
                 return name, checked_upload(upload.getvalue(), upload.name)
         if pasted.strip():
             with st.spinner("Checking the rows…"):
-                return "The pasted rows", checked_upload(pasted.encode(), "pasted.csv")
+                return "The pasted rows", checked_paste(pasted)
     except uploads.UploadError as error:
         what = ui.escape_markdown(upload.name) if upload is not None else "the pasted rows"
         st.error(f"Cannot read {what}: {ui.escape_markdown(error)}.")
@@ -146,6 +146,12 @@ def _example_words(example: str, config: Config, n: int, d: int) -> str:
 def checked_upload(data: bytes, name: str) -> Checked:
     """Read an uploaded file or pasted rows and check it (cached on the bytes)."""
     return _check(uploads.load_matrix(name, data))
+
+
+@cached
+def checked_paste(text: str) -> Checked:
+    """Read pasted rows and check them (cached on the text)."""
+    return _check(uploads.load_pasted(text))
 
 
 @cached
