@@ -57,23 +57,34 @@ class GridLayout:
         Code that builds it, with the arguments that select this layout.
     note : str
         What to know about it, in one sentence.
+    interleaved : bool
+        Each axis's sin and cos blocks (adjacent in ``blocks``) share their half of the
+        columns column by column, ``sin, cos, sin, cos, ...``, instead of one after the other.
     """
 
     name: str
     blocks: tuple[tuple[str, str], ...]
     libraries: tuple[str, ...]
     note: str
+    interleaved: bool = False
 
     def columns(self, d_model: int, axis: str) -> NDArray[np.int64]:
-        """The ``d_model/2`` columns of ``axis``: its sin block, then its cos block."""
+        """The ``d_model/2`` columns of ``axis``: its sines, then its cosines."""
         quarter = d_model // 4
         start = {block: k * quarter for k, block in enumerate(self.blocks)}
+        if self.interleaved:
+            first = min(start[axis, "sin"], start[axis, "cos"])
+            return np.concatenate([first + 2 * np.arange(quarter) + k for k in (0, 1)])
         return np.concatenate(
             [np.arange(start[axis, role], start[axis, role] + quarter) for role in ("sin", "cos")]
         )
 
     def describe(self) -> str:
-        """The blocks in words: "[sin column | cos column | sin row | cos row]"."""
+        """The blocks in words: "[sin column | cos column | sin row | cos row]", or
+        "[sin, cos row interleaved | sin, cos column interleaved]"."""
+        if self.interleaved:
+            axes = dict.fromkeys(axis for axis, _ in self.blocks)
+            return "[" + " | ".join(f"sin, cos {axis} interleaved" for axis in axes) + "]"
         return "[" + " | ".join(f"{role} {axis}" for axis, role in self.blocks) + "]"
 
 
@@ -105,6 +116,16 @@ GRID_LAYOUTS: MappingProxyType[str, GridLayout] = MappingProxyType(
             (("row", "sin"), ("column", "sin"), ("row", "cos"), ("column", "cos")),
             ("timm build_sincos2d_pos_embed (default, interleave_sin_cos=False)",),
             "All sines first, then all cosines, each the row's block before the column's.",
+        ),
+        "positional_encodings": GridLayout(
+            "positional_encodings",
+            (("row", "sin"), ("row", "cos"), ("column", "sin"), ("column", "cos")),
+            ("positional-encodings >= 5.1 PositionalEncoding2D (its torch and tf classes alike)",),
+            "The first half encodes the first axis of its (batch, x, y, ch) input, the row "
+            "when the grid is flattened row by row, with sin and cos interleaved column by "
+            "column in each half (up to version 5.0 it wrote [sin | cos] halves: the moco "
+            "layout).",
+            interleaved=True,
         ),
     }
 )
@@ -139,7 +160,8 @@ def grid_encoding(
     d_model : int
         Columns of the encoding, a positive multiple of 4.
     layout : str, optional
-        A key of :data:`GRID_LAYOUTS`: "mae" (default), "moco" or "timm".
+        A key of :data:`GRID_LAYOUTS`: "mae" (default), "moco", "timm" or
+        "positional_encodings".
     base : float, optional
         The base of the frequencies ``base**(-i/(d_model/4))``, finite and > 0 (MAE's and
         timm's ``temperature``).

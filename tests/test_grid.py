@@ -69,6 +69,28 @@ def timm_2d(feat_shape, dim, temperature=10000.0, reverse_coord=False, interleav
     return np.stack([np.sin(pos2), np.cos(pos2)], axis=stack_dim).reshape(grid.shape[0], -1)
 
 
+def positional_encodings_2d(x, y, channels, interleave=True):
+    """positional-encodings (tatp22) PositionalEncoding2D.forward on a (1, x, y, channels)
+    input (torch there): get_emb interleaves sin and cos since 5.1 (torch.stack(...,
+    dim=-1).flatten(-2, -1)); up to 5.0 it concatenated them (torch.cat)."""
+    half = int(np.ceil(channels / 4) * 2)
+    inv_freq = 1.0 / (10000 ** (np.arange(0, half, 2, dtype=np.float64) / half))
+
+    def get_emb(sin_inp):
+        if interleave:
+            return np.stack((np.sin(sin_inp), np.cos(sin_inp)), axis=-1).reshape(
+                *sin_inp.shape[:-1], -1
+            )
+        return np.concatenate((np.sin(sin_inp), np.cos(sin_inp)), axis=-1)
+
+    emb_x = get_emb(np.einsum("i,j->ij", np.arange(x, dtype=np.float64), inv_freq))[:, None]
+    emb_y = get_emb(np.einsum("i,j->ij", np.arange(y, dtype=np.float64), inv_freq))
+    emb = np.zeros((x, y, half * 2))
+    emb[:, :, :half] = emb_x
+    emb[:, :, half : 2 * half] = emb_y
+    return emb[:, :, :channels].reshape(x * y, channels)
+
+
 class TestAgainstLibraries:
     @pytest.mark.parametrize("grid_size", [2, 5, 14])
     @pytest.mark.parametrize("cls_token", [False, True])
@@ -105,6 +127,42 @@ class TestAgainstLibraries:
         assert found.matches and found.layout == "mae", found.summary()
         assert (found.height, found.width, found.extra_tokens) == (5, 5, 1)
 
+    @pytest.mark.parametrize(("x", "y"), [(3, 5), (7, 2), (6, 6)])
+    @pytest.mark.parametrize(
+        ("interleave", "layout"), [(True, "positional_encodings"), (False, "moco")]
+    )
+    def test_positional_encodings_package(self, x, y, interleave, layout):
+        # Its first axis x is the slow one of the flattened grid: the row.
+        ours = grid_encoding(x, y, 32, layout=layout)
+        theirs = positional_encodings_2d(x, y, 32, interleave=interleave)
+        np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-12)
+
+    @pytest.mark.parametrize(
+        ("version", "layout"), [("6.0.3", "positional_encodings"), ("4.0.0", "moco")]
+    )
+    def test_positional_encodings_literal_tables(self, version, layout):
+        case = REFERENCE["positional_encodings_2d"][version]
+        table = np.array(case["table"])
+        ours = grid_encoding(case["x"], case["y"], case["channels"], layout=layout)
+        np.testing.assert_allclose(ours, table, rtol=0, atol=1e-6)  # float32 arithmetic
+        found = identify_grid(table.astype(np.float32))
+        assert found.matches and found.layout == layout, found.summary()
+        assert (found.height, found.width, found.extra_tokens) == (3, 5, 0)
+
+
+def _same_columns(layout: str, d_model: int) -> list[str]:
+    """The layouts that put each axis's sines and cosines in the same columns as ``layout``."""
+    return [
+        name
+        for name, other in GRID_LAYOUTS.items()
+        if all(
+            np.array_equal(
+                other.columns(d_model, axis), GRID_LAYOUTS[layout].columns(d_model, axis)
+            )
+            for axis in ("row", "column")
+        )
+    ]
+
 
 class TestIdentifyGrid:
     @pytest.mark.parametrize("layout", list(GRID_LAYOUTS))
@@ -118,9 +176,11 @@ class TestIdentifyGrid:
         )
         found = identify_grid(table)
         assert found.matches, found.summary()
-        assert (found.layout, found.height, found.width) == (layout, height, width)
+        # At d_model 4 an axis has one sin and one cos column: interleaved is [sin | cos].
+        assert found.layout in _same_columns(layout, d_model)
+        assert (found.height, found.width) == (height, width)
         assert (found.extra_tokens, found.base) == (extra, 10_000.0)
-        assert GRID_LAYOUTS[layout].describe() in found.summary()
+        assert GRID_LAYOUTS[found.layout].describe() in found.summary()
 
     def test_other_base(self):
         found = identify_grid(grid_encoding(3, 7, 32, layout="timm", base=100.0))
