@@ -48,7 +48,7 @@ class Candidate:
     start: float
     max_abs_error: float
     worst_cell: tuple[int, int]
-    step: int = 1
+    step: float = 1.0
     precision: str = "no match"
     #: Rows the error was measured on (all of them, or a spread-out sample for a convention
     #: that was clearly worse: its error is then a lower bound).
@@ -81,8 +81,11 @@ class Identification:
         likewise float64, float16, bfloat16); or "no match".
     candidates : tuple of Candidate
         Every convention tried in the reported orientation, best first.
-    step : int
-        +1 when the rows are positions in increasing order, -1 when decreasing.
+    step : float
+        The difference between consecutive rows' positions: +1 for consecutive positions in
+        increasing order, -1 in decreasing order, another number for positions spaced
+        otherwise (diffusers' ``scale`` multiplies them: ``scale=1000`` on 16 timesteps in
+        [0, 1] spaces them by 1000/15).
     squeezed_from : tuple of int or None
         The shape given, when singleton axes were dropped (a (1, L, d) buffer); else None.
     base_determined : bool
@@ -107,7 +110,7 @@ class Identification:
     transposed: bool
     precision: str
     candidates: tuple[Candidate, ...] = field(default=())
-    step: int = 1
+    step: float = 1.0
     n_positions: int = 0
     squeezed_from: tuple[int, ...] | None = None
     base_determined: bool = True
@@ -123,11 +126,13 @@ class Identification:
         """The verdict in one sentence."""
         base = f"base {self.base:g}" if self.base_determined else "any base"
         direction = " (rows in decreasing order)" if self.step < 0 else ""
+        spacing = f" in steps of {_number(abs(self.step))}" if abs(self.step) != 1 else ""
         if self.matches:
             orientation = " (transposed: positions were in columns)" if self.transposed else ""
             return (
                 f"{self.convention} convention, {base}, positions from {_number(self.start)} to "
-                f"{_number(self.end)}{direction}{orientation}{self._padding_words()}; largest "
+                f"{_number(self.end)}{spacing}{direction}{orientation}{self._padding_words()}; "
+                "largest "
                 f"difference {self.max_abs_error:.2g} "
                 f"({_PRECISION_WORDS.get(self.precision, self.precision)})"
             )
@@ -163,8 +168,12 @@ _PRECISION_WORDS = {
 
 
 def _number(value: float) -> str:
+    """A position in words: whole with thousands separators (also when it is whole but for the
+    rounding of ``start + step * row``: 200/3 * 15), else to 6 significant digits."""
     value = float(value) + 0.0  # no "-0"
-    return f"{value:,.0f}" if value.is_integer() else f"{value:g}"
+    if abs(value - round(value)) <= 1e-12 * max(1.0, abs(value)):
+        return f"{round(value) + 0:,}"
+    return f"{value:.6g}"
 
 
 # --- Fitting ------------------------------------------------------------------------------------
@@ -195,13 +204,19 @@ def _sin_column_frequency(values: np.ndarray) -> float:
     return 2.0 * float(np.arcsin(np.sqrt(np.clip(squared_half_sine, 0.0, 1.0))))
 
 
-def _base_candidates(matrix, conv: Convention, layout, phases) -> tuple[list[float], bool]:
-    """Bases worth trying for ``conv``, and whether the matrix determines the base at all."""
+def _base_candidates(
+    matrix, conv: Convention, layout, advance: np.ndarray, n_rows: int, scaled: bool
+) -> tuple[list[float], bool]:
+    """Bases worth trying for ``conv``, and whether the matrix determines the base at all.
+
+    ``advance`` holds each pair's phase change per unit of position (its frequency), from
+    ``n_rows`` rows; ``scaled`` when the rows are not consecutive positions (an unpaired sin
+    column's frequency is then not read: it may be aliased).
+    """
     d_model = matrix.shape[1]
     n_pairs = layout.n_cos
-    advance = (phases[-1] - phases[0]) / (phases.shape[0] - 1)
     index = np.arange(n_pairs, dtype=np.float64)
-    if layout.n_sin > n_pairs:  # an unpaired sin column (odd d_model) carries one more frequency
+    if layout.n_sin > n_pairs and not scaled:  # an unpaired sin column: one more frequency
         unpaired = matrix[:, layout.sin_columns][:, n_pairs]
         advance = np.append(advance, _sin_column_frequency(unpaired))
         index = np.append(index, float(n_pairs))
@@ -214,7 +229,7 @@ def _base_candidates(matrix, conv: Convention, layout, phases) -> tuple[list[flo
     # Weighted least squares through the origin: the error of log w_i is about
     # noise / (total phase change), so slow pairs, whose phase barely moves, count little.
     i, w = index[reliable], advance[reliable]
-    weight = ((phases.shape[0] - 1) * w) ** 2
+    weight = ((n_rows - 1) * w) ** 2
     denominator = float(np.sum(weight * i**2))
     if denominator <= 0:  # every reliable phase advance is vanishingly small
         return [10_000.0], True
@@ -297,7 +312,7 @@ class _Trial:
     convention: str
     base: float
     start: float  # the position of the first row of the matrix as given
-    step: int
+    step: float
     base_determined: bool
 
 
@@ -311,26 +326,115 @@ def _fit(matrix: np.ndarray, name: str) -> list[_Trial]:
         return []
     fitted = matrix[:_FIT_ROWS]
     phases = _pair_phases(fitted, layout, n_pairs)
-    # Pair 0 turns by w_0 = 1 radian a row: forwards for increasing positions, backwards for
-    # decreasing ones (Transformer-XL and XLNet list positions L-1 ... 0).
-    step = -1 if phases[-1, 0] < phases[0, 0] else 1
-    if step < 0:
+    advance = _frequencies_times_spacing(_advance(phases))
+    # Rows in decreasing order (Transformer-XL and XLNet list positions L-1 ... 0): fit the
+    # rows reversed, then carry the first position back.
+    sign = -1.0 if advance[0] < 0 else 1.0
+    if sign < 0:
         fitted = fitted[::-1] if n <= _FIT_ROWS else matrix[-_FIT_ROWS:][::-1]
         phases = _pair_phases(fitted, layout, n_pairs)
-    bases, determined = _base_candidates(fitted, conv, layout, phases)
+        advance = _frequencies_times_spacing(_advance(phases))
+    # Pair 0 turns by w_0 = 1 radian per unit of position: its turn per row is the spacing.
+    spacing = float(advance[0])
+    # Rows that barely turn pair 0 (a row repeated down the table) are not read as a spacing.
+    scaled = abs(spacing - 1.0) > _SPACING_TOLERANCE and spacing * (len(fitted) - 1) > _PHASE_NOISE
+    if not scaled:
+        spacing = 1.0
+    spacings = _round_spacings(spacing) if scaled else [1.0]
+    bases, determined = _base_candidates(
+        fitted, conv, layout, advance / spacing, phases.shape[0], scaled
+    )
     trials = []
-    advance = (phases[-1] - phases[0]) / (phases.shape[0] - 1)
     for base in bases:
         freqs = conv.frequencies(d_model, base)[:n_pairs]
-        # Only frequencies that match the phases' own advance per row can explain the matrix;
-        # for the others the nearest start is enough (it is compared, and it loses).
-        plausible = bool(np.all(np.abs(advance - freqs) <= 0.05 * freqs + 0.05))
-        start = _start_position(phases[0], freqs, search=plausible)  # of the first row fitted
-        if step < 0:  # the fitted rows were the last ones, reversed: the first row is n-1 on
-            start += n - 1
-        for first in dict.fromkeys([start + 0.0, float(np.round(start)) + 0.0]):
-            trials.append(_Trial(name, base, first, step, determined))
+        for step in spacings:
+            # Only frequencies that match the phases' own advance per row can explain the
+            # matrix; for the others the nearest start is enough (it is compared, and it loses).
+            plausible = bool(np.all(np.abs(advance / step - freqs) <= 0.05 * freqs + 0.05))
+            start = _start_position(phases[0], freqs, search=plausible)  # first row fitted
+            if sign < 0:  # the fitted rows were the last ones, reversed
+                start += step * (fitted.shape[0] - 1) if n <= _FIT_ROWS else step * (n - 1)
+            for first in dict.fromkeys([start + 0.0, float(np.round(start)) + 0.0]):
+                trials.append(_Trial(name, base, first, sign * step, determined))
     return trials
+
+
+#: A turn of pair 0 per row this far from 1 radian is a spacing other than 1 (table noise
+#: moves it far less: float16's rounding over two rows is 1e-3).
+_SPACING_TOLERANCE = 0.01
+
+
+def _advance(phases: np.ndarray) -> np.ndarray:
+    """Each pair's mean phase change per row (wrapped into (-pi, pi] by the row unwrapping)."""
+    return (phases[-1] - phases[0]) / max(1, phases.shape[0] - 1)
+
+
+def _frequencies_times_spacing(advance: np.ndarray) -> np.ndarray:
+    """Each pair's true phase change per row, ``spacing * w_i``, from the measured ones.
+
+    A pair whose true change exceeds pi a row is seen turned back by a multiple of 2 pi (rows
+    ``1000/15`` positions apart turn pair 0 by 66.7 radians). For consecutive positions
+    (pair 0 turns by 1 radian) nothing is aliased and the advances are returned as they are.
+    Otherwise, since the frequencies fall geometrically with the pair index, the slowest pairs
+    are not aliased: each faster pair's change is the measured one plus the multiple of 2 pi
+    nearest what the pairs below predict (a weighted line through ``log`` of their changes,
+    the fast ones weighing most, as their phases are the least noisy).
+    """
+    if abs(abs(advance[0]) - 1.0) <= _SPACING_TOLERANCE or advance.size < 2:
+        return advance
+    slow = advance[-max(1, advance.size // 8) :]
+    sign = -1.0 if slow.sum() < 0 else 1.0
+    measured = sign * advance
+    if not 0.0 < measured[-1] < np.pi / 2:
+        return advance  # even the slowest pair is aliased, or does not turn
+    true = measured.copy()
+    # Running sums of the weighted least squares of log(change) against the pair index.
+    sums = np.zeros(5)  # weights, w*i, w*y, w*i*i, w*i*y
+    for i in range(advance.size - 1, -1, -1):
+        if i < advance.size - 1:
+            total, si, sy, sii, siy = sums
+            spread = total * sii - si * si
+            if spread > 0:
+                slope = (total * siy - si * sy) / spread
+                predicted = np.exp((sy - slope * si) / total + slope * i)
+            else:
+                predicted = true[i + 1]
+            true[i] = measured[i] + 2 * np.pi * np.round((predicted - measured[i]) / (2 * np.pi))
+        if not true[i] > 0:
+            return advance
+        weight = true[i] ** 2
+        y = np.log(true[i])
+        sums += weight * np.array([1.0, i, y, i * i, i * y])
+    # A geometric fall explains every pair (as it does for a scaled table; the phases of
+    # another convention's columns do not fall like that), at a spacing within reach.
+    total, si, sy, sii, siy = sums
+    slope = (total * siy - si * sy) / (total * sii - si * si)
+    line = np.exp((sy - slope * si) / total + slope * np.arange(advance.size))
+    if np.any(np.abs(true - line) > 0.05 * line + 0.05) or not true[0] <= MAX_START:
+        return advance
+    return sign * true
+
+
+def _round_spacings(spacing: float) -> list[float]:
+    """The fitted spacing and the round numbers near it worth trying: the ratio of small whole
+    numbers nearest it (1000/15 is fitted as 66.66666668), then the fitted value."""
+    for denominator in range(1, _SPACING_DENOMINATORS + 1):
+        ratio = round(spacing * denominator) / denominator
+        if ratio > 0 and abs(ratio - spacing) <= 1e-6 * spacing:
+            return [ratio, spacing]
+    return [spacing]
+
+
+#: Spacings ``p / q`` with ``q`` up to this are "round" (timesteps spaced by 1000 / (L - 1)).
+_SPACING_DENOMINATORS = 4096
+
+
+def _round_spacing(step: float) -> bool:
+    """Whether ``step`` is a ratio of whole numbers with a small denominator (1 is)."""
+    return any(
+        step * q == round(step * q) or abs(step - round(step * q) / q) <= 1e-15 * abs(step)
+        for q in range(1, _SPACING_DENOMINATORS + 1)
+    )
 
 
 def _positions(trial: _Trial, rows: np.ndarray) -> np.ndarray:
@@ -544,6 +648,7 @@ def _simplest(candidates: list[Candidate]) -> Candidate:
         key=lambda c: (
             _rank(c.precision),
             c.start != round(c.start),
+            abs(c.step) != 1 and not _round_spacing(c.step),
             _digits(c.base),
             c.max_abs_error,
         ),

@@ -1,6 +1,8 @@
 """AppTest for the rotation, embeddings, conventions and worked-example views."""
 
 import io
+import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -218,6 +220,20 @@ class TestCheckMyEncoding:
         at.text_area(key="check_paste").input(text).run()
         no_errors(at)
         assert "vaswani convention, base 10000, positions from 0 to 5" in at.success[0].value
+
+    def test_scaled_timesteps(self):
+        # diffusers get_timestep_embedding(torch.arange(16) / 15, 32, flip_sin_to_cos=True,
+        # downscale_freq_shift=0, scale=1000), computed once with diffusers 0.42.1.
+        path = Path(__file__).parent / "data" / "convention_reference.json"
+        case = json.loads(path.read_text())["diffusers_scale"][0]
+        table = np.array(case["table"], dtype=np.float32)
+        at = _upload_to_check("t.npy", _npy(table))
+        no_errors(at)
+        assert "positions from 0 to 1,000 in steps of 66.6667" in at.success[0].value
+        assert "200 / 3 * np.arange(16)" in at.code[-1].value
+        namespace = {}
+        exec(at.code[-1].value, namespace)
+        np.testing.assert_allclose(namespace["table"], table, rtol=0, atol=1e-4)
 
     def test_grid_upload(self):
         grid = pe_core.grid_encoding(7, 9, 32, layout="moco", extra_tokens=1)

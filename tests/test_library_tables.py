@@ -114,6 +114,71 @@ class TestDiffusersTimestepEmbedding:
         np.testing.assert_allclose(ours, table, rtol=0, atol=1e-12)
 
 
+def _diffusers_timestep_embedding(timesteps, embedding_dim, flip, shift, scale):
+    """diffusers models/embeddings.py get_timestep_embedding, transcribed in float64: the angles
+    are ``scale * timesteps[:, None] * exp(exponent)``."""
+    half_dim = embedding_dim // 2
+    exponent = -math.log(10_000) * np.arange(half_dim) / (half_dim - shift)
+    emb = scale * (np.asarray(timesteps, dtype=np.float64)[:, None] * np.exp(exponent)[None, :])
+    emb = np.concatenate([np.sin(emb), np.cos(emb)], axis=-1)
+    if flip:
+        emb = np.concatenate([emb[:, half_dim:], emb[:, :half_dim]], axis=-1)
+    if embedding_dim % 2 == 1:
+        emb = np.pad(emb, ((0, 0), (0, 1)))
+    return emb
+
+
+class TestDiffusersScale:
+    """Issue 12: diffusers' ``scale`` multiplies the angles, so the rows are positions
+    ``scale * t``: identify reads the spacing between rows from the pairs' phases (pair 0 turns
+    by ``scale`` radians a row, aliased beyond pi; the slower pairs are not) and reports it."""
+
+    @pytest.mark.parametrize("case", REFERENCE["diffusers_scale"], ids=lambda c: str(c["scale"]))
+    def test_literal_tables(self, case):
+        table = np.array(case["table"], dtype=np.float32)
+        n = table.shape[0]
+        spacing = case["scale"] / 15 if "/ 15" in case["timesteps"] else case["scale"]
+        found = identify_encoding(table)
+        assert found.matches, found.summary()
+        assert found.convention == "diffusion" and found.base == 10_000.0
+        assert (found.start, found.step) == (0.0, spacing)
+        assert found.precision == "float32 arithmetic"
+        assert f"positions from 0 to {spacing * (n - 1):,.6g}" in found.summary()
+        if spacing != 1:
+            assert f"in steps of {spacing:.6g}" in found.summary()
+
+    @pytest.mark.parametrize(
+        ("timesteps", "scale"),
+        [
+            (np.arange(64) / 63, 1000.0),  # QwenImage, AuraFlow: Timesteps(..., scale=1000)
+            (np.arange(100) / 99, 1.0),  # scale 1 on t in [0, 1]: rows 1/99 apart
+            (np.arange(50), 0.25),
+            (np.arange(30), 7.0),
+            (np.arange(200)[::-1], 3.0),  # decreasing
+        ],
+    )
+    @pytest.mark.parametrize(("flip", "shift"), [(True, 0), (False, 1), (True, 1)])
+    @pytest.mark.parametrize("dtype", [np.float64, np.float32])
+    def test_transcribed(self, timesteps, scale, flip, shift, dtype):
+        table = _diffusers_timestep_embedding(timesteps, 64, flip, shift, scale).astype(dtype)
+        found = identify_encoding(table)
+        assert found.matches, found.summary()
+        assert CONVENTIONS[found.convention] == _library_convention(flip, shift)
+        positions = scale * timesteps
+        assert found.start == pytest.approx(positions[0], abs=1e-9)
+        assert found.step == pytest.approx(positions[1] - positions[0], rel=1e-12)
+
+    def test_consecutive_positions_are_a_step_of_one(self):
+        found = identify_encoding(sinusoidal_encoding(np.arange(5, 300), 32))
+        assert found.step == 1 and "in steps of" not in found.summary()
+
+    def test_a_repeated_row_is_no_spacing(self):
+        # The (1, L, d) buffer sliced on the wrong axis: one position on every row.
+        table = np.tile(sinusoidal_encoding([64], 32), (20, 1))
+        found = identify_encoding(table)
+        assert found.step == 1 and not found.matches
+
+
 def test_glide_timestep_embedding_is_the_diffusion_convention():
     """OpenAI guided-diffusion / GLIDE nn.py ``timestep_embedding`` (and CompVis ldm's copy),
     transcribed in float64: freqs = exp(-log(max_period) * arange(half) / half),

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
@@ -221,7 +222,7 @@ def _largest_difference(values: np.ndarray, rows: Rows) -> float:
     return largest
 
 
-def _positions(start: float, step: int, rows: np.ndarray) -> np.ndarray:
+def _positions(start: float, step: float, rows: np.ndarray) -> np.ndarray:
     return start + step * np.asarray(rows, dtype=np.float64)
 
 
@@ -257,13 +258,25 @@ def _reference(diagnosis, d: int, grid, grid_table) -> tuple[Rows, str]:
     return rows, words
 
 
-def _positions_code(start: float, step: int, n: int) -> str:
-    if start == int(start):
+def _positions_code(start: float, step: float, n: int) -> str:
+    """Code for the positions ``start + step * row`` (steps other than 1 as a ratio when they
+    are one: diffusers' ``scale=1000`` on 16 timesteps in [0, 1] is ``200 / 3``)."""
+    whole = start == int(start)
+    if whole and abs(step) == 1:
         start = int(start)
         if step == 1:
             return f"np.arange({start}, {start + n})"
         return f"np.arange({start}, {start - n}, -1)"
-    return f"{start!r} + {step} * np.arange({n})"
+    ratio = Fraction(step).limit_denominator(4096)
+    step_code = (
+        f"{ratio.numerator} / {ratio.denominator}"
+        if ratio.denominator > 1 and ratio.numerator / ratio.denominator == step
+        else repr(float(step))
+    )
+    if start == 0:
+        return f"{step_code} * np.arange({n})"
+    first = f"{int(start)}" if whole else repr(float(start))
+    return f"{first} + {step_code} * np.arange({n})"
 
 
 def _keyword(name: str, value) -> str:
