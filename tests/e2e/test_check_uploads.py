@@ -1,0 +1,124 @@
+"""The Check view in a real browser: one upload of each kind of table, and pasted rows.
+
+Each file is written the way its users make it (a float32 or float16 table saved with
+``np.save``, this app's CSV download, a 2-D grid with a class token, fairseq's table with its
+padding row, diffusers' scaled timesteps, a table with a known mistake, a pickle), uploaded
+through the page's file input, and the verdict the page shows is checked; screenshots of each
+land in artifacts/screenshots/.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import pe_core
+from dashboard.config import Config
+from dashboard.exports import encoding_csv
+
+from .conftest import SCREENSHOTS, AppPage
+
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
+
+REFERENCE = json.loads(
+    (Path(__file__).parents[1] / "data" / "convention_reference.json").read_text()
+)
+
+
+def _fairseq_table() -> np.ndarray:
+    """fairseq SinusoidalPositionalEmbedding.get_embedding(40, 16, padding_idx=1), in float32:
+    the tensor2tensor spacing, positions from 0 in row 0, a zero row at padding_idx."""
+    table = pe_core.sinusoidal_encoding(40, 16, convention="tensor2tensor").astype(np.float32)
+    table[1] = 0.0
+    return table
+
+
+#: name -> (what the file holds, text the page must show). Built lazily: pe_core at call time.
+KINDS = {
+    "float32.npy": (
+        lambda: pe_core.sinusoidal_encoding(300, 64).astype(np.float32),
+        "Identified: vaswani convention, base 10000, positions from 0 to 299",
+    ),
+    "download.csv": (
+        lambda: encoding_csv(Config(120, 24, 10_000.0, "split")),
+        "Identified: split convention, base 10000, positions from 0 to 119",
+    ),
+    "keras_float16.npy": (
+        lambda: pe_core.textbook_encoding(2000, 64, compute_dtype="float16", formula="pow").astype(
+            np.float16
+        ),
+        "computed in float16 with the pow formula",
+    ),
+    "mae_grid.npy": (
+        lambda: pe_core.grid_encoding(6, 8, 32, layout="mae", extra_tokens=1).astype(np.float32),
+        "Identified a 2-D encoding",
+    ),
+    "fairseq_padding.npy": (_fairseq_table, "is all zeros (padding"),
+    "diffusers_scale_1000.npy": (
+        lambda: np.array(REFERENCE["diffusers_scale"][0]["table"], dtype=np.float32),
+        "in steps of 66.6667",
+    ),
+    "inverted_frequency.npy": (
+        lambda: pe_core.BUGS["inverted_frequency"].wrong_table(np.arange(200), 32, 10_000.0),
+        "Likely mistake",
+    ),
+    "pickle.npy": (
+        lambda: np.array([{"a": 1}, None], dtype=object),
+        "pickled objects are never loaded",
+    ),
+}
+
+
+def _write(tmp_path: Path, name: str) -> Path:
+    build, _ = KINDS[name]
+    content = build()
+    path = tmp_path / name
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        np.save(path, content, allow_pickle=content.dtype == object)
+    return path
+
+
+def _open_check(app: AppPage) -> None:
+    app.open("check")
+    app.page.get_by_text("Upload a table, paste rows, or pick an example").wait_for()
+
+
+def _unexpected(app: AppPage, expected: str) -> list[str]:
+    """The page's problems, but for the error box that says ``expected`` (a refused file)."""
+    return [p for p in app.problems() if not (p.startswith("error alert:") and expected in p)]
+
+
+@pytest.mark.parametrize("name", list(KINDS))
+def test_upload_each_kind(app: AppPage, tmp_path: Path, name: str):
+    _open_check(app)
+    expected = KINDS[name][1]
+    app.page.locator('input[type="file"]').set_input_files(_write(tmp_path, name))
+    app.page.get_by_text(expected).first.wait_for()
+    app.wait_quiet(800)
+    assert _unexpected(app, expected) == []
+    main = app.page.locator('[data-testid="stMain"]')
+    assert "Traceback" not in main.inner_text()
+    app.screenshot(SCREENSHOTS / f"check_upload_{name.replace('.', '_')}.png")
+
+
+def test_pasted_rows(app: AppPage):
+    _open_check(app)
+    rows = pe_core.sinusoidal_encoding(np.arange(3, 11), 8).round(6)
+    text = "\n".join(",".join(f"{v:.6f}" for v in row) for row in rows)
+    box = app.page.get_by_label("…or paste rows", exact=False)
+    box.fill(text)
+    box.press("Control+Enter")  # a text area sends its value on Ctrl+Enter or on blur
+    app.page.get_by_text("positions from 3 to 10").first.wait_for()
+    app.wait_quiet(800)
+    assert app.problems() == []
+    box.fill("0,1\n\u22121,1")
+    box.press("Control+Enter")
+    message = "(the character '\u2212' (MINUS SIGN))"
+    app.page.get_by_text(message).first.wait_for()
+    assert _unexpected(app, message) == []
+    app.screenshot(SCREENSHOTS / "check_paste_error.png")
