@@ -29,6 +29,7 @@ class View:
 
 VIEWS: tuple[View, ...] = (
     View("heatmap", "Heatmap"),
+    View("lesson", "Lesson"),
     View("sinusoids", "Sinusoids"),
     View("wavelengths", "Wavelengths"),
     View("similarity", "Similarity"),
@@ -37,6 +38,7 @@ VIEWS: tuple[View, ...] = (
     View("embeddings", "Embeddings"),
     View("conventions", "Conventions"),
     View("example", "Worked example"),
+    View("lesson", "Lesson"),
     View("check", "Check my encoding"),
     View("rope", "RoPE lab"),
     View("distance", "Distance"),

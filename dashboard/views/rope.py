@@ -335,7 +335,7 @@ def _pairs(rope: pe_core.RotaryEncoding) -> None:
         "contexts stay within the angles the model has seen."
     )
     ui.chart(
-        caching.figure(_pair_figure, rope),
+        caching.figure(pair_figure, rope),
         "rope_pairs",
     )
     with np.errstate(divide="ignore"):
@@ -362,7 +362,7 @@ def _pairs(rope: pe_core.RotaryEncoding) -> None:
     )
 
 
-def _pair_figure(rope: pe_core.RotaryEncoding):
+def pair_figure(rope: pe_core.RotaryEncoding):
     return figures.rope_pair_chart(
         rope.original_wavelengths,
         rope.wavelengths,

@@ -104,7 +104,7 @@ def render(config: Config) -> None:
             "whenever δ is close to a multiple of 2π (δ = 44 gives 0.9998), so positions 44 apart "
             "look almost the same."
         )
-    ui.chart(caching.figure(_profile_figure, config, kind), "similarity_profile")
+    ui.chart(caching.figure(profile_figure, config, kind), "similarity_profile")
 
 
 #: Direct checks drawn on the profile: offsets from each starting position.
@@ -198,7 +198,7 @@ def _matrix_figure(config: Config, kind: str, mode: str, first: int):
     )
 
 
-def _profile_figure(config: Config, kind: str):
+def profile_figure(config: Config, kind: str):
     profile = profile_data(config, kind)
     return figures.offset_profile_chart(
         profile.offsets,

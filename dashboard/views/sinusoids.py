@@ -98,7 +98,7 @@ def _by_position(config: Config) -> None:
         st.info("With a single position there is no curve to draw; add positions in the sidebar.")
         return
     fig = caching.figure(
-        _position_figure, config, tuple(dims), FIRST.value(config), SPAN.value(config)
+        position_figure, config, tuple(dims), FIRST.value(config), SPAN.value(config)
     )
     ui.chart(fig, "sinusoids_position")
 
@@ -125,7 +125,7 @@ def sinusoid_data(config: Config, dims: tuple[int, ...], first: int, span: int) 
     return SinusoidData(smooth, smooth_values, integers, integer_values)
 
 
-def _position_figure(config: Config, dims: tuple[int, ...], first: int, span: int):
+def position_figure(config: Config, dims: tuple[int, ...], first: int, span: int):
     info = column_info(config)
     data = sinusoid_data(config, dims, first, span)
     labels = [
@@ -162,10 +162,10 @@ def _by_dimension(config: Config) -> None:
     except ValueError as error:
         at = [p for p in st.session_state.get("_at_shown", [0]) if p < config.n_positions] or [0]
         st.warning(f"{error}; still showing {', '.join(map(str, at))}.")
-    ui.chart(caching.figure(_dimension_figure, config, tuple(at)), "sinusoids_dimension")
+    ui.chart(caching.figure(dimension_figure, config, tuple(at)), "sinusoids_dimension")
 
 
-def _dimension_figure(config: Config, at: tuple[int, ...]):
+def dimension_figure(config: Config, at: tuple[int, ...]):
     info = column_info(config)
     rows = np.asarray(rows_at(config, at))
     hover = figures.column_labels(

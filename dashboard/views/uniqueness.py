@@ -62,7 +62,7 @@ def render(config: Config) -> None:
     _verdict(report, precision, cast)
     _metrics(report)
     if config.layout.is_paired or n <= pe_core.PAIRWISE_LIMIT:
-        fig = caching.figure(_neighbour_figure, config, precision, cast, report.collisions)
+        fig = caching.figure(neighbour_figure, config, precision, cast, report.collisions)
         ui.chart(fig, "uniqueness_neighbours")
     _closest_table(config, report, precision, cast)
     st.caption(f"Method: {report.method}. {_bound_help(report)}")
@@ -170,7 +170,7 @@ def _bound_help(report: pe_core.UniquenessReport) -> str:
     return "Exact to rounding error."
 
 
-def _neighbour_figure(
+def neighbour_figure(
     config: Config, precision: str, cast: str, collisions: tuple[tuple[float, float], ...]
 ):
     data = neighbour_distances(config, precision, cast)

@@ -1,0 +1,381 @@
+"""A first lecture: an ordered walk through the views, each step a question to predict before
+the chart is revealed, and cards for the misconceptions people write about.
+
+The charts are the other views' own figure builders at the step's parameters, and every number
+in the text is computed by pe_core at those parameters, so a step says what its view shows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from urllib.parse import urlencode
+
+import numpy as np
+import streamlit as st
+
+import pe_core
+from dashboard import caching, params, registry, sidebar, ui
+from dashboard.config import Config
+from dashboard.views import rope, similarity, sinusoids, uniqueness, wavelengths
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of the lesson.
+
+    ``config`` is the step's sidebar; ``link`` the parameters of the view it opens (the
+    sidebar's and the view's own, as a link writes them). ``facts(config)`` returns the words
+    that depend on numbers: the answer's explanation and, when the options carry numbers, the
+    options and the index of the right one.
+    """
+
+    title: str
+    text: str
+    question: str
+    options: tuple[str, ...]
+    answer: int
+    explanation: Callable[[Config], str]
+    chart: Callable[[Config], object]
+    view: str
+    config: Config
+    link: dict[str, object]
+
+
+def _shuffle_explanation(config: Config) -> str:
+    return (
+        "Self-attention compares every word with every other and sums the results: shuffle "
+        "the words and each word gets the same output, only in another order. So a vector "
+        "PE(k) is added to the embedding of the word at position k. The chart shows those "
+        f"vectors for four positions at d_model {config.d_model}: across the dimensions each "
+        "position traces its own wave, fast on the left, slow on the right."
+    )
+
+
+def _counter_explanation(config: Config) -> str:
+    freqs = pe_core.frequencies(config.d_model, base=config.base, convention=config.convention)
+    ratio = freqs[0] / freqs[1]
+    return (
+        "The first columns. Like the bits of a binary counter, the lowest bit flips every "
+        "step, the next every two steps, the next every four: each pair of columns turns more "
+        f"slowly than the one before it, here by a factor of {ratio:.4g} = "
+        f"{config.base:g}^(2/{config.d_model}). Sinusoids are the smooth version of those bits: "
+        "they take every value between -1 and 1, and a shift of the position is a rotation "
+        "of each pair (step 5)."
+    )
+
+
+def _longest(config: Config) -> float:
+    return float(
+        pe_core.wavelengths(config.d_model, base=config.base, convention=config.convention)[-1]
+    )
+
+
+def _wavelength_options(config: Config) -> tuple[str, ...]:
+    longest = _longest(config)
+    return (
+        f"2π ≈ {2 * np.pi:.3g} positions",
+        f"exactly 2π·{config.base:,g} ≈ {2 * np.pi * config.base:,.0f} positions",
+        f"a little less than 2π·{config.base:,g}: about {longest:,.0f} positions",
+    )
+
+
+def _wavelength_explanation(config: Config) -> str:
+    longest = _longest(config)
+    last = config.d_model // 2 - 1
+    return (
+        f"The slowest pair is i = {last}, with λ = 2π·{config.base:g}^({2 * last}/"
+        f"{config.d_model}) ≈ {longest:,.0f} positions, {longest / (2 * np.pi * config.base):.1%} "
+        f'of 2π·{config.base:,g}: the paper\'s "up to 10000·2π" rounds this up (see the '
+        "misconceptions below). The fastest pair repeats every 2π ≈ 6.28 positions, and the "
+        "wavelengths in between grow geometrically: a straight line on the log axis."
+    )
+
+
+def _report(config: Config) -> pe_core.UniquenessReport:
+    return uniqueness.uniqueness(config, "float16", "positions")
+
+
+def _uniqueness_options(config: Config) -> tuple[str, ...]:
+    return (
+        f"Yes, all {config.n_positions:,} are distinct",
+        "No, some neighbouring positions get the same encoding",
+    )
+
+
+def _uniqueness_answer(config: Config) -> int:
+    return 1 if _report(config).collisions else 0
+
+
+def _uniqueness_explanation(config: Config) -> str:
+    report = _report(config)
+    if not report.collisions:
+        return (
+            f"Every one of the {config.n_positions:,} positions keeps its own encoding even "
+            "when the position ids are float16 numbers."
+        )
+    a, b = report.collisions[0]
+    return (
+        f"float16 has 11 significant bits: above 2,048 it cannot store every whole number, "
+        f"so position {b:,.0f} is stored as {a:,.0f} and both get the same encoding (the "
+        "first collision of the chart, where the stored distance drops to zero). In exact "
+        "arithmetic no two positions ever collide."
+    )
+
+
+def _relative_explanation(config: Config) -> str:
+    return (
+        "PE(k + Δ) is PE(k) with each pair rotated by the angle Δ·ω_i, whatever k is. So "
+        "PE(k)·PE(k + Δ) = Σ cos(Δ·ω_i) depends on the offset Δ only: the chart is the same "
+        "curve from every starting position (the dots are direct checks at several k). A "
+        "layer can read relative positions from the sum of the two encodings."
+    )
+
+
+def _rotary(config: Config) -> pe_core.RotaryEncoding:
+    return pe_core.rope_frequencies(config.d_model, base=config.base)
+
+
+def _rope_explanation(config: Config) -> str:
+    lengths = _rotary(config).wavelengths
+    return (
+        "Rotary encodings (RoPE) add nothing to the embedding: they rotate each pair of the "
+        "query and of the key by k·ω_i, the same angles as the sinusoid's, so the score q·k "
+        "depends on the offset between the two positions only. The chart shows RoPE's "
+        f"{lengths.size} pairs at head_dim {config.d_model} and base {config.base:,g}: their "
+        f"wavelengths are the sinusoid's, from 2π to {lengths[-1]:,.0f} positions."
+    )
+
+
+def _rope_figure(config: Config):
+    return rope.pair_figure(_rotary(config))
+
+
+PAPER = Config(2048, 512, 10_000.0, "vaswani")
+SMALL = Config(100, 20, 10_000.0, "vaswani")
+
+STEPS: tuple[Step, ...] = (
+    Step(
+        "What is a position code?",
+        "A transformer reads all the words of a sentence at once. To know which word came "
+        "first, each position k gets a vector PE(k) of the same width as the word vectors.",
+        "If you shuffle the words of a sentence, does self-attention without position codes "
+        "notice?",
+        ("Yes, the outputs change", "No, each word gets the same output as before"),
+        1,
+        _shuffle_explanation,
+        lambda config: sinusoids.dimension_figure(config, (0, 1, 10, 50)),
+        "sinusoids",
+        SMALL,
+        {"at": "0, 1, 10, 50"},
+    ),
+    Step(
+        "Why sinusoids?",
+        "Column 2i holds sin(k·ω_i) and column 2i+1 holds cos(k·ω_i), with ω_i = "
+        "base^(-2i/d_model). The chart draws four columns against the position, as The "
+        "Annotated Transformer does.",
+        "Which columns change fastest from one position to the next?",
+        ("The first columns", "The last columns", "All change at the same speed"),
+        0,
+        _counter_explanation,
+        lambda config: sinusoids.position_figure(config, (4, 5, 6, 7), 0, 100),
+        "sinusoids",
+        SMALL,
+        {"dims": [4, 5, 6, 7]},
+    ),
+    Step(
+        "Wavelengths",
+        "Pair i repeats every λ_i = 2π/ω_i positions. At the paper's d_model 512 and base 10,000:",
+        "How long is the longest wavelength?",
+        (),  # from the numbers: _wavelength_options
+        2,
+        _wavelength_explanation,
+        lambda config: wavelengths.wavelength_figure(config, True),
+        "wavelengths",
+        PAPER,
+        {},
+    ),
+    Step(
+        "Uniqueness",
+        "A model may store the position ids in a 16-bit format (half precision). Take "
+        "positions 0 to 4,095 stored as float16 numbers:",
+        "Does every position still get its own encoding?",
+        (),  # from the numbers: _uniqueness_options
+        -1,  # from the numbers: _uniqueness_answer
+        _uniqueness_explanation,
+        lambda config: uniqueness.neighbour_figure(
+            config, "float16", "positions", _report(config).collisions
+        ),
+        "uniqueness",
+        Config(4096, 512, 10_000.0, "vaswani"),
+        {"prec": "float16", "cast": "positions"},
+    ),
+    Step(
+        "Relative position",
+        "Compare the encoding of position k with that of position k + Δ by their dot product.",
+        "Does PE(k)·PE(k + Δ) depend on k?",
+        ("Yes, it changes along the sequence", "No, only on the offset Δ"),
+        1,
+        _relative_explanation,
+        lambda config: similarity.profile_figure(config, "dot"),
+        "similarity",
+        PAPER,
+        {"sim_kind": "dot"},
+    ),
+    Step(
+        "Then RoPE",
+        "Most language models today do not add a position vector at all.",
+        "In a rotary encoding (RoPE), what happens to the word vector?",
+        (
+            "A position vector is added to it",
+            "Its queries and keys are rotated by angles k·ω_i",
+            "The position is concatenated to it",
+        ),
+        1,
+        _rope_explanation,
+        _rope_figure,
+        "rope",
+        Config(2048, 128, 10_000.0, "vaswani"),
+        {},
+    ),
+)
+
+STEP = params.Choice(
+    "step",
+    "Step",
+    1,
+    options=tuple(range(1, len(STEPS) + 1)),
+    kind="segmented",
+    convert=int,
+    help="The steps of a first lecture, in order.",
+)
+PARAMS = (STEP,)
+
+
+def options_of(step: Step, config: Config) -> tuple[str, ...]:
+    """The step's answers, with their numbers at ``config``."""
+    if step.view == "wavelengths":
+        return _wavelength_options(config)
+    if step.view == "uniqueness":
+        return _uniqueness_options(config)
+    return step.options
+
+
+def answer_of(step: Step, config: Config) -> int:
+    """Index of the right answer at ``config``."""
+    return _uniqueness_answer(config) if step.view == "uniqueness" else step.answer
+
+
+def link_of(step: Step) -> str:
+    """The relative link that opens the step's view with its parameters, written as the app
+    writes its address bar: values at their defaults left out."""
+    config = step.config
+    values = {"L": config.n_positions, "d": config.d_model, "base": config.base}
+    values |= {"conv": config.convention, **step.link}
+    declared = {p.key: p for p in (*sidebar.PARAMS, *registry.BY_SLUG[step.view].params)}
+    query = {}
+    for key, value in values.items():
+        param = declared[key]
+        default = param.default(config) if callable(param.default) else param.default
+        if value != default:
+            query[key] = param.to_url(value)
+    return f"{step.view}?{urlencode(query, doseq=True)}" if query else step.view
+
+
+def render(config: Config) -> None:
+    ui.explain(
+        "A walk through the views for a first lecture. Each step asks a question: predict the "
+        "answer, then the chart and the explanation appear. Each step uses its own parameters "
+        "(the sidebar's are not used here); its button opens the full view with them in a new "
+        "tab. Below the steps, short cards answer the misconceptions people write about.",
+        expanded=True,
+    )
+    number = STEP.widget(config)
+    step = STEPS[number - 1]
+    _step(number, step)
+    _misconceptions()
+
+
+def _step(number: int, step: Step) -> None:
+    config = step.config
+    st.subheader(f"{number}. {step.title}")
+    st.markdown(step.text)
+    options = options_of(step, config)
+    chosen = st.radio(
+        f"**Predict:** {step.question}",
+        options,
+        index=None,
+        key=f"lesson_answer_{number}",
+    )
+    if chosen is None:
+        st.info("Predict first: choose an answer to see the chart and why.")
+    else:
+        right = options[answer_of(step, config)]
+        if chosen == right:
+            st.success(f"Right: {right}.")
+        else:
+            st.info(f"Not quite: the answer is “{right}”.")
+        st.markdown(step.explanation(config))
+        ui.chart(caching.figure(_chart, number), f"lesson_step_{number}")
+    st.link_button(
+        f"Open {_view_label(step.view)} with these parameters",
+        link_of(step),
+        icon=":material/open_in_new:",
+    )
+    if number < len(STEPS):
+        st.caption(f"Next: step {number + 1}, {STEPS[number].title} (choose it above).")
+
+
+def _chart(number: int):
+    step = STEPS[number - 1]
+    return step.chart(step.config)
+
+
+def _view_label(slug: str) -> str:
+    return registry.BY_SLUG[slug].label
+
+
+# --- Misconceptions ------------------------------------------------------------------------
+
+
+def _tensor2tensor_longest(d_model: int, base: float) -> float:
+    return float(pe_core.wavelengths(d_model, base=base, convention="tensor2tensor")[-1])
+
+
+def _misconceptions() -> None:
+    st.subheader("Misconceptions")
+    d, base = PAPER.d_model, PAPER.base
+    paper_longest = _longest(PAPER)
+    t2t_longest = _tensor2tensor_longest(d, base)
+    cards = (
+        (
+            "The encoding is added, not concatenated",
+            "The paper adds PE(k) to the word's embedding (section 3.5: “we add positional "
+            "encodings to the input embeddings”); both have d_model columns, and the sum "
+            "is what the first layer sees. Concatenating would widen every vector.",
+        ),
+        (
+            "GPT-2's positions are learned, not sinusoidal",
+            "GPT-2 (and BERT) keep a trained table, one row per position (`wpe`, "
+            "`nn.Embedding(n_positions, n_embd)`), and cannot go past its last row. The "
+            "sinusoid is computed, needs no training and has a value at every position.",
+        ),
+        (
+            "“Wavelengths up to 10000·2π” holds for the tensor2tensor spacing only",
+            f"With the paper's own formula, ω_i = base^(-2i/d), the slowest pair at d_model "
+            f"{d} has λ ≈ {paper_longest:,.0f} positions, below 2π·{base:,g} ≈ "
+            f"{2 * np.pi * base:,.0f}. tensor2tensor spaces the exponents by "
+            f"1/(d/2 - 1) instead of 2/d and its slowest pair reaches 2π·{base:,g} exactly "
+            f"(λ = {t2t_longest:,.0f}).",
+        ),
+        (
+            "cos is at odd dimensions, not at odd positions",
+            "PE(k, 2i+1) = cos(k·ω_i): the odd index is the column (the dimension), and k, "
+            "the position, can be any number. Every position has both sines and cosines.",
+        ),
+    )
+    for left, right in (cards[:2], cards[2:]):
+        for column, (title, text) in zip(st.columns(2), (left, right), strict=True):
+            with column.container(border=True):
+                st.markdown(f"**{title}**")
+                st.markdown(text)

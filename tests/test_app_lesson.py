@@ -1,0 +1,106 @@
+"""The lesson: every step asks before it shows, its answer is true at its parameters, and its
+link opens its view with those parameters (checked by opening the link as a new session)."""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qs, urlsplit
+
+import numpy as np
+import pytest
+
+import pe_core
+from dashboard.views import lesson
+from tests.apptest_helpers import new_app, no_errors, page_of
+
+STEPS = range(1, len(lesson.STEPS) + 1)
+
+
+def _answer(at, number: int, option: str):
+    at.radio(key=f"lesson_answer_{number}").set_value(option).run()
+    no_errors(at)
+    return at
+
+
+@pytest.mark.parametrize("number", STEPS)
+def test_each_step_asks_first_then_shows_the_chart(number):
+    at = new_app(view="lesson", step=number)
+    at.run()
+    no_errors(at)
+    step = lesson.STEPS[number - 1]
+    assert at.subheader[0].value == f"{number}. {step.title}"
+    assert not at.get("plotly_chart"), "the chart is shown before the prediction"
+    assert at.info[0].value.startswith("Predict first: choose an answer")
+    options = lesson.options_of(step, step.config)
+    right = options[lesson.answer_of(step, step.config)]
+    wrong = next(o for o in options if o != right)
+    _answer(at, number, wrong)
+    assert at.info[0].value.startswith("Not quite") and right in at.info[0].value
+    assert len(at.get("plotly_chart")) == 1
+    _answer(at, number, right)
+    assert at.success[0].value == f"Right: {right}."
+    assert len(at.get("plotly_chart")) == 1
+
+
+@pytest.mark.parametrize("number", STEPS)
+def test_each_link_opens_its_view_with_its_parameters(number):
+    step = lesson.STEPS[number - 1]
+    link = urlsplit(lesson.link_of(step))
+    query = {
+        key: values if len(values) > 1 else values[0]
+        for key, values in parse_qs(link.query).items()
+    }
+    at = new_app(query, view=link.path)
+    at.run()
+    no_errors(at)
+    assert page_of(at) == step.view
+    assert at.session_state["_link_warnings"] == []  # every parameter was accepted
+    config = step.config
+    assert (at.session_state["L"], at.session_state["d"]) == (config.n_positions, config.d_model)
+    assert (at.session_state["base"], at.session_state["conv"]) == (config.base, config.convention)
+    for key, value in step.link.items():
+        shown = at.session_state[key]
+        assert shown == value or [str(v) for v in np.atleast_1d(shown)] == [
+            str(v) for v in np.atleast_1d(value)
+        ], key
+
+
+class TestTheAnswersAreTrue:
+    """The questions with numbers, checked against facts stated independently of the lesson."""
+
+    def test_the_longest_wavelength_is_below_two_pi_base(self):
+        step = lesson.STEPS[2]
+        config = step.config
+        longest = 2 * np.pi * config.base ** ((config.d_model - 2) / config.d_model)
+        right = lesson.options_of(step, config)[lesson.answer_of(step, config)]
+        assert f"about {longest:,.0f} positions" in right
+        assert longest < 2 * np.pi * config.base
+
+    def test_float16_position_ids_collide_above_2048(self):
+        step = lesson.STEPS[3]
+        assert np.float16(2049) == np.float16(2048)  # 11 significant bits
+        assert step.config.n_positions > 2049
+        right = lesson.options_of(step, step.config)[lesson.answer_of(step, step.config)]
+        assert right.startswith("No")
+        assert "position 2,049 is stored as 2,048" in lesson._uniqueness_explanation(step.config)
+
+    def test_below_2048_float16_ids_are_distinct(self):
+        import dataclasses
+
+        step = lesson.STEPS[3]
+        short = dataclasses.replace(step.config, n_positions=2048)
+        assert lesson.answer_of(step, short) == 0
+        assert lesson.options_of(step, short)[0] == "Yes, all 2,048 are distinct"
+
+    def test_the_first_columns_turn_fastest(self):
+        freqs = pe_core.frequencies(20, base=10_000.0)
+        assert np.all(np.diff(freqs) < 0)
+        assert lesson.STEPS[1].options[lesson.STEPS[1].answer] == "The first columns"
+
+    def test_the_dot_product_depends_on_the_offset_only(self):
+        table = pe_core.sinusoidal_encoding(400, 64)
+        dots = [table[k] @ table[k + 7] for k in (0, 50, 300)]
+        np.testing.assert_allclose(dots, dots[0], rtol=0, atol=1e-12)
+
+    def test_tensor2tensor_reaches_two_pi_base(self):
+        longest = pe_core.wavelengths(512, base=10_000.0, convention="tensor2tensor")[-1]
+        assert longest == pytest.approx(2 * np.pi * 10_000.0, rel=1e-12)
