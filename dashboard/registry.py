@@ -38,7 +38,6 @@ VIEWS: tuple[View, ...] = (
     View("embeddings", "Embeddings"),
     View("conventions", "Conventions"),
     View("example", "Worked example"),
-    View("lesson", "Lesson"),
     View("check", "Check my encoding"),
     View("rope", "RoPE lab"),
     View("distance", "Distance"),

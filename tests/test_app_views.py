@@ -9,7 +9,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import pe_core
-from tests.apptest_helpers import decode, figures, new_app, no_errors, page_of
+from dashboard import registry
+from tests.apptest_helpers import decode, figures, new_app, no_errors, open_view, page_of
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -276,3 +277,60 @@ class TestWorkedExample:
         at.run()
         labels = [b.label for b in at.get("download_button")]
         assert "Matrix as CSV" in labels and "Matrix as NPY" in labels
+
+
+@pytest.mark.parametrize("slug", [view.slug for view in registry.VIEWS])
+def test_every_chart_has_a_text_alternative(slug):
+    """Issue 15: each chart comes with words a screen reader reads (hidden on screen)."""
+    at = (
+        new_app(view=slug, step=2, example="float16 angles")
+        if slug in ("lesson", "check")
+        else (new_app(view=slug))
+    )
+    at.run()
+    if slug == "lesson":
+        at.radio(key="lesson_answer_2").set_value("The first columns").run()
+    no_errors(at)
+    charts = at.get("plotly_chart")
+    words = [m.value for m in at.markdown if 'class="pe-chart-text"' in m.value]
+    assert len(words) == len(charts)
+    assert charts or slug in ("heatmap", "example")  # an image (with its own label), a table
+    assert all(">Chart: " in w for w in words)
+
+
+def test_explanations_open_on_the_first_visit_of_each_view():
+    """Issue 15: a newcomer sees what each view shows; a returning reader is not shown it again."""
+    at = new_app(view="similarity")
+    at.run()
+    assert at.expander[0].proto.expanded
+    at.run()  # a change on the same visit keeps it open
+    assert at.expander[0].proto.expanded
+    open_view(at, "wavelengths")
+    assert at.expander[0].proto.expanded  # another view, first visit
+    open_view(at, "similarity")
+    assert not at.expander[0].proto.expanded  # back again
+
+
+@pytest.mark.parametrize(
+    ("d_model", "convention"),
+    [(512, "vaswani"), (512, "tensor2tensor"), (2, "vaswani"), (3, "split")],
+)
+def test_wavelength_explanation_states_this_configuration(d_model, convention):
+    at = new_app(view="wavelengths", d=d_model, conv=convention)
+    at.run()
+    no_errors(at)
+    text = at.expander[0].markdown[0].value
+    lengths = pe_core.wavelengths(d_model, base=10_000.0, convention=convention)
+    assert pe_core.CONVENTIONS[convention].formula in text
+    if lengths.size > 1:
+        assert f"each pair turns {lengths[1] / lengths[0]:.4g} times more slowly" in text
+        assert f"the slowest every {lengths[-1]:,.6g}" in text
+    else:
+        assert "With one pair there is one wavelength" in text
+
+
+def test_each_view_is_registered_once_with_its_module():
+    slugs = [view.slug for view in registry.VIEWS]
+    labels = [view.label for view in registry.VIEWS]
+    assert len(set(slugs)) == len(slugs) and len(set(labels)) == len(labels)
+    assert all(callable(view.module.render) for view in registry.VIEWS)

@@ -163,3 +163,56 @@ def test_dimension_lines_sin_solid_cos_dotted_by_pair():
     # Issue 9: the legend had no entry for the dotted style.
     assert [t.name for t in fig.data[4:]] == ["sin columns (solid)", "cos columns (dotted)"]
     assert [t.line.dash for t in fig.data[4:]] == ["solid", "dot"]
+
+
+class TestTextAlternative:
+    """Issue 15: every chart's words for a screen reader, from the figure's own data."""
+
+    def test_a_line_says_its_range_and_where_its_extremes_are(self):
+        fig = figures._figure(
+            [
+                {
+                    "type": "scatter",
+                    "name": "closed form",
+                    "x": [0, 1, 2, 3],
+                    "y": [1, 0.2, 0.5, -0.3],
+                }
+            ],
+            title="Cosine against offset",
+            subtitle="every offset",
+            xaxis=figures._axis("offset"),
+            yaxis=figures._axis("cosine"),
+        )
+        assert figures.text_alternative(fig) == (
+            "Chart: Cosine against offset (every offset). closed form: 4 points from 0 to 3 "
+            "(offset); cosine lowest -0.3 at 3, highest 1 at 0."
+        )
+
+    def test_a_heatmap_says_its_size_and_range(self):
+        z = np.array([[0.0, -1.0, 0.5], [1.0, 0.25, 0.0]])
+        fig = figures._figure([{"type": "heatmap", "z": z, "name": "M"}], title="Rotation")
+        assert figures.text_alternative(fig) == (
+            "Chart: Rotation. M: 2 × 3 cells, values from -1 to 1."
+        )
+
+    def test_a_constant_series_and_text_positions(self):
+        fig = figures._figure(
+            [{"type": "scatter", "name": "distance", "x": ["a", "b"], "y": [3.5, 3.5]}],
+            title="Distances",
+        )
+        # x that is not numbers: the points are counted from 0.
+        assert figures.text_alternative(fig).endswith(
+            "distance: 2 points from 0 to 1; value 3.5 at every point."
+        )
+
+    def test_many_series_are_counted(self):
+        traces = [{"type": "scatter", "name": f"s{i}", "y": [i, i + 1]} for i in range(11)]
+        text = figures.text_alternative(figures._figure(traces, title="Many"))
+        assert text.count("points from") == figures.DESCRIBED_TRACES
+        assert text.endswith("And 3 more series.")
+
+    def test_a_real_chart(self):
+        lengths = pe_core.wavelengths(512)
+        fig = figures.wavelength_chart({"vaswani": lengths}, current="vaswani", marks=[])
+        text = figures.text_alternative(fig)
+        assert f"highest {figures.format_number(lengths[-1])} at 255" in text

@@ -231,10 +231,13 @@ class TestLegibility:
         header = list(at.dataframe[0].value.columns)
         assert any("sin i=1" in h for h in header) and any("cos i=1" in h for h in header)
 
-    def test_primary_colour_does_not_mean_error(self):
+    @pytest.mark.parametrize("scheme", ["light", "dark"])
+    def test_primary_colour_does_not_mean_error(self, scheme):
         theme = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())["theme"]
-        red, _, blue = (int(theme["primaryColor"][j : j + 2], 16) for j in (1, 3, 5))
-        assert blue > red, theme["primaryColor"]
+        colour = theme[scheme]["primaryColor"]
+        red, _, blue = (int(colour[j : j + 2], 16) for j in (1, 3, 5))
+        assert blue > red, colour
+        assert "base" not in theme  # no base: the app follows the system's light or dark
 
     def test_an_out_of_range_d_model_shows_the_value_in_force(self):
         at = new_app()

@@ -78,6 +78,8 @@ def _side_by_side(config: Config) -> None:
     for column, name in zip(panels, pe_core.CONVENTIONS, strict=True):
         with column:
             ui.chart(caching.figure(_panel_figure, config, name), f"lab_panel_{name}")
+            # Below the panel, where it wraps: five panels leave a title about 200 px.
+            st.caption(pe_core.CONVENTIONS[name].formula)
     other = OTHER.widget(config, label=f"Difference: {config.convention} minus")
     ui.chart(caching.figure(_difference_figure, config, other), "lab_difference")
 
@@ -89,7 +91,6 @@ def _panel_figure(config: Config, name: str):
         rows=list(range(n_rows)),
         columns=list(range(values.shape[1])),
         title=name,
-        subtitle=pe_core.CONVENTIONS[name].formula,
         symmetric_range=1.0,
         height=340,
     )

@@ -20,7 +20,6 @@ def render(config: Config) -> None:
         "find its pair i and whether it is a sin or a cos, compute the frequency, multiply, take "
         "the sine or cosine. Then the code below builds the whole matrix you see in the other "
         "views, for the current parameters.",
-        expanded=False,
     )
     info = column_info(config)
     columns = example_columns(info.pair, info.role)

@@ -279,7 +279,8 @@ def link_of(step: Step) -> str:
         default = param.default(config) if callable(param.default) else param.default
         if value != default:
             query[key] = param.to_url(value)
-    return f"{step.view}?{urlencode(query, doseq=True)}" if query else step.view
+    path = "./" if step.view == registry.DEFAULT.slug else step.view  # the default is at /
+    return f"{path}?{urlencode(query, doseq=True)}" if query else path
 
 
 def render(config: Config) -> None:

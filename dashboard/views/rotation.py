@@ -74,7 +74,6 @@ def render(config: Config) -> None:
         r"\begin{pmatrix}\cos\delta\omega_i & \sin\delta\omega_i\\ -\sin\delta\omega_i & "
         r"\cos\delta\omega_i\end{pmatrix}"
         r"\begin{pmatrix}\sin k\omega_i\\ \cos k\omega_i\end{pmatrix}",
-        expanded=True,
     )
     if not config.layout.is_paired:
         st.warning(

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+import pe_core
 from dashboard import caching, figures, params, ui
 from dashboard.config import Config
 from dashboard.data import wavelengths_by_convention
@@ -15,18 +16,17 @@ PARAMS = (OVERLAY,)
 
 
 def render(config: Config) -> None:
-    ui.explain(
-        "Pair i turns at ω_i radians per position, so it repeats every λ_i = 2π/ω_i positions. "
-        "The wavelengths grow by the same factor base^(2/d_model) from one pair to the next: a "
-        "geometric progression, a straight line on a log axis. The fastest pair repeats every "
-        "2π ≈ 6.28 positions; the slowest every 2π·base^(1−2/d_model) positions (the paper "
-        "rounds this to 2π·base). Pairs whose wavelength is longer than the sequence never "
-        "complete a cycle in it: they act like a smooth ramp that tells early from late.",
-        r"\lambda_i = \frac{2\pi}{\omega_i} = 2\pi\,\mathrm{base}^{2i/d_{\mathrm{model}}}, "
-        r"\qquad i = 0, \dots, \lceil d_{\mathrm{model}}/2 \rceil - 1",
-    )
     all_wavelengths = wavelengths_by_convention(config.d_model, config.base)
     current = all_wavelengths[config.convention]
+    convention = pe_core.CONVENTIONS[config.convention]
+    ui.explain(
+        f"Pair i turns at ω_i radians per position ({config.convention}: {convention.formula}), "
+        "so it repeats every λ_i = 2π/ω_i positions. "
+        f"{_counter_words(current)}{_range_words(current, config.base)}Pairs whose wavelength "
+        "is longer than the sequence never complete a cycle in it: they act like a smooth ramp "
+        "that tells early from late.",
+        r"\lambda_i = \frac{2\pi}{\omega_i}",
+    )
     if current.size == 0:
         st.info(
             "With d_model = 1 the tensor2tensor convention has no sin/cos pair (one zero column)."
@@ -60,6 +60,34 @@ def render(config: Config) -> None:
             "frequency ω_i (rad/position)": st.column_config.NumberColumn(format="%.4e"),
             "wavelength λ_i (positions)": st.column_config.NumberColumn(format="%.6g"),
         },
+    )
+
+
+def _counter_words(current: np.ndarray) -> str:
+    """Why the wavelengths grow geometrically, with this configuration's factor."""
+    if current.size < 2:
+        return ""
+    factor = current[1] / current[0]
+    return (
+        "Why geometrically? Think of a binary counter: each bit flips half as often as the one "
+        "before it, and together n bits give each number below 2ⁿ its own pattern. The "
+        f"pairs do the same with sinusoids: here each pair turns {factor:.4g} times more slowly "
+        "than the one before it (a counter's factor is 2). "
+    )
+
+
+def _range_words(current: np.ndarray, base: float) -> str:
+    """The fastest and the slowest wavelength, against the paper's 2π·base."""
+    if current.size == 0:
+        return ""
+    if current.size == 1:
+        return f"With one pair there is one wavelength, {current[0]:.3g} positions. "
+    paper = 2 * np.pi * base
+    return (
+        "The wavelengths form a geometric progression, a straight line on a log axis: the "
+        f"fastest pair repeats every {current[0]:.3g} positions, the slowest every "
+        f"{current[-1]:,.6g} ({100 * current[-1] / paper:.3g}% of 2π·base = {paper:,.6g}, the "
+        'paper\'s "up to 10000·2π"). '
     )
 
 

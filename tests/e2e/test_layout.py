@@ -1,41 +1,74 @@
-"""Layout a test can see in a real browser: formulas are not cut off at 1440 and 768 px.
+"""Layout a test can see in a real browser, at a phone's, a tablet's, a laptop's and a large
+screen's width (390, 768, 1280 and 1920 px): no formula is cut off, no chart title passes its
+chart's edge, the page never scrolls sideways and the list of views stays reachable.
 
 (AppTest sees the text of a formula, not whether it fits: issue 9 found the similarity
-explainer's formula clipped at the right edge at 1440 px and below.)
+explainer's formula clipped at the right edge at 1440 px and below.) At 390 px a formula wider
+than the screen scrolls inside its box, which is allowed there; chart titles are not checked at
+390 px, where several of Plotly's one-line titles are still wider than the chart (a known gap:
+Plotly does not wrap titles).
 """
 
 from __future__ import annotations
 
 import pytest
 
-from dashboard.registry import VIEWS
+from dashboard.registry import DEFAULT, VIEWS
 
 from .conftest import AppPage
 
-pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(600)]
 
-#: For every displayed formula: how much of it does not fit its box (px): what its box would
-#: have to scroll, or how far it passes the box's right edge.
-OVERFLOW_JS = """() => Array.from(document.querySelectorAll('.katex-display')).map((el) => {
+#: For every displayed formula: its start, how much wider it is than its box (what the box
+#: scrolls), how far it passes the box's right edge, and whether the box scrolls sideways.
+FORMULAS_JS = """() => Array.from(document.querySelectorAll('.katex-display')).map((el) => {
   const box = el.closest('[data-testid="stElementContainer"]') || el.parentElement;
   const formula = el.querySelector('.katex-html') || el;
   const passes = formula.getBoundingClientRect().right - box.getBoundingClientRect().right;
-  return [formula.textContent.slice(0, 60), Math.max(el.scrollWidth - el.clientWidth, passes)];
+  const scrolls = ['auto', 'scroll'].includes(getComputedStyle(el).overflowX);
+  return [formula.textContent.slice(0, 60), el.scrollWidth - el.clientWidth, passes, scrolls];
 })"""
 
+#: Chart titles that pass their chart's left or right edge: [start of the title, px].
+TITLES_JS = """() => Array.from(document.querySelectorAll('.js-plotly-plot')).map((plot) => {
+  const chart = plot.querySelector('.main-svg').getBoundingClientRect();
+  const title = plot.querySelector('.gtitle');
+  if (!title) return null;
+  const box = title.getBoundingClientRect();
+  return [title.textContent.slice(0, 50), Math.max(box.right - chart.right, chart.left - box.left)];
+}).filter((found) => found && found[1] > 2)"""
 
-@pytest.mark.parametrize("width", [1440, 768])
-def test_no_formula_is_cut_off(app: AppPage, width: int):
+#: Something that leads to the other views is on screen: the top bar's links, or the menu it
+#: collapses into on a narrow screen.
+NAVIGATION_JS = """() => Array.from(document.querySelectorAll(
+  '[data-testid="stTopNavLink"], [data-testid="stExpandSidebarButton"], '
+  + '[data-testid="stNavSectionHeader"], [data-testid="stSidebarNavLink"], header button'
+)).some((el) => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0; })"""
+
+
+@pytest.mark.parametrize("width", [390, 768, 1280, 1920])
+def test_every_view_fits_the_screen(app: AppPage, width: int):
     app.page.set_viewport_size({"width": width, "height": 900})
-    cut = []
+    found = []
     for slug in (view.slug for view in VIEWS):
-        app.open(f"?view={slug}")
+        app.open("" if slug == DEFAULT.slug else slug)
         expander = app.page.locator('[data-testid="stExpander"] summary').first
         if expander.count() and app.page.locator(".katex-display").count() == 0:
             expander.click()  # open the explanation, where the formula is
             app.page.wait_for_timeout(300)
-        for text, overflow in app.page.evaluate(OVERFLOW_JS):
-            if overflow > 2:  # a pixel or two of sub-pixel rounding is not a cut
-                cut.append(f"{slug}: {text!r} passes its box by {overflow:.0f} px")
-    assert cut == []
+        for text, wider, passes, scrolls in app.page.evaluate(FORMULAS_JS):
+            # A pixel or two of sub-pixel rounding is not a cut.
+            if passes > 2:
+                found.append(f"{slug}: formula {text!r} passes its box by {passes:.0f} px")
+            elif wider > 2 and not (width < 768 and scrolls):
+                found.append(f"{slug}: formula {text!r} is cut by {wider:.0f} px")
+        if width >= 768:
+            for text, passes in app.page.evaluate(TITLES_JS):
+                found.append(f"{slug}: chart title {text!r} passes its chart by {passes:.0f} px")
+        sideways = app.page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+        if sideways > 0:
+            found.append(f"{slug}: the page scrolls sideways by {sideways} px")
+        if not app.page.evaluate(NAVIGATION_JS):
+            found.append(f"{slug}: no way to the other views on screen")
+    assert found == []
     app.assert_clean()
