@@ -179,11 +179,23 @@ def _number(value: float) -> str:
 # --- Fitting ------------------------------------------------------------------------------------
 
 
-def _pair_phases(matrix, layout, n_pairs):
-    """Unwrapped phase of every sin/cos pair down the rows: atan2(sin, cos)."""
-    sines = matrix[:, layout.sin_columns][:, :n_pairs]
-    cosines = matrix[:, layout.cos_columns][:, :n_pairs]
-    return np.unwrap(np.arctan2(sines, cosines), axis=0)
+#: Phases computed at a time when a table is fitted (8 MiB of float64 and a few temporaries).
+_PHASE_VALUES = 1 << 20
+
+
+def _pair_phases(matrix, layout, n_pairs) -> tuple[np.ndarray, np.ndarray]:
+    """Each pair's phase ``atan2(sin, cos)`` at the first row, and its mean change per row
+    (the phase unwrapped down the rows): a block of pairs at a time."""
+    columns = np.arange(matrix.shape[1])
+    sines, cosines = columns[layout.sin_columns][:n_pairs], columns[layout.cos_columns][:n_pairs]
+    first, advance = np.empty(n_pairs), np.empty(n_pairs)
+    block = max(1, _PHASE_VALUES // matrix.shape[0])
+    for start in range(0, n_pairs, block):
+        pairs = slice(start, start + block)
+        phases = np.unwrap(np.arctan2(matrix[:, sines[pairs]], matrix[:, cosines[pairs]]), axis=0)
+        first[pairs] = phases[0]
+        advance[pairs] = (phases[-1] - phases[0]) / max(1, matrix.shape[0] - 1)
+    return first, advance
 
 
 def _sin_column_frequency(values: np.ndarray) -> float:
@@ -325,15 +337,15 @@ def _fit(matrix: np.ndarray, name: str) -> list[_Trial]:
     if n_pairs == 0:
         return []
     fitted = matrix[:_FIT_ROWS]
-    phases = _pair_phases(fitted, layout, n_pairs)
-    advance = _frequencies_times_spacing(_advance(phases))
+    first_phases, advance = _pair_phases(fitted, layout, n_pairs)
+    advance = _frequencies_times_spacing(advance)
     # Rows in decreasing order (Transformer-XL and XLNet list positions L-1 ... 0): fit the
     # rows reversed, then carry the first position back.
     sign = -1.0 if advance[0] < 0 else 1.0
     if sign < 0:
         fitted = fitted[::-1] if n <= _FIT_ROWS else matrix[-_FIT_ROWS:][::-1]
-        phases = _pair_phases(fitted, layout, n_pairs)
-        advance = _frequencies_times_spacing(_advance(phases))
+        first_phases, advance = _pair_phases(fitted, layout, n_pairs)
+        advance = _frequencies_times_spacing(advance)
     # Pair 0 turns by w_0 = 1 radian per unit of position: its turn per row is the spacing.
     spacing = float(advance[0])
     # Rows that barely turn pair 0 (a row repeated down the table) are not read as a spacing.
@@ -342,7 +354,7 @@ def _fit(matrix: np.ndarray, name: str) -> list[_Trial]:
         spacing = 1.0
     spacings = _round_spacings(spacing) if scaled else [1.0]
     bases, determined = _base_candidates(
-        fitted, conv, layout, advance / spacing, phases.shape[0], scaled
+        fitted, conv, layout, advance / spacing, fitted.shape[0], scaled
     )
     trials = []
     for base in bases:
@@ -351,7 +363,7 @@ def _fit(matrix: np.ndarray, name: str) -> list[_Trial]:
             # Only frequencies that match the phases' own advance per row can explain the
             # matrix; for the others the nearest start is enough (it is compared, and it loses).
             plausible = bool(np.all(np.abs(advance / step - freqs) <= 0.05 * freqs + 0.05))
-            start = _start_position(phases[0], freqs, search=plausible)  # first row fitted
+            start = _start_position(first_phases, freqs, search=plausible)  # first row fitted
             if sign < 0:  # the fitted rows were the last ones, reversed
                 start += step * (fitted.shape[0] - 1) if n <= _FIT_ROWS else step * (n - 1)
             for first in dict.fromkeys([start + 0.0, float(np.round(start)) + 0.0]):
@@ -362,11 +374,6 @@ def _fit(matrix: np.ndarray, name: str) -> list[_Trial]:
 #: A turn of pair 0 per row this far from 1 radian is a spacing other than 1 (table noise
 #: moves it far less: float16's rounding over two rows is 1e-3).
 _SPACING_TOLERANCE = 0.01
-
-
-def _advance(phases: np.ndarray) -> np.ndarray:
-    """Each pair's mean phase change per row (wrapped into (-pi, pi] by the row unwrapping)."""
-    return (phases[-1] - phases[0]) / max(1, phases.shape[0] - 1)
 
 
 def _frequencies_times_spacing(advance: np.ndarray) -> np.ndarray:
@@ -536,21 +543,35 @@ def _rank_rows(n: int) -> np.ndarray:
     return _spread_rows(n, _RANK_ROWS)
 
 
+#: Entries compared at a time when a candidate is evaluated on every row (8 MiB of float64):
+#: the largest table is compared without a full-size copy of its differences.
+_EVALUATE_VALUES = 1 << 20
+
+
 def _evaluate(
     matrix, trial: _Trial, storage: _Storage, padding: np.ndarray
 ) -> tuple[Candidate, np.ndarray]:
     n, d_model = matrix.shape
-    rows = np.arange(n)
-    error = np.abs(_encode(trial, rows, d_model) - matrix)
-    error[padding] = 0.0
-    row_errors = np.max(error, axis=1)
-    worst = np.unravel_index(int(np.argmax(error)), error.shape)
-    precision = _explain(row_errors, _positions(trial, rows), storage)
+    row_errors = np.empty(n)
+    largest, worst = -1.0, (0, 0)
+    chunk = max(1, _EVALUATE_VALUES // d_model)
+    for first in range(0, n, chunk):
+        rows = np.arange(first, min(n, first + chunk))
+        error = _encode(trial, rows, d_model)
+        error -= matrix[first : first + chunk]
+        np.abs(error, out=error)
+        error[padding[first : first + chunk]] = 0.0
+        row_errors[rows] = np.max(error, axis=1)
+        cell = int(np.argmax(error))
+        if error.flat[cell] > largest:  # the first largest, in row order, as argmax gives it
+            largest = float(error.flat[cell])
+            worst = (first + cell // d_model, cell % d_model)
+    precision = _explain(row_errors, _positions(trial, np.arange(n)), storage)
     candidate = Candidate(
         trial.convention,
         trial.base,
         trial.start,
-        float(error[worst]),
+        largest,
         (int(worst[0]), int(worst[1])),
         trial.step,
         precision,
@@ -596,14 +617,15 @@ def _best_of_orientation(matrix, storage: _Storage, padding: np.ndarray):
     if not trials:
         return [], {}
     sample = _rank_rows(n)
-    rough = {}
+    rough = {}  # trial -> (largest difference on the sample rows, its cell)
     for trial in trials:
         error = np.abs(_encode(trial, sample, d_model) - matrix[sample])
         error[padding[sample]] = 0.0
-        rough[trial] = error
-    least = min(float(e.max()) for e in rough.values())
-    ordered = sorted(trials, key=lambda t: float(rough[t].max()))
-    shortlist = [t for t in ordered if float(rough[t].max()) <= 4 * least + 1e-9][:_SHORTLIST]
+        worst = np.unravel_index(int(np.argmax(error)), error.shape)
+        rough[trial] = (float(error[worst]), (int(sample[worst[0]]), int(worst[1])))
+    least = min(largest for largest, _ in rough.values())
+    ordered = sorted(trials, key=lambda t: rough[t][0])
+    shortlist = [t for t in ordered if rough[t][0] <= 4 * least + 1e-9][:_SHORTLIST]
     evaluated = {_evaluate(matrix, trial, storage, padding)[0]: trial for trial in shortlist}
     candidates = list(evaluated)
     for name in CONVENTIONS:  # each convention's best, for the record
@@ -611,15 +633,14 @@ def _best_of_orientation(matrix, storage: _Storage, padding: np.ndarray):
             continue
         own = [t for t in ordered if t.convention == name]
         if own:
-            error = rough[own[0]]
-            worst = np.unravel_index(int(np.argmax(error)), error.shape)
+            largest, cell = rough[own[0]]
             candidates.append(
                 Candidate(
                     name,
                     own[0].base,
                     own[0].start,
-                    float(error[worst]),
-                    (int(sample[worst[0]]), int(worst[1])),
+                    largest,
+                    cell,
                     own[0].step,
                     "no match",
                     rows_compared=sample.size,

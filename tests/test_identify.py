@@ -223,3 +223,23 @@ def test_huge_values_are_no_match_without_warnings(scale):
         warnings.simplefilter("error")
         result = pe_core.identify_encoding(table)
     assert not result.matches
+
+
+@pytest.mark.parametrize("shape", [(8192, 512), (512, 8192)])
+def test_the_largest_upload_is_checked_within_the_request_budget(shape):
+    """The largest table an upload may hold (4,194,304 values), noise that matches nothing (every
+    convention, both orientations, evaluated on every row): identify_encoding peaked at 168 MiB
+    (full-size differences, phases of every pair at once, the ranking's differences kept);
+    diagnose_encoding, which runs it, must stay within the app's budget for one request."""
+    import tracemalloc
+
+    from dashboard.budget import REQUEST_BYTES
+
+    table = np.random.default_rng(0).uniform(-1, 1, shape).astype(np.float32)
+    tracemalloc.start()
+    try:
+        pe_core.diagnose_encoding(table)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < REQUEST_BYTES * 3 // 4, f"{peak / 2**20:.0f} MiB"
