@@ -599,9 +599,19 @@ def format_offset(offset: float) -> str:
 
 
 def unit_circles(
-    points: np.ndarray, *, pairs: Sequence[int], frequencies: Sequence[float]
+    points: np.ndarray,
+    *,
+    pairs: Sequence[int],
+    frequencies: Sequence[float],
+    frame_ms: int | None = None,
 ) -> go.Figure:
-    """One unit circle per pair: the point (sin(k w_i), cos(k w_i)) for k = 0, 1, 2, ..."""
+    """One unit circle per pair: the point (sin(k w_i), cos(k w_i)) for k = 0, 1, 2, ...
+
+    With ``frame_ms``, each circle also carries the vector of one position k (from the centre
+    to its point), and a Play button sweeps k over the points in the browser, one position
+    every ``frame_ms`` milliseconds (Plotly frames: no server run per frame), with a slider to
+    drag k by hand.
+    """
     n = len(pairs)
     gap = 0.03
     width = (1.0 - gap * (n - 1)) / n
@@ -634,6 +644,7 @@ def unit_circles(
                 # Markers only: chords between consecutive points of a fast pair would draw a
                 # second, inner polygon that looks like another circle. Colour gives the order.
                 "mode": "markers",
+                "name": f"pair i={i}, (sin, cos) at k = 0 … {points.shape[0] - 1}",
                 "customdata": k,
                 "showlegend": False,
                 "marker": {
@@ -665,14 +676,111 @@ def unit_circles(
         )
     layout["xaxis"]["title"] = {"text": "sin(k·ω)"}
     layout["yaxis"]["title"] = {"text": "cos(k·ω)"}
-    return _figure(
+    title = f"Each pair is a point turning on the unit circle (k = 0 … {points.shape[0] - 1})"
+    if frame_ms is None:
+        return _figure(
+            traces,
+            title=title,
+            height=400,
+            annotations=annotations,
+            margin={"l": 70, "r": 20, "t": 100, "b": 50},
+            **layout,
+        )
+    vectors = list(range(len(traces), len(traces) + n))
+    traces.extend(_position_vector(points[0, j], j) for j in range(n))
+    fig = _figure(
         traces,
-        title=f"Each pair is a point turning on the unit circle (k = 0 … {points.shape[0] - 1})",
-        height=400,
+        title=title,
+        height=580,
         annotations=annotations,
-        margin={"l": 70, "r": 20, "t": 100, "b": 50},
+        margin={"l": 70, "r": 20, "t": 100, "b": 240},
         **layout,
     )
+    fig.frames = [
+        go.Frame(
+            name=str(position),
+            data=[_position_vector(points[position, j], j) for j in range(n)],
+            traces=vectors,
+        )
+        for position in k
+    ]
+    fig.update_layout(
+        updatemenus=[_play_buttons(frame_ms)], sliders=[_position_slider(k, frame_ms)]
+    )
+    return fig
+
+
+#: Colour of the vector of the position being played.
+PLAYED_COLOUR = "#d62728"
+
+
+def _position_vector(point: np.ndarray, j: int) -> dict:
+    """The vector from the centre of circle ``j`` to ``point`` (sin, cos), with its end marked."""
+    suffix = "" if j == 0 else str(j + 1)
+    return {
+        "type": "scatter",
+        "x": [0.0, float(point[0])],
+        "y": [0.0, float(point[1])],
+        "xaxis": f"x{suffix}",
+        "yaxis": f"y{suffix}",
+        "mode": "lines+markers",
+        "line": {"color": PLAYED_COLOUR, "width": 2},
+        "marker": {"size": [0, 11], "color": PLAYED_COLOUR},
+        "hoverinfo": "skip",
+        "showlegend": False,
+    }
+
+
+def _animation(frame_ms: int) -> dict:
+    return {
+        "frame": {"duration": frame_ms, "redraw": False},
+        "transition": {"duration": 0},
+        "mode": "immediate",
+        "fromcurrent": True,
+    }
+
+
+def _play_buttons(frame_ms: int) -> dict:
+    """Play (from the current position) and Pause, under the circles, above the slider."""
+    return {
+        "type": "buttons",
+        "direction": "left",
+        "showactive": False,
+        "x": 0.0,
+        "xanchor": "left",
+        "y": -0.17,
+        "yanchor": "top",
+        "pad": {"r": 8, "t": 0},
+        "buttons": [
+            {"label": "▶ Play", "method": "animate", "args": [None, _animation(frame_ms)]},
+            {
+                "label": "❚❚ Pause",
+                "method": "animate",
+                "args": [[None], {**_animation(0), "mode": "immediate"}],
+            },
+        ],
+    }
+
+
+def _position_slider(positions: np.ndarray, frame_ms: int) -> dict:
+    """A slider over the positions; playing moves it, dragging it shows that position."""
+    return {
+        "active": 0,
+        "x": 0.0,
+        "len": 1.0,
+        "y": -0.36,
+        "yanchor": "top",
+        "pad": {"t": 0, "b": 0},
+        "currentvalue": {"prefix": "k = ", "visible": True, "xanchor": "left"},
+        "steps": [
+            {
+                "label": str(position),
+                "method": "animate",
+                "args": [[str(position)], {**_animation(frame_ms), "mode": "immediate"}],
+            }
+            for position in positions
+        ],
+    }
 
 
 def norms_chart(norms: Mapping[str, np.ndarray]) -> go.Figure:
@@ -1052,7 +1160,12 @@ def text_alternative(fig: go.Figure) -> str:
     x_title = _plain(layout.xaxis.title.text) if layout.xaxis and layout.xaxis.title else ""
     y_title = _plain(layout.yaxis.title.text) if layout.yaxis and layout.yaxis.title else ""
     words = [f"Chart: {_plain(layout.title.text) or 'untitled'}."]
-    shown = [t for t in fig.data if t.visible in (None, True)]
+    # Drawn and not decoration (a circle's outline, the played vector: unnamed, no hover).
+    shown = [
+        t
+        for t in fig.data
+        if t.visible in (None, True) and (t.name or getattr(t, "hoverinfo", None) != "skip")
+    ]
     described = [w for t in shown[:DESCRIBED_TRACES] if (w := _series_words(t, x_title, y_title))]
     words.extend(described)
     if len(shown) > DESCRIBED_TRACES:

@@ -216,3 +216,23 @@ class TestTextAlternative:
         fig = figures.wavelength_chart({"vaswani": lengths}, current="vaswani", marks=[])
         text = figures.text_alternative(fig)
         assert f"highest {figures.format_number(lengths[-1])} at 255" in text
+
+
+def test_unit_circles_play_frames_carry_each_position():
+    """Issue 15: the Play control's frames are the given points, position by position."""
+    points = np.random.default_rng(1).uniform(-1, 1, size=(7, 2, 2))
+    fig = figures.unit_circles(points, pairs=[0, 3], frequencies=[1.0, 0.2], frame_ms=100)
+    assert len(fig.frames) == 7 and [f.name for f in fig.frames] == [str(k) for k in range(7)]
+    vectors = list(fig.frames[0].traces)
+    assert vectors == [4, 5]  # after the two circles' outline and points
+    for k, frame in enumerate(fig.frames):
+        for j, trace in enumerate(frame.data):
+            assert list(trace.x) == [0.0, points[k, j, 0]]
+            assert list(trace.y) == [0.0, points[k, j, 1]]
+    play, pause = fig.layout.updatemenus[0].buttons
+    assert play.args[1]["frame"]["duration"] == 100 and play.args[0] is None
+    assert list(pause.args[0]) == [None]  # Plotly's "stop": animate to no frame
+    assert [s.label for s in fig.layout.sliders[0].steps] == [str(k) for k in range(7)]
+    # Without frame_ms: no frames, no buttons (the other uses of the circles).
+    still = figures.unit_circles(points, pairs=[0, 3], frequencies=[1.0, 0.2])
+    assert not still.frames and not still.layout.updatemenus

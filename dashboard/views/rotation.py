@@ -55,7 +55,16 @@ PAIRS = params.Multi(
     max_selections=MAX_CIRCLES,
     help="Fast pairs (small i) spin around the circle; slow pairs (large i) barely move.",
 )
-PARAMS = (OFFSET, POSITION, FIRST_PAIR, PAIRS)
+SPEED = params.Choice(
+    "rot_speed",
+    "Play speed (positions per second)",
+    5,
+    options=(1, 2, 5, 10, 20),
+    kind="segmented",
+    convert=int,
+    help="How fast ▶ Play sweeps the position k under the circles (in your browser).",
+)
+PARAMS = (OFFSET, POSITION, FIRST_PAIR, PAIRS, SPEED)
 
 
 def render(config: Config) -> None:
@@ -188,7 +197,15 @@ def _circles(config: Config) -> None:
     PAIRS.widget(config)
     pairs = PAIRS.value(config)
     if pairs:
-        ui.chart(caching.figure(_circles_figure, config, tuple(pairs)), "rotation_circles")
+        SPEED.widget(config)
+        speed = SPEED.value(config)
+        fig = caching.figure(_circles_figure, config, tuple(pairs), 1000 // speed)
+        ui.chart(fig, "rotation_circles")
+        st.caption(
+            "▶ Play moves position k along the circles in your browser: the red vector of each "
+            "pair turns by ω_i for every step of k, fast pairs spinning, slow pairs barely "
+            "moving. Drag the slider to go to a position."
+        )
 
 
 @cached
@@ -203,7 +220,9 @@ def circle_points(config: Config, pairs: tuple[int, ...], n_points: int) -> np.n
     return values.reshape(n_points, len(pairs), 2)
 
 
-def _circles_figure(config: Config, pairs: tuple[int, ...]):
+def _circles_figure(config: Config, pairs: tuple[int, ...], frame_ms: int):
     points = circle_points(config, pairs, min(config.n_positions, CIRCLE_POINTS))
     freqs = config.bank.frequencies
-    return figures.unit_circles(points, pairs=list(pairs), frequencies=freqs[list(pairs)].tolist())
+    return figures.unit_circles(
+        points, pairs=list(pairs), frequencies=freqs[list(pairs)].tolist(), frame_ms=frame_ms
+    )
