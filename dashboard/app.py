@@ -8,7 +8,13 @@ import streamlit as st
 
 from dashboard import links, registry, sidebar, ui
 
-st.set_page_config(page_title="Positional Encoding Explorer", page_icon="🌊", layout="wide")
+st.set_page_config(
+    page_title="Positional Encoding Explorer",
+    page_icon="🌊",
+    layout="wide",
+    # A presentation link opens on the chart, the sidebar closed.
+    initial_sidebar_state="collapsed" if st.query_params.get("present") == "true" else "auto",
+)
 ui.start_run()
 
 
@@ -30,6 +36,8 @@ links.check_first_visit(pages, page)
 st.session_state["_view"] = next(slug for slug, p in pages.items() if p is page)  # for tests
 
 config = sidebar.render()
+if sidebar.presenting():
+    ui.presentation_style()
 st.title("Positional Encoding Explorer")
 st.caption(
     f"Sinusoidal positional encodings (Vaswani et al., 2017): {config.n_positions:,} positions, "

@@ -73,9 +73,21 @@ BASE = params.Choice(
 #: The base as a link gives it, before the slider exists (any value in range, not only stops).
 BASE_FROM_LINK = params.Number("base", "base", 10000.0, low=MIN_BASE, high=MAX_BASE, integer=False)
 CONVENTION = params.Choice("conv", "Convention", "vaswani", options=tuple(pe_core.CONVENTIONS))
-PARAMS = (POSITIONS, D_MODEL, BASE, CONVENTION)
+PRESENT = params.Toggle(
+    "present",
+    "Presentation mode",
+    False,
+    help="Larger text and taller charts, for a projector. A link with it opens with the "
+    "sidebar closed.",
+)
+PARAMS = (POSITIONS, D_MODEL, BASE, CONVENTION, PRESENT)
 #: What a link's values are checked against (the base: any value in range, not only the stops).
-LINK_PARAMS = (POSITIONS, D_MODEL, BASE_FROM_LINK, CONVENTION)
+LINK_PARAMS = (POSITIONS, D_MODEL, BASE_FROM_LINK, CONVENTION, PRESENT)
+
+
+def presenting() -> bool:
+    """Whether presentation mode is on (what the link asks for before the toggle is drawn)."""
+    return bool(PRESENT.value())
 
 
 @dataclass(frozen=True)
@@ -194,6 +206,7 @@ def render() -> Config:
             f"Used by {', '.join(convention.libraries[:4])}."
         )
         st.divider()
+        PRESENT.widget()
         st.caption(
             "The address bar always holds a link to what you see: copy it to share this view "
             "with these parameters."

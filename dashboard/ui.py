@@ -54,6 +54,55 @@ def screen_reader_text(text: str) -> str:
     return f'<div class="pe-chart-text" style="{_HIDDEN}">{html.escape(text)}</div>'
 
 
+#: Presentation mode: text a room can read from the back, the page's full width.
+PRESENT_STYLE = """<style>
+[data-testid="stMain"] .block-container { max-width: 100%; }
+[data-testid="stMain"] [data-testid="stMarkdownContainer"] p,
+[data-testid="stMain"] [data-testid="stMarkdownContainer"] li,
+[data-testid="stMain"] [data-testid="stCaptionContainer"] { font-size: 1.35rem; }
+[data-testid="stMain"] [data-testid="stMetricValue"] [data-testid="stMarkdownContainer"] p {
+  font-size: 3rem;
+}
+[data-testid="stMain"] h1 { font-size: 3.2rem; }
+[data-testid="stMain"] h2, [data-testid="stMain"] h3 { font-size: 2.2rem; }
+</style>"""
+#: Charts in presentation mode: at least this tall (px), with text of this size.
+PRESENT_HEIGHT = 640
+PRESENT_FONT = 18
+
+
+def presentation_style() -> None:
+    """The page's style for presentation mode (called once a run when it is on)."""
+    st.html(PRESENT_STYLE)
+
+
+def _presented(fig: go.Figure) -> dict:
+    """The figure as a projector needs it: taller, larger text (a copy of its specification;
+    the cached figure is not touched)."""
+    spec = fig.to_plotly_json()
+    layout = dict(spec["layout"])
+    size = {"size": PRESENT_FONT}
+    layout["font"] = {**layout.get("font", {}), **size}
+    layout["height"] = max(layout.get("height") or 450, PRESENT_HEIGHT)
+    # Streamlit's chart theme sizes each axis's and the legend's text itself: set them too.
+    for name in [key for key in layout if key.startswith(("xaxis", "yaxis"))]:
+        axis = dict(layout[name])
+        axis["tickfont"] = {**axis.get("tickfont", {}), **size}
+        axis["title"] = {**axis.get("title", {}), "font": size}
+        layout[name] = axis
+    layout["legend"] = {**layout.get("legend", {}), "font": size}
+    # The legend below the plot grows with its text: room for a line per entry.
+    entries = sum(1 for t in spec["data"] if t.get("name") and t.get("showlegend", True))
+    if entries:
+        margin = dict(layout.get("margin", {}))
+        bottom = max(margin.get("b", 80), 60 + 26 * entries)
+        layout["height"] += bottom - margin.get("b", 80)
+        layout["margin"] = {**margin, "b": bottom}
+    title = layout.get("title", {})
+    layout["title"] = {**title, "font": {**title.get("font", {}), "size": PRESENT_FONT + 6}}
+    return {**spec, "layout": layout}
+
+
 def start_run() -> None:
     """Called once at the top of every run: no chart has been drawn yet; the page's style."""
     st.session_state["_charts_this_run"] = set()
@@ -66,7 +115,8 @@ def chart(fig: go.Figure, key: str) -> None:
     st.session_state.setdefault("_charts_this_run", set()).add(key)
     with st.container(gap=None):  # the words take no room on screen
         st.markdown(screen_reader_text(figures.text_alternative(fig)), unsafe_allow_html=True)
-        st.plotly_chart(fig, key=key, config=PLOTLY_CONFIG, width="stretch")
+        shown = _presented(fig) if st.session_state.get("present") else fig
+        st.plotly_chart(shown, key=key, config=PLOTLY_CONFIG, width="stretch")
     st.download_button(
         "Chart as interactive HTML",
         data=lambda: fig.to_html(include_plotlyjs=True, full_html=True, config=PLOTLY_CONFIG),

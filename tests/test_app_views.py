@@ -9,7 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import pe_core
-from dashboard import registry
+from dashboard import registry, ui
 from tests.apptest_helpers import decode, figures, new_app, no_errors, open_view, page_of
 
 pytestmark = pytest.mark.timeout(600)
@@ -334,3 +334,35 @@ def test_each_view_is_registered_once_with_its_module():
     labels = [view.label for view in registry.VIEWS]
     assert len(set(slugs)) == len(slugs) and len(set(labels)) == len(labels)
     assert all(callable(view.module.render) for view in registry.VIEWS)
+
+
+class TestPresentationMode:
+    """Issue 15: larger text and taller charts for a projector, shareable as a link."""
+
+    def test_a_presentation_link_shows_large_charts(self):
+        at = new_app(view="wavelengths", present="true")
+        at.run()
+        no_errors(at)
+        assert at.session_state["present"] is True
+        spec = figures(at)[0]
+        layout = spec["layout"]
+        assert layout["height"] >= ui.PRESENT_HEIGHT
+        assert layout["font"]["size"] == ui.PRESENT_FONT
+        assert layout["xaxis"]["tickfont"]["size"] == ui.PRESENT_FONT
+        assert layout["legend"]["font"]["size"] == ui.PRESENT_FONT
+        styles = [e.proto.body for e in at.get("html")]
+        assert any(ui.PRESENT_STYLE in body for body in styles)
+
+    def test_off_by_default_and_the_cached_figure_is_untouched(self):
+        at = new_app(view="wavelengths", present="true")
+        at.run()
+        at.toggle(key="present").set_value(False).run()
+        no_errors(at)
+        layout = figures(at)[0]["layout"]
+        assert "font" not in layout or layout["font"].get("size") != ui.PRESENT_FONT
+        assert not any(ui.PRESENT_STYLE in e.proto.body for e in at.get("html"))
+
+    def test_a_bad_value_is_named(self):
+        at = new_app(view="wavelengths", present="maybe")
+        at.run()
+        assert any("present" in w.value and "true or false" in w.value for w in at.warning)

@@ -71,3 +71,18 @@ def test_the_menu_switches_the_theme(browser, server):
             " return 0.2126 * r + 0.7152 * g + 0.0722 * b > 128; }"
         )
         assert app.problems() == []
+
+
+def test_a_presentation_link_opens_large_with_the_sidebar_closed(app: AppPage):
+    app.open("wavelengths?present=true")
+    # Closed: its button to open it is on screen, and the sidebar is not.
+    assert app.page.locator('[data-testid="stExpandSidebarButton"]').is_visible()
+    box = app.page.get_by_role("spinbutton", name="Number of positions L").bounding_box()
+    assert box["x"] + box["width"] <= 0  # moved out of the screen
+    size = app.page.evaluate(
+        "parseFloat(getComputedStyle(document.querySelector("
+        "'[data-testid=stMain] [data-testid=stMarkdownContainer] p')).fontSize)"
+    )
+    assert size >= 21  # 1.35rem
+    assert app.problems() == []
+    app.screenshot(SCREENSHOTS / "presentation_wavelengths.png")
