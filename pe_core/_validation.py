@@ -13,6 +13,7 @@ import contextlib
 import math
 import numbers
 import operator
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -143,8 +144,15 @@ def as_real_array(values: ArrayLike, name: str, *, ndim: int | None = None) -> N
     array = as_array(values, name)
     if array.dtype.kind == "O":  # e.g. Python ints too large for int64
         try:
-            with np.errstate(over="ignore"):  # e.g. long doubles: inf, refused below
+            with np.errstate(over="ignore"), warnings.catch_warnings():  # long doubles: inf
+                # A Python complex among the objects would lose its imaginary part silently.
+                warnings.simplefilter("error", np.exceptions.ComplexWarning)
                 array = array.astype(np.float64)
+        except np.exceptions.ComplexWarning:
+            raise TypeError(
+                f"{name} must be an array of real numbers, got complex values in "
+                f"{_describe(values)}"
+            ) from None
         except OverflowError:
             raise ValueError(
                 f"{name} must be finite in float64 (no numbers beyond 1.8e308), "

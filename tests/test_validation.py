@@ -165,3 +165,17 @@ class TestOtherArguments:
             cosine_similarity([[np.nan, 1.0]])
         with pytest.raises(TypeError, match="b must be an array of real numbers"):
             cosine_similarity([[1.0]], [["x"]])
+
+
+@pytest.mark.parametrize(
+    "values", [np.array([1 + 2j, 3.0], dtype=object), [1, 2j], np.array([[0.5, 1j]], dtype=object)]
+)
+def test_complex_numbers_among_objects_are_refused_not_truncated(values):
+    """A deep fuzz run saw NumPy's ComplexWarning: a Python complex in an object array (or a
+    list mixing ints and complex) was cast to float64, dropping its imaginary part."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(TypeError, match="positions must be an array of real numbers"):
+            sinusoidal_encoding(values, 8)
