@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import weakref
+
 import streamlit as st
 
 #: Cached data of one view: small keys (a Config, a few numbers), display-sized values.
@@ -22,3 +24,21 @@ def figure(builder, *args):
 @st.cache_resource(max_entries=64, show_spinner=False)
 def _cached_figure(name: str, _builder, args: tuple):
     return _builder(*args)
+
+
+#: Values derived from a figure object, by (what, id of the figure); an entry goes with its figure.
+_DERIVED: dict[tuple[str, int], object] = {}
+
+
+def derived(fig, make):
+    """``make(fig)``, computed once per figure object and kept while the figure lives.
+
+    A cached figure is shown on every rerun of its view; what ``ui.chart`` derives from it (its
+    text alternative, its presentation copy) is the same each time. The entry is dropped when
+    the figure is collected, so a later figure at the same address never finds it.
+    """
+    key = (make.__qualname__, id(fig))
+    if key not in _DERIVED:
+        _DERIVED[key] = make(fig)
+        weakref.finalize(fig, _DERIVED.pop, key, None)
+    return _DERIVED[key]

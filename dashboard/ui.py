@@ -9,7 +9,7 @@ from collections.abc import Callable
 import plotly.graph_objects as go
 import streamlit as st
 
-from dashboard import exports, figures
+from dashboard import caching, exports, figures
 
 logger = logging.getLogger("pe_explorer")
 
@@ -114,8 +114,9 @@ def chart(fig: go.Figure, key: str) -> None:
     st.session_state[f"_last_chart_{key}"] = fig
     st.session_state.setdefault("_charts_this_run", set()).add(key)
     with st.container(gap=None):  # the words take no room on screen
-        st.markdown(screen_reader_text(figures.text_alternative(fig)), unsafe_allow_html=True)
-        shown = _presented(fig) if st.session_state.get("present") else fig
+        words = caching.derived(fig, figures.text_alternative)
+        st.markdown(screen_reader_text(words), unsafe_allow_html=True)
+        shown = caching.derived(fig, _presented) if st.session_state.get("present") else fig
         st.plotly_chart(shown, key=key, config=PLOTLY_CONFIG, width="stretch")
     st.download_button(
         "Chart as interactive HTML",

@@ -236,3 +236,23 @@ def test_unit_circles_play_frames_carry_each_position():
     # Without frame_ms: no frames, no buttons (the other uses of the circles).
     still = figures.unit_circles(points, pairs=[0, 3], frequencies=[1.0, 0.2])
     assert not still.frames and not still.layout.updatemenus
+
+
+def test_what_a_chart_derives_from_a_figure_is_computed_once_and_goes_with_it():
+    import gc
+
+    from dashboard import caching
+
+    calls = []
+
+    def words(fig):
+        calls.append(fig)
+        return figures.text_alternative(fig)
+
+    fig = figures._figure([{"type": "scatter", "y": [1.0, 2.0]}], title="t")
+    first = caching.derived(fig, words)
+    assert caching.derived(fig, words) == first and len(calls) == 1
+    key = (words.__qualname__, id(fig))
+    del fig, calls[:]
+    gc.collect()
+    assert key not in caching._DERIVED
