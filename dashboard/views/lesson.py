@@ -25,16 +25,16 @@ class Step:
     """One step of the lesson.
 
     ``config`` is the step's sidebar; ``link`` the parameters of the view it opens (the
-    sidebar's and the view's own, as a link writes them). ``facts(config)`` returns the words
-    that depend on numbers: the answer's explanation and, when the options carry numbers, the
-    options and the index of the right one.
+    sidebar's and the view's own, as a link writes them). What depends on numbers is a
+    function of the config, computed by pe_core: the explanation always, the options and the
+    index of the right one when they carry numbers.
     """
 
     title: str
     text: str
     question: str
-    options: tuple[str, ...]
-    answer: int
+    options: tuple[str, ...] | Callable[[Config], tuple[str, ...]]
+    answer: int | Callable[[Config], int]
     explanation: Callable[[Config], str]
     chart: Callable[[Config], object]
     view: str
@@ -187,7 +187,7 @@ STEPS: tuple[Step, ...] = (
         "Wavelengths",
         "Pair i repeats every λ_i = 2π/ω_i positions. At the paper's d_model 512 and base 10,000:",
         "How long is the longest wavelength?",
-        (),  # from the numbers: _wavelength_options
+        _wavelength_options,
         2,
         _wavelength_explanation,
         lambda config: wavelengths.wavelength_figure(config, True),
@@ -200,8 +200,8 @@ STEPS: tuple[Step, ...] = (
         "A model may store the position ids in a 16-bit format (half precision). Take "
         "positions 0 to 4,095 stored as float16 numbers:",
         "Does every position still get its own encoding?",
-        (),  # from the numbers: _uniqueness_options
-        -1,  # from the numbers: _uniqueness_answer
+        _uniqueness_options,
+        _uniqueness_answer,
         _uniqueness_explanation,
         lambda config: uniqueness.neighbour_figure(
             config, "float16", "positions", _report(config).collisions
@@ -254,16 +254,12 @@ PARAMS = (STEP,)
 
 def options_of(step: Step, config: Config) -> tuple[str, ...]:
     """The step's answers, with their numbers at ``config``."""
-    if step.view == "wavelengths":
-        return _wavelength_options(config)
-    if step.view == "uniqueness":
-        return _uniqueness_options(config)
-    return step.options
+    return step.options(config) if callable(step.options) else step.options
 
 
 def answer_of(step: Step, config: Config) -> int:
     """Index of the right answer at ``config``."""
-    return _uniqueness_answer(config) if step.view == "uniqueness" else step.answer
+    return step.answer(config) if callable(step.answer) else step.answer
 
 
 def link_of(step: Step) -> str:
