@@ -18,23 +18,19 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from dashboard.views.rotation import SPEED  # noqa: E402
-from tests.e2e import CHROMIUM_ARGS, PAGE_HOOK_JS, VIEWPORT, StreamlitServer, find_chromium  # noqa: E402
+from tests.e2e import (  # noqa: E402
+    CHROMIUM_ARGS,
+    PAGE_HOOK_JS,
+    PLAY_FRAMES_JS,
+    PLOTLY_INTERRUPTED,
+    VIEWPORT,
+    StreamlitServer,
+    find_chromium,
+)
 from tests.e2e.conftest import AppPage  # noqa: E402
 
 #: Seconds of animation measured per speed (the 60 positions last 3 s at 20 per second).
 MEASURED = 2.5
-
-#: What the page reports when Pause interrupts the animation: plotly.js rejects the promise of
-#: the interrupted Plotly.animate with no reason (onInterrupt is the promise's reject) and the
-#: Play button's call does not catch it. Nothing else goes wrong.
-INTERRUPTED = "pageerror: undefined"
-
-LISTEN = """() => {
-  const plots = document.querySelectorAll('.js-plotly-plot');
-  const circles = plots[plots.length - 1];
-  window.__frames = [];
-  circles.on('plotly_animatingframe', () => window.__frames.push(performance.now()));
-}"""
 
 
 def played(app: AppPage, speed: int) -> tuple[float, int]:
@@ -43,14 +39,14 @@ def played(app: AppPage, speed: int) -> tuple[float, int]:
     app.wait_quiet()
     circles = app.page.locator(".js-plotly-plot").last
     circles.scroll_into_view_if_needed()
-    app.page.evaluate(LISTEN)
+    app.page.evaluate(PLAY_FRAMES_JS)
     runs = app.page.evaluate("window.__pe.runEnds.length")
     circles.get_by_text("▶ Play").click()
     time.sleep(MEASURED)
-    frames = app.page.evaluate("window.__frames")
+    frames = [at for at, _ in app.page.evaluate("window.__frames")]
     server_runs = app.page.evaluate("window.__pe.runEnds.length") - runs
     circles.get_by_text("❚❚ Pause").click()
-    problems = [p for p in app.problems() if p != INTERRUPTED]
+    problems = [p for p in app.problems() if p != PLOTLY_INTERRUPTED]
     assert problems == [], problems
     fps = (len(frames) - 1) / ((frames[-1] - frames[0]) / 1000) if len(frames) > 1 else 0.0
     return fps, server_runs

@@ -225,6 +225,19 @@ class StreamlitServer:
 
 
 #: Installed with ``add_init_script`` so that it runs in every page before the app's own code.
+#: The frames a Play button plays on the page's last chart, recorded as [time (ms), frame name]
+#: in ``window.__frames`` (Plotly's plotly_animatingframe events).
+PLAY_FRAMES_JS = """() => {
+  const plots = document.querySelectorAll('.js-plotly-plot');
+  window.__frames = [];
+  plots[plots.length - 1].on('plotly_animatingframe',
+                             (e) => window.__frames.push([performance.now(), e.name]));
+}"""
+#: What the page reports when Pause interrupts a Plotly animation: plotly.js rejects the promise
+#: of the interrupted Plotly.animate with no reason (its onInterrupt is the promise's reject)
+#: and the Play button's call does not catch it. Nothing else goes wrong.
+PLOTLY_INTERRUPTED = "pageerror: undefined"
+
 PAGE_HOOK_JS = r"""
 (() => {
   if (window.__pe) return;

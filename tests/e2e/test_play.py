@@ -7,20 +7,10 @@ import re
 
 import pytest
 
+from . import PLAY_FRAMES_JS, PLOTLY_INTERRUPTED
 from .conftest import AppPage
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
-
-#: Pause interrupts plotly.js's Plotly.animate, whose promise is then rejected with no reason
-#: (its onInterrupt is the promise's reject) and not caught by the Play button: the page
-#: reports an uncaught "undefined". Nothing else goes wrong.
-INTERRUPTED = "pageerror: undefined"
-
-LISTEN = """() => {
-  const plots = document.querySelectorAll('.js-plotly-plot');
-  window.__frames = [];
-  plots[plots.length - 1].on('plotly_animatingframe', (e) => window.__frames.push(e.name));
-}"""
 
 
 def test_play_sweeps_the_positions_in_the_browser(app: AppPage):
@@ -28,11 +18,11 @@ def test_play_sweeps_the_positions_in_the_browser(app: AppPage):
     app.wait_quiet()
     circles = app.page.locator(".js-plotly-plot").last
     circles.scroll_into_view_if_needed()
-    app.page.evaluate(LISTEN)
+    app.page.evaluate(PLAY_FRAMES_JS)
     runs = app.page.evaluate("window.__pe.runEnds.length")
     circles.get_by_text("▶ Play").click()
     app.page.wait_for_function("() => window.__frames.length >= 10")
-    frames = app.page.evaluate("window.__frames")
+    frames = [name for _, name in app.page.evaluate("window.__frames")]
     assert frames[:10] == [str(k) for k in range(10)]  # the positions, in order
     label = circles.locator("text.slider-label")
     shown = int(re.search(r"k = (\d+)", label.first.text_content()).group(1))
@@ -42,4 +32,4 @@ def test_play_sweeps_the_positions_in_the_browser(app: AppPage):
     app.page.wait_for_timeout(500)  # ten frames' time at 20 positions a second
     assert len(app.page.evaluate("window.__frames")) == stopped
     assert app.page.evaluate("window.__pe.runEnds.length") == runs  # no server run
-    assert [p for p in app.problems() if p != INTERRUPTED] == []
+    assert [p for p in app.problems() if p != PLOTLY_INTERRUPTED] == []
