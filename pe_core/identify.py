@@ -4,6 +4,7 @@ and in which arithmetic (exact, rounded once to a smaller format, or computed in
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from fractions import Fraction
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -352,7 +353,7 @@ def _fit(matrix: np.ndarray, name: str) -> list[_Trial]:
     scaled = abs(spacing - 1.0) > _SPACING_TOLERANCE and spacing * (len(fitted) - 1) > _PHASE_NOISE
     if not scaled:
         spacing = 1.0
-    spacings = _round_spacings(spacing) if scaled else [1.0]
+    spacings = _round_spacings(spacing) if scaled else [spacing]
     bases, determined = _base_candidates(
         fitted, conv, layout, advance / spacing, fitted.shape[0], scaled
     )
@@ -422,26 +423,28 @@ def _frequencies_times_spacing(advance: np.ndarray) -> np.ndarray:
     return sign * true
 
 
-def _round_spacings(spacing: float) -> list[float]:
-    """The fitted spacing and the round numbers near it worth trying: the ratio of small whole
-    numbers nearest it (1000/15 is fitted as 66.66666668), then the fitted value."""
-    for denominator in range(1, _SPACING_DENOMINATORS + 1):
-        ratio = round(spacing * denominator) / denominator
-        if ratio > 0 and abs(ratio - spacing) <= 1e-6 * spacing:
-            return [ratio, spacing]
-    return [spacing]
-
-
 #: Spacings ``p / q`` with ``q`` up to this are "round" (timesteps spaced by 1000 / (L - 1)).
 _SPACING_DENOMINATORS = 4096
 
 
+def _ratio_near(value: float, tolerance: float) -> float | None:
+    """The ratio of whole numbers (denominator up to :data:`_SPACING_DENOMINATORS`) nearest
+    ``value`` when it is within ``tolerance`` of it (relative), else None."""
+    ratio = Fraction(value).limit_denominator(_SPACING_DENOMINATORS)
+    near = ratio.numerator / ratio.denominator
+    return near if near > 0 and abs(near - value) <= tolerance * abs(value) else None
+
+
+def _round_spacings(spacing: float) -> list[float]:
+    """The fitted spacing and the round number near it worth trying first (1000/15 is fitted
+    as 66.66666668)."""
+    ratio = _ratio_near(spacing, 1e-6)
+    return [spacing] if ratio is None else list(dict.fromkeys([ratio, spacing]))
+
+
 def _round_spacing(step: float) -> bool:
-    """Whether ``step`` is a ratio of whole numbers with a small denominator (1 is)."""
-    return any(
-        step * q == round(step * q) or abs(step - round(step * q) / q) <= 1e-15 * abs(step)
-        for q in range(1, _SPACING_DENOMINATORS + 1)
-    )
+    """Whether ``step`` is (the float of) a ratio of whole numbers with a small denominator."""
+    return _ratio_near(abs(step), 1e-15) is not None
 
 
 def _positions(trial: _Trial, rows: np.ndarray) -> np.ndarray:
