@@ -33,10 +33,7 @@ def load_matrix(name: str, data: bytes) -> np.ndarray:
         empty, too large, pickled objects, a header that promises more data than the file holds,
         wrong number of dimensions, text in a CSV, NaN or inf.
     """
-    if not data:
-        raise UploadError("the file is empty")
-    if len(data) > MAX_BYTES:
-        raise UploadError(f"the file has {len(data):,} bytes, more than the limit of {MAX_BYTES:,}")
+    _check_size(data, "the file")
     lower = name.lower()
     if lower.endswith(".npy"):
         matrix = _load_npy(data)
@@ -58,13 +55,16 @@ def load_pasted(text: str) -> np.ndarray:
         As :func:`load_matrix` does for a .csv file.
     """
     data = text.encode("utf-8", errors="surrogatepass")
-    if not text.strip():
-        raise UploadError("the pasted text is empty")
-    if len(data) > MAX_BYTES:
-        raise UploadError(
-            f"the pasted text has {len(data):,} bytes, more than the limit of {MAX_BYTES:,}"
-        )
+    _check_size(data.strip(), "the pasted text")
     return _check_matrix(_load_csv(data, what="the pasted text"))
+
+
+def _check_size(data: bytes, what: str) -> None:
+    """Refuse empty data and data over :data:`MAX_BYTES`, before anything is read from it."""
+    if not data:
+        raise UploadError(f"{what} is empty")
+    if len(data) > MAX_BYTES:
+        raise UploadError(f"{what} has {len(data):,} bytes, more than the limit of {MAX_BYTES:,}")
 
 
 def _load_npy(data: bytes) -> np.ndarray:
