@@ -756,7 +756,7 @@ def _play_buttons(frame_ms: int) -> dict:
             {
                 "label": "❚❚ Pause",
                 "method": "animate",
-                "args": [[None], {**_animation(0), "mode": "immediate"}],
+                "args": [[None], _animation(0)],
             },
         ],
     }
@@ -776,7 +776,7 @@ def _position_slider(positions: np.ndarray, frame_ms: int) -> dict:
             {
                 "label": str(position),
                 "method": "animate",
-                "args": [[str(position)], {**_animation(frame_ms), "mode": "immediate"}],
+                "args": [[str(position)], _animation(frame_ms)],
             }
             for position in positions
         ],
