@@ -76,9 +76,11 @@ def _figure(
     return go.Figure(data=traces, layout={**common, **layout})
 
 
-def index_axis(title: str, count: int, **options) -> dict:
-    """An axis of indices 0 .. count-1 (pairs, columns): whole-number ticks at a round step."""
-    return _axis(title, tick0=0, dtick=nice_step(max(count - 1, 1)), tickformat=",d", **options)
+def index_axis(title: str, count: int, n_ticks: int = 10, **options) -> dict:
+    """An axis of indices 0 .. count-1 (pairs, columns): whole-number ticks at a round step,
+    about ``n_ticks`` of them."""
+    step = nice_step(max(count - 1, 1), n_ticks)
+    return _axis(title, tick0=0, dtick=step, tickformat=",d", **options)
 
 
 def format_number(value: float) -> str:
@@ -820,11 +822,12 @@ def matrix_heatmap(
     height: int = 360,
     row_title: str = "position",
     column_title: str = "dimension (column)",
+    column_ticks: int = 10,
 ) -> go.Figure:
     """A plain matrix heatmap with a symmetric colour range (embeddings, sums, differences).
 
     ``rows`` are labels (tokens) or, when they are numbers, indices on a numeric axis titled
-    ``row_title``.
+    ``row_title``; about ``column_ticks`` column numbers are marked (fewer on a narrow panel).
     """
     limit = symmetric_range or float(np.max(np.abs(values), initial=1e-12))
     numeric = len(rows) > 0 and all(isinstance(r, (int, np.integer)) for r in rows)
@@ -848,7 +851,7 @@ def matrix_heatmap(
         title=title,
         subtitle=subtitle,
         height=height,
-        xaxis=index_axis(column_title, len(columns), showgrid=False),
+        xaxis=index_axis(column_title, len(columns), column_ticks, showgrid=False),
         yaxis=yaxis,
     )
 

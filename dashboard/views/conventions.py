@@ -92,6 +92,8 @@ def _panel_figure(config: Config, name: str):
         columns=list(range(values.shape[1])),
         title=name,
         symmetric_range=1.0,
+        column_title="column",  # five panels side by side: short words, few numbers
+        column_ticks=3,
         height=340,
     )
 
