@@ -2,8 +2,9 @@
 
 A Plotly heatmap of the default 2,048 x 512 encoding is a million cells of JSON that the browser
 lays out one by one; here the values go as one 8-bit grayscale PNG (about 440 kB) that a small
-component colours with the app's diverging scale and draws on a canvas, with a hover that says
-what a cell is (position, column, pair, sin or cos, frequency, wavelength, value).
+component colours with the app's diverging scale (the light or the dark theme's, as the page is
+drawn) and draws on a canvas, with a hover that says what a cell is (position, column, pair, sin
+or cos, frequency, wavelength, value).
 
 :func:`payload` is pure (arrays in, bytes out); :func:`show` mounts the component.
 """
@@ -20,24 +21,29 @@ import plotly.colors
 import streamlit as st
 from PIL import Image
 
-from dashboard import figures
+from dashboard import figures, ui
 
 #: Gray level of the value 0: level ``ZERO + round(127 v)`` holds ``v``, so -1, 0 and 1 are
 #: exact (levels 0, 127 and 254; 255 is not used).
 ZERO = 127
 #: One gray level is 1/127 of a unit: a value read back from the image is within half of this.
 VALUE_STEP = 1.0 / ZERO
-#: The diverging scale of every [-1, 1] chart of the app, one colour per gray level (-1 first).
-PALETTE = np.array(
-    [
-        plotly.colors.unlabel_rgb(colour)
-        for colour in plotly.colors.sample_colorscale(
-            plotly.colors.get_colorscale(figures.DIVERGING),
-            [*np.linspace(0.0, 1.0, 2 * ZERO + 1).tolist(), 1.0],
-        )
-    ],
-    dtype=np.uint8,
-)
+
+
+def _palette(scale) -> np.ndarray:
+    """One colour per gray level (-1 first) of a Plotly colour scale, as (levels, 3) uint8."""
+    positions = [*np.linspace(0.0, 1.0, 2 * ZERO + 1).tolist(), 1.0]
+    if isinstance(scale, str):
+        scale = plotly.colors.get_colorscale(scale)
+    colours = plotly.colors.sample_colorscale(scale, positions)
+    return np.array([plotly.colors.unlabel_rgb(colour) for colour in colours], dtype=np.uint8)
+
+
+#: The diverging scale of every [-1, 1] chart of the app, one colour per gray level.
+PALETTE = _palette(figures.DIVERGING)
+#: The same on the dark theme (:data:`dashboard.figures.DIVERGING_DARK`); the component picks
+#: the palette of the page's theme each time it draws.
+PALETTE_DARK = _palette(figures.DIVERGING_DARK)
 
 
 def gray_levels(values: np.ndarray) -> np.ndarray:
@@ -83,6 +89,7 @@ def payload(
         "rowLast": [int(k) for k in row_last],
         "columnLabels": list(column_labels),
         "palette": PALETTE.ravel().tolist(),
+        "paletteDark": PALETTE_DARK.ravel().tolist(),
         "valueStep": VALUE_STEP,
         "zeroLevel": ZERO,
     }
@@ -110,13 +117,16 @@ CSS = """
   transform-origin: left top; font-size: 12px; color: #6b7280; }
 .pe-xname { text-align: center; font-size: 12px; color: #6b7280; margin-top: 22px; }
 .pe-bar { position: absolute; left: calc(100% + 14px); top: 0; width: 14px; }
-.pe-tip { position: absolute; pointer-events: none; background: rgba(255,255,255,.96);
+.pe-tip { position: absolute; pointer-events: none;
+  background: var(--st-background-color, #fff); color: var(--st-text-color, #1f2933);
   border: 1px solid #9ca3af; border-radius: 4px; padding: 4px 7px; font-size: 12px;
   line-height: 1.35; white-space: nowrap; display: none; z-index: 10;
   box-shadow: 0 1px 4px rgba(0,0,0,.15); }
 """
 
-JS = """
+JS = (
+    ui.PAGE_IS_DARK_JS
+    + """
 const number = (k) => k.toLocaleString("en-US");
 
 // Box means of `levels` (rows x columns) on an outRows x outColumns grid: each output pixel is
@@ -173,7 +183,8 @@ export default function (component) {
   const canvas = root.querySelector(".pe-canvas");
   const screenNote = root.querySelector(".pe-screen");
   const tip = root.querySelector(".pe-tip");
-  const { rows, columns, palette } = header;
+  const { rows, columns } = header;
+  const palette = pageIsDark(host) ? header.paletteDark : header.palette;
   const height = Math.max(320, Math.min(900, rows));
   canvas.style.height = height + "px";
   host.setAttribute("data-pe-image", "");
@@ -298,6 +309,7 @@ export default function (component) {
   canvas.addEventListener("mouseleave", () => { tip.style.display = "none"; });
 }
 """
+)
 
 
 _COMPONENT = st.components.v2.component("pe_encoding_image", css=CSS, js=JS)

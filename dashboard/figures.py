@@ -12,12 +12,23 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import plotly.colors
 import plotly.graph_objects as go
 
 from pe_core import CONVENTIONS
 
 #: Diverging scale for values in [-1, 1]: blue negative, white 0, red positive.
 DIVERGING = "RdBu_r"
+#: The same scale for the dark theme: 0 is a dark gray near the page's background and the
+#: colours brighten with the size of the value, light blue at -1 and light red at +1, so the
+#: largest values stand out on a dark page as the deepest colours do on white.
+DIVERGING_DARK = [
+    [0.0, "rgb(163, 206, 255)"],
+    [0.25, "rgb(58, 122, 196)"],
+    [0.5, "rgb(38, 42, 52)"],
+    [0.75, "rgb(196, 66, 58)"],
+    [1.0, "rgb(255, 184, 166)"],
+]
 #: Each convention's line, by its ``colour_index``: colour and dash, so overlaid lines stay
 #: apart where they coincide.
 CONVENTION_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b")
@@ -37,6 +48,28 @@ LINE_COLOURS = (
     "#ad494a",
 )
 CIRCLE_HOVER = "k = %{customdata}<br>sin = %{x:.4f}<br>cos = %{y:.4f}<extra></extra>"
+
+
+def _scale_colours(scale) -> list[str]:
+    return (
+        [colour for _, colour in plotly.colors.get_colorscale(scale)]
+        if isinstance(scale, str)
+        else [colour for _, colour in scale]
+    )
+
+
+def for_dark_page(spec: dict) -> dict:
+    """A figure's specification (``Figure.to_plotly_json()``) restyled for the dark theme: the
+    traces coloured with :data:`DIVERGING` take :data:`DIVERGING_DARK` (a new dict; ``spec`` is
+    not changed). Text and axes follow the page through Streamlit's chart theme already."""
+    light = _scale_colours(DIVERGING)
+    data = [
+        {**trace, "colorscale": DIVERGING_DARK}
+        if trace.get("colorscale") is not None and _scale_colours(trace["colorscale"]) == light
+        else trace
+        for trace in spec["data"]
+    ]
+    return {**spec, "data": data}
 
 
 def _axis(title: str | None = None, **options) -> dict:

@@ -42,6 +42,37 @@ a:focus-visible, button:focus-visible, summary:focus-visible, [role="radio"]:foc
 </style>"""
 
 
+#: Below this width Plotly's one-line chart titles pass the chart's edge (it does not wrap
+#: them): there each chart's title is drawn above it as text that wraps, and Plotly's is hidden.
+NARROW_WIDTH = 768
+NARROW_TITLE_STYLE = f"""<style>
+.pe-narrow-title {{ display: none; }}
+@media (max-width: {NARROW_WIDTH - 1}px) {{
+  .pe-narrow-title {{ display: block; font-weight: 600; font-size: 1rem; line-height: 1.3;
+    margin: 0.25rem 0 1rem; overflow-wrap: anywhere; }}  /* Streamlit pulls Markdown up 1rem */
+  .pe-narrow-title sup {{ display: block; font-size: 0.8rem; font-weight: 400; opacity: .85;
+    vertical-align: baseline; margin-top: 0.2rem; }}
+  [data-testid="stPlotlyChart"] .gtitle {{ display: none; }}
+}}
+</style>"""
+
+#: The tags Plotly's titles use, kept when a title is written as HTML (all else is escaped).
+_TITLE_TAGS = ("br", "sup", "/sup", "sub", "/sub", "b", "/b", "i", "/i")
+
+
+def narrow_title(fig: go.Figure) -> str:
+    """HTML of the figure's title (and subtitle) for a narrow screen, shown there instead of
+    Plotly's; empty if the figure has no title."""
+    text = fig.layout.title.text
+    if not text:
+        return ""
+    safe = html.escape(text, quote=False)
+    for tag in _TITLE_TAGS:
+        safe = safe.replace(f"&lt;{tag}&gt;", f"<{tag}>")
+    # The subtitle is its own line already (a block): no break before it.
+    return f'<div class="pe-narrow-title">{safe.replace("<br><sup>", "<sup>")}</div>'
+
+
 #: Text read by screen readers and not drawn (the usual visually-hidden pattern).
 _HIDDEN = (
     "position:absolute;width:1px;height:1px;margin:-1px;padding:0;overflow:hidden;"
@@ -103,10 +134,78 @@ def _presented(fig: go.Figure) -> dict:
     return {**spec, "layout": layout}
 
 
+#: Light or dark, as the browser draws the page: read from the page's background colour (the
+#: theme's ``--st-background-color``), the same test as the image heatmap's.
+PAGE_IS_DARK_JS = """
+function pageIsDark(element) {
+  const context = document.createElement("canvas").getContext("2d");
+  context.fillStyle = getComputedStyle(element).getPropertyValue("--st-background-color").trim()
+    || "#ffffff";
+  const colour = context.fillStyle;  // "#rrggbb", or "rgba(r, g, b, a)"
+  const [red, green, blue] = colour.startsWith("#")
+    ? [1, 3, 5].map((at) => parseInt(colour.slice(at, at + 2), 16))
+    : colour.match(/[\\d.]+/g).map(Number);
+  return 0.2126 * red + 0.7152 * green + 0.0722 * blue < 128;
+}
+"""
+
+#: Runs in the browser each time the page's theme changes (Streamlit draws its components
+#: again then) and tells the server when it is not the theme the server last drew for: the
+#: app menu's switch does not rerun the app by itself, and the charts' colour scales are
+#: chosen on the server.
+_THEME_WATCH_JS = (
+    PAGE_IS_DARK_JS
+    + """
+export default function ({ data, parentElement, setStateValue }) {
+  const host = parentElement.host || parentElement;
+  const theme = pageIsDark(host) ? "dark" : "light";
+  if (theme !== data) setStateValue("theme", theme);
+}
+"""
+)
+_THEME_WATCH = st.components.v2.component("pe_theme_watch", js=_THEME_WATCH_JS)
+_THEME_KEY = "_theme_watch"
+
+
+def page_theme() -> str:
+    """ "light" or "dark": as the browser last reported it, else as Streamlit's context has it."""
+    reported = (st.session_state.get(_THEME_KEY) or {}).get("theme")
+    return reported or st.context.theme.type or "light"
+
+
 def start_run() -> None:
-    """Called once at the top of every run: no chart has been drawn yet; the page's style."""
+    """Called once at the top of every run: no chart has been drawn yet; the page's style; the
+    theme watcher."""
     st.session_state["_charts_this_run"] = set()
-    st.html(FOCUS_STYLE)
+    st.html(FOCUS_STYLE + NARROW_TITLE_STYLE)
+    _THEME_WATCH(
+        key=_THEME_KEY,
+        data=page_theme(),
+        default={"theme": None},
+        on_theme_change=lambda: None,
+        height=0,
+    )
+
+
+def _shown(fig: go.Figure):
+    """What ``st.plotly_chart`` draws for ``fig``: itself, or a copy restyled for the dark theme
+    and presentation mode (derived once per figure object)."""
+    dark = page_theme() == "dark"
+    present = bool(st.session_state.get("present"))
+    if not (dark or present):
+        return fig
+    return caching.derived(fig, _DRAWN_AS[dark, present])
+
+
+def _dark(fig: go.Figure) -> dict:
+    return figures.for_dark_page(fig.to_plotly_json())
+
+
+def _presented_dark(fig: go.Figure) -> dict:
+    return figures.for_dark_page(_presented(fig))
+
+
+_DRAWN_AS = {(True, False): _dark, (False, True): _presented, (True, True): _presented_dark}
 
 
 def chart(fig: go.Figure, key: str) -> None:
@@ -115,9 +214,9 @@ def chart(fig: go.Figure, key: str) -> None:
     st.session_state.setdefault("_charts_this_run", set()).add(key)
     with st.container(gap=None):  # the words take no room on screen
         words = caching.derived(fig, figures.text_alternative)
-        st.markdown(screen_reader_text(words), unsafe_allow_html=True)
-        shown = caching.derived(fig, _presented) if st.session_state.get("present") else fig
-        st.plotly_chart(shown, key=key, config=PLOTLY_CONFIG, width="stretch")
+        title = caching.derived(fig, narrow_title)
+        st.markdown(title + screen_reader_text(words), unsafe_allow_html=True)
+        st.plotly_chart(_shown(fig), key=key, config=PLOTLY_CONFIG, width="stretch")
     st.download_button(
         "Chart as interactive HTML",
         data=lambda: fig.to_html(include_plotlyjs=True, full_html=True, config=PLOTLY_CONFIG),
@@ -170,7 +269,7 @@ def last_good_charts(prefix: str) -> None:
     for name in list(st.session_state):
         if name.startswith(f"_last_chart_{prefix}") and name[len("_last_chart_") :] not in drawn:
             st.caption("Last valid figure, kept while the parameters above cannot be shown:")
-            st.plotly_chart(st.session_state[name], config=PLOTLY_CONFIG, width="stretch")
+            st.plotly_chart(_shown(st.session_state[name]), config=PLOTLY_CONFIG, width="stretch")
 
 
 def table_height(n_rows: int, most: int = 360) -> int:

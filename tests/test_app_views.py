@@ -1,10 +1,12 @@
 """AppTest for the rotation, embeddings, conventions and worked-example views."""
 
+import html
 import io
 import json
 from pathlib import Path
 
 import numpy as np
+import plotly.graph_objects as go
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -296,6 +298,23 @@ def test_every_chart_has_a_text_alternative(slug):
     assert len(words) == len(charts)
     assert charts or slug in ("heatmap", "example")  # an image (with its own label), a table
     assert all(">Chart: " in w for w in words)
+    # And each title is written again as text that wraps, shown on a narrow screen instead of
+    # Plotly's one-line title (the browser test of the widths checks it fits at 390 px).
+    narrow = [m.value for m in at.markdown if 'class="pe-narrow-title"' in m.value]
+    titles = [spec["layout"]["title"]["text"] for spec in figures(at)]
+    assert len(narrow) == len(titles)
+    for title, shown in zip(titles, narrow, strict=True):
+        main = title.split("<br>")[0]
+        assert html.escape(main, quote=False) in shown
+
+
+def test_a_narrow_title_keeps_plotly_tags_and_escapes_the_rest():
+    fig = go.Figure(layout={"title": {"text": "a <b>x</b> & <script>1</script><br><sup>s</sup>"}})
+    assert ui.narrow_title(fig) == (
+        '<div class="pe-narrow-title">a <b>x</b> &amp; &lt;script&gt;1&lt;/script&gt;'
+        "<sup>s</sup></div>"
+    )
+    assert ui.narrow_title(go.Figure()) == ""
 
 
 def test_explanations_open_on_the_first_visit_of_each_view():

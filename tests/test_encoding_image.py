@@ -74,3 +74,22 @@ def test_coloured_png_is_the_palette():
     levels = np.array([[0, 254]], dtype=np.uint8)
     image = Image.open(BytesIO(encoding_image.png(levels, coloured=True))).convert("RGB")
     assert [list(image.getpixel((x, 0))) for x in range(2)] == [[5, 48, 97], [103, 0, 31]]
+
+
+def _luminance(rgb) -> float:
+    red, green, blue = (float(c) for c in rgb)
+    return 0.2126 * red + 0.7152 * green + 0.0722 * blue
+
+
+def test_dark_palette_keeps_the_meaning_on_a_dark_page():
+    # Same hues (blue below 0, red above), but 0 is near the dark page (#0e1117) and the colour
+    # brightens with |value|: on each side the luminance grows from 0 outwards, level by level.
+    dark = encoding_image.PALETTE_DARK
+    assert dark.shape == encoding_image.PALETTE.shape
+    luminance = np.array([_luminance(colour) for colour in dark[:255]])
+    assert luminance[127] < 50  # dark gray: the page is luminance 16
+    assert np.all(np.diff(luminance[:128]) <= 0) and np.all(np.diff(luminance[127:]) >= 0)
+    assert dark[0, 2] > dark[0, 0] and dark[254, 0] > dark[254, 2]  # -1 blue, +1 red
+    header, _ = encoding_image.decode(_payload(np.zeros((1, 8)), [0], [0], list(range(8))))
+    assert header["paletteDark"] == dark.ravel().tolist()
+    assert header["palette"] == encoding_image.PALETTE.ravel().tolist()

@@ -256,3 +256,17 @@ def test_what_a_chart_derives_from_a_figure_is_computed_once_and_goes_with_it():
     del fig, calls[:]
     gc.collect()
     assert key not in caching._DERIVED
+
+
+def test_dark_page_restyles_the_diverging_scale_only():
+    cosine = figures.similarity_heatmap(np.eye(3), positions=np.arange(3), kind="cosine")
+    distance = figures.similarity_heatmap(np.eye(3), positions=np.arange(3), kind="distance")
+    for fig, expected in ((cosine, figures.DIVERGING_DARK), (distance, None)):
+        spec = fig.to_plotly_json()
+        before = [list(step) for step in spec["data"][0]["colorscale"]]
+        dark = figures.for_dark_page(spec)
+        after = dark["data"][0]["colorscale"]
+        assert after == (expected or before)  # Viridis keeps its meaning on dark: untouched
+        assert [list(step) for step in spec["data"][0]["colorscale"]] == before  # not changed
+    lines = figures._figure([{"type": "scatter", "y": [1.0]}], title="t").to_plotly_json()
+    assert figures.for_dark_page(lines)["data"] == lines["data"]

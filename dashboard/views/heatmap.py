@@ -208,7 +208,7 @@ def heatmap_image(config: Config, mode: str, first_position: int, first_column: 
         f"{config.d_model:,} ({config.convention}, base {config.base:,g})",
         subtitle=data.note or "every position and every column",
         description=f"Heatmap of the encoding: {rows:,} rows (positions) by {n_columns:,} "
-        "columns, blue −1 through white 0 to red +1.",
+        "columns, blue for −1 through the colour of the page (0) to red for +1.",
     )
 
 

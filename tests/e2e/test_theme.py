@@ -73,6 +73,59 @@ def test_the_menu_switches_the_theme(browser, server):
         assert app.problems() == []
 
 
+def _luminance(rgb) -> float:
+    red, green, blue = rgb[:3]
+    return 0.2126 * red + 0.7152 * green + 0.0722 * blue
+
+
+#: The colour a Plotly heatmap of the page draws for 0: its colour scale at the middle.
+_PLOTLY_ZERO_JS = """() => {
+  const plot = document.querySelector('.js-plotly-plot');
+  const trace = plot && plot.data.find((t) => t.type === 'heatmap');
+  if (!trace) return null;
+  const middle = trace.colorscale.find(([at]) => at === 0.5);
+  return middle[1].match(/[\\d.]+/g).map(Number);
+}"""
+
+
+def _image_zero(app: AppPage) -> list[int]:
+    """The colour the image heatmap draws for 0: the middle level of its colour bar."""
+    return app.page.locator(".pe-bar").evaluate(
+        "bar => Array.from(bar.getContext('2d').getImageData(0, 127, 1, 1).data.slice(0, 3))"
+    )
+
+
+def _switch_to(app: AppPage, theme: str) -> None:
+    """The app menu's theme switch, until the page is redrawn in ``theme``."""
+    app.page.locator('[data-testid="stMainMenu"]').click()
+    app.page.locator(f'[data-testid="stMainMenuItem-theme-{theme.title()}"]').click()
+    app.page.wait_for_function(
+        "bg => getComputedStyle(document.querySelector('[data-testid=stApp]'))"
+        ".backgroundColor === bg",
+        arg=BACKGROUND[theme],
+    )
+
+
+def test_colour_scales_follow_the_theme(browser, server):
+    """On a dark page 0 is drawn dark (the light scale's white 0 would glare), in the image
+    heatmap and in the Plotly heatmaps, and the app menu's switch restyles both with nothing
+    else done: the image in the browser, the Plotly heatmaps by a rerun the page asks for."""
+    with _app_in(browser, server, "dark") as app:
+        app.open("")
+        assert _luminance(_image_zero(app)) < 60
+        _switch_to(app, "light")
+        app.page.wait_for_function(
+            "() => { const host = document.querySelector('[data-pe-image]');"
+            " const bar = (host.shadowRoot || host).querySelector('.pe-bar');"
+            " return bar.getContext('2d').getImageData(0, 127, 1, 1).data[0] > 200; }"
+        )
+        app.open("similarity")  # a new page load follows the system again: dark
+        assert _luminance(app.page.evaluate(_PLOTLY_ZERO_JS)) < 60
+        _switch_to(app, "light")
+        app.page.wait_for_function(f"() => ({_PLOTLY_ZERO_JS})()?.[0] > 200")
+        assert app.problems() == []
+
+
 def test_a_presentation_link_opens_large_with_the_sidebar_closed(app: AppPage):
     app.open("wavelengths?present=true")
     # Closed: its button to open it is on screen, and the sidebar is not.
