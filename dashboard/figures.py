@@ -47,6 +47,8 @@ LINE_COLOURS = (
     "#393b79",
     "#ad494a",
 )
+#: Colour of the position being played (the vector on the circles, the line on the sinusoids).
+PLAYED_COLOUR = "#d62728"
 CIRCLE_HOVER = "k = %{customdata}<br>sin = %{x:.4f}<br>cos = %{y:.4f}<extra></extra>"
 
 
@@ -183,8 +185,14 @@ def sinusoid_lines(
     labels: Sequence[str],
     title: str = "Value against position",
     subtitle: str = "",
+    frame_ms: int | None = None,
 ) -> go.Figure:
-    """One smooth curve per chosen dimension, with markers where the positions are integers."""
+    """One smooth curve per chosen dimension, with markers where the positions are integers.
+
+    With ``frame_ms`` (and integer positions marked), a Play button sweeps the position k over
+    the integer positions in the browser, one every ``frame_ms`` milliseconds: a vertical line
+    at k and each curve's value there, with a slider to drag k by hand (Plotly frames).
+    """
     traces = []
     for j, label in enumerate(labels):
         colour = LINE_COLOURS[j % len(LINE_COLOURS)]
@@ -216,13 +224,64 @@ def sinusoid_lines(
                     "<extra></extra>",
                 }
             )
-    return _figure(
+    axes = {
+        "xaxis": _axis("position k"),
+        "yaxis": _axis("value", range=[-1.08, 1.08], zeroline=True),
+    }
+    if frame_ms is None or not integer_positions.size:
+        return _figure(traces, title=title, subtitle=subtitle, **axes)
+    played = [len(traces), len(traces) + 1]
+    traces.extend(_played_position(integer_positions, integer_values, 0))
+    fig = _figure(
         traces,
         title=title,
         subtitle=subtitle,
-        xaxis=_axis("position k"),
-        yaxis=_axis("value", range=[-1.08, 1.08], zeroline=True),
+        height=620,
+        margin={"l": 70, "r": 20, "t": 80, "b": 270},
+        **axes,
     )
+    fig.frames = [
+        go.Frame(
+            name=str(position),
+            data=_played_position(integer_positions, integer_values, row),
+            traces=played,
+        )
+        for row, position in enumerate(integer_positions.tolist())
+    ]
+    fig.update_layout(
+        updatemenus=[{**_play_buttons(frame_ms), "y": -0.3}],
+        sliders=[{**_position_slider(integer_positions, frame_ms), "y": -0.48}],
+    )
+    return fig
+
+
+def _played_position(positions: np.ndarray, values: np.ndarray, row: int) -> list[dict]:
+    """The position being played: a vertical line at it and each curve's value there."""
+    position = float(positions[row])
+    return [
+        {
+            "type": "scatter",
+            "x": [position, position],
+            "y": [-1.08, 1.08],
+            "mode": "lines",
+            "line": {"color": PLAYED_COLOUR, "width": 1.5, "dash": "dot"},
+            "hoverinfo": "skip",
+            "showlegend": False,
+        },
+        {
+            "type": "scatter",
+            "x": [position] * values.shape[1],
+            "y": values[row].tolist(),
+            "mode": "markers",
+            "marker": {
+                "size": 11,
+                "color": [LINE_COLOURS[j % len(LINE_COLOURS)] for j in range(values.shape[1])],
+                "line": {"color": PLAYED_COLOUR, "width": 2},
+            },
+            "hoverinfo": "skip",
+            "showlegend": False,
+        },
+    ]
 
 
 def dimension_lines(
@@ -743,10 +802,6 @@ def unit_circles(
         updatemenus=[_play_buttons(frame_ms)], sliders=[_position_slider(k, frame_ms)]
     )
     return fig
-
-
-#: Colour of the vector of the position being played.
-PLAYED_COLOUR = "#d62728"
 
 
 def _position_vector(point: np.ndarray, j: int) -> dict:

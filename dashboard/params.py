@@ -455,3 +455,20 @@ def link_value(param: Param, config=None) -> Any:
         return param.parse(st.query_params.get_all(param.key), config)
     except Invalid:
         return None
+
+
+#: What ▶ Play offers, in positions per second.
+PLAY_SPEEDS = (1, 2, 5, 10, 20)
+
+
+def play_speed(key: str, where: str) -> Choice:
+    """The speed of a view's ▶ Play, in positions per second; ``where`` says what it sweeps."""
+    return Choice(
+        key,
+        "Play speed (positions per second)",
+        5,
+        options=PLAY_SPEEDS,
+        kind="segmented",
+        convert=int,
+        help=f"How fast ▶ Play sweeps the position k {where} (in your browser).",
+    )

@@ -270,3 +270,30 @@ def test_dark_page_restyles_the_diverging_scale_only():
         assert [list(step) for step in spec["data"][0]["colorscale"]] == before  # not changed
     lines = figures._figure([{"type": "scatter", "y": [1.0]}], title="t").to_plotly_json()
     assert figures.for_dark_page(lines)["data"] == lines["data"]
+
+
+def test_sinusoid_play_frames_mark_each_integer_position():
+    """Issue 15: ▶ Play on the sinusoids moves a line and each curve's value along the integer
+    positions, the values the curves' own markers hold."""
+    smooth = np.linspace(3, 9, 50)
+    integers = np.arange(3, 10)
+    values = np.random.default_rng(2).uniform(-1, 1, size=(7, 2))
+    fig = figures.sinusoid_lines(
+        smooth, np.zeros((50, 2)), integers, values, labels=["a", "b"], frame_ms=50
+    )
+    assert [f.name for f in fig.frames] == [str(k) for k in range(3, 10)]
+    for row, frame in enumerate(fig.frames):
+        assert list(frame.traces) == [4, 5]  # after two curves and their markers
+        line, dots = frame.data
+        assert list(line.x) == [integers[row]] * 2
+        assert list(dots.x) == [integers[row]] * 2 and list(dots.y) == values[row].tolist()
+    assert [s.label for s in fig.layout.sliders[0].steps] == [str(k) for k in range(3, 10)]
+    assert fig.layout.updatemenus[0].buttons[0].args[1]["frame"]["duration"] == 50
+    # No integer positions marked (too many), or no frame_ms: nothing to play.
+    for still in (
+        figures.sinusoid_lines(
+            smooth, np.zeros((50, 2)), np.zeros(0), np.zeros((0, 2)), labels=["a", "b"], frame_ms=50
+        ),
+        figures.sinusoid_lines(smooth, np.zeros((50, 2)), integers, values, labels=["a", "b"]),
+    ):
+        assert not still.frames and not still.layout.updatemenus

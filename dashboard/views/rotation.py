@@ -55,15 +55,7 @@ PAIRS = params.Multi(
     max_selections=MAX_CIRCLES,
     help="Fast pairs (small i) spin around the circle; slow pairs (large i) barely move.",
 )
-SPEED = params.Choice(
-    "rot_speed",
-    "Play speed (positions per second)",
-    5,
-    options=(1, 2, 5, 10, 20),
-    kind="segmented",
-    convert=int,
-    help="How fast ▶ Play sweeps the position k under the circles (in your browser).",
-)
+SPEED = params.play_speed("rot_speed", "under the circles")
 PARAMS = (OFFSET, POSITION, FIRST_PAIR, PAIRS, SPEED)
 
 

@@ -64,7 +64,8 @@ AT = params.Text(
     rule=parse_positions,
     help=f"Up to {MAX_DIMS} positions, separated by commas.",
 )
-PARAMS = (DIMS, FIRST, SPAN, AT)
+SPEED = params.play_speed("sin_speed", "along the curves")
+PARAMS = (DIMS, FIRST, SPAN, AT, SPEED)
 
 
 def render(config: Config) -> None:
@@ -97,10 +98,20 @@ def _by_position(config: Config) -> None:
     if config.n_positions < 2:
         st.info("With a single position there is no curve to draw; add positions in the sidebar.")
         return
-    fig = caching.figure(
-        position_figure, config, tuple(dims), FIRST.value(config), SPAN.value(config)
-    )
+    first, span = FIRST.value(config), SPAN.value(config)
+    if sinusoid_data(config, tuple(dims), first, span).integer_positions.size:
+        SPEED.widget(config)
+        frame_ms = 1000 // SPEED.value(config)
+    else:
+        frame_ms = None
+    fig = caching.figure(position_figure, config, tuple(dims), first, span, frame_ms)
     ui.chart(fig, "sinusoids_position")
+    if frame_ms is not None:
+        st.caption(
+            "▶ Play moves position k along the curves in your browser: the red line is k, the "
+            "ringed dots each dimension's value there, the numbers a model is given at k. "
+            "Drag the slider to go to a position."
+        )
 
 
 @dataclass(frozen=True)
@@ -125,7 +136,9 @@ def sinusoid_data(config: Config, dims: tuple[int, ...], first: int, span: int) 
     return SinusoidData(smooth, smooth_values, integers, integer_values)
 
 
-def position_figure(config: Config, dims: tuple[int, ...], first: int, span: int):
+def position_figure(
+    config: Config, dims: tuple[int, ...], first: int, span: int, frame_ms: int | None = None
+):
     info = column_info(config)
     data = sinusoid_data(config, dims, first, span)
     labels = [
@@ -150,6 +163,7 @@ def position_figure(config: Config, dims: tuple[int, ...], first: int, span: int
         labels=labels,
         title="Value against position, one curve per dimension",
         subtitle=subtitle,
+        frame_ms=frame_ms,
     )
 
 

@@ -227,11 +227,11 @@ class StreamlitServer:
 #: Installed with ``add_init_script`` so that it runs in every page before the app's own code.
 #: The frames a Play button plays on the page's last chart, recorded as [time (ms), frame name]
 #: in ``window.__frames`` (Plotly's plotly_animatingframe events).
-PLAY_FRAMES_JS = """() => {
+PLAY_FRAMES_JS = """(chart = -1) => {
   const plots = document.querySelectorAll('.js-plotly-plot');
   window.__frames = [];
-  plots[plots.length - 1].on('plotly_animatingframe',
-                             (e) => window.__frames.push([performance.now(), e.name]));
+  const plot = plots[(chart + plots.length) % plots.length];
+  plot.on('plotly_animatingframe', (e) => window.__frames.push([performance.now(), e.name]));
 }"""
 #: What the page reports when Pause interrupts a Plotly animation: plotly.js rejects the promise
 #: of the interrupted Plotly.animate with no reason (its onInterrupt is the promise's reject)
