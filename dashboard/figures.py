@@ -49,6 +49,20 @@ LINE_COLOURS = (
 )
 #: Colour of the position being played (the vector on the circles, the line on the sinusoids).
 PLAYED_COLOUR = "#d62728"
+#: Colour of what was chosen in another chart of the view (linked highlighting): an amber that
+#: reads on white, on the dark theme and over the red and blue of the heatmaps.
+CHOSEN_COLOUR = "#f59e0b"
+#: How a clicked point is drawn (Plotly's selected and unselected styles): in the chosen
+#: colour, for a line's hidden markers (the others stay hidden) and for visible markers (the
+#: others unchanged: Plotly would fade them).
+CLICKED_MARKER = {
+    "selected": {"marker": {"opacity": 1, "size": 12, "color": CHOSEN_COLOUR}},
+    "unselected": {"marker": {"opacity": 0}},
+}
+CLICKED_VISIBLE_MARKER = {
+    "selected": {"marker": {"opacity": 1, "size": 11, "color": CHOSEN_COLOUR}},
+    "unselected": {"marker": {"opacity": 1}},
+}
 CIRCLE_HOVER = "k = %{customdata}<br>sin = %{x:.4f}<br>cos = %{y:.4f}<extra></extra>"
 
 
@@ -220,6 +234,7 @@ def sinusoid_lines(
                     "legendgroup": label,
                     "showlegend": False,
                     "marker": {"color": colour, "size": 5},
+                    **CLICKED_VISIBLE_MARKER,
                     "hovertemplate": f"{label}<br>position %{{x}}<br>value %{{y:.6f}}"
                     "<extra></extra>",
                 }
@@ -292,12 +307,21 @@ def dimension_lines(
     sin_hover: Sequence[str],
     cos_hover: Sequence[str],
     title: str = "",
+    chosen: int | None = None,
 ) -> go.Figure:
     """Each chosen position's encoding across the pairs: its sin columns (solid) and its cos
-    columns (dotted) against the pair index i, whatever the layout puts them."""
+    columns (dotted) against the pair index i, whatever the layout puts them.
+
+    ``chosen``, one of ``positions`` picked in another chart, is drawn thick in
+    :data:`CHOSEN_COLOUR` over the others, which fade.
+    """
     traces = []
-    for j, position in enumerate(positions):
+    order = sorted(range(len(positions)), key=lambda j: positions[j] == chosen)  # chosen last
+    for j in order:
+        position = positions[j]
         colour = LINE_COLOURS[j % len(LINE_COLOURS)]
+        if chosen is not None:
+            colour = CHOSEN_COLOUR if position == chosen else colour
         for values, hover, kind in ((sines[j], sin_hover, "sin"), (cosines[j], cos_hover, "cos")):
             traces.append(
                 {
@@ -305,13 +329,15 @@ def dimension_lines(
                     "x": np.arange(values.size),
                     "y": values,
                     "mode": "lines+markers" if values.size <= 32 else "lines",
-                    "name": f"position {position:,}",
+                    "name": f"position {position:,}"
+                    + (" (chosen above)" if position == chosen else ""),
+                    "opacity": 0.35 if chosen is not None and position != chosen else 1.0,
                     "marker": {"size": 5, "symbol": "circle" if kind == "sin" else "x-thin-open"},
                     "legendgroup": str(position),
                     "showlegend": kind == "sin",
                     "line": {
                         "color": colour,
-                        "width": 1.6,
+                        "width": 3.2 if position == chosen else 1.6,
                         "dash": "solid" if kind == "sin" else "dot",
                     },
                     "customdata": list(hover),
@@ -420,9 +446,19 @@ def wavelength_chart(
 
 
 def similarity_heatmap(
-    matrix: np.ndarray, *, positions: np.ndarray, kind: str, subtitle: str = ""
+    matrix: np.ndarray,
+    *,
+    positions: np.ndarray,
+    kind: str,
+    subtitle: str = "",
+    offset: int | None = None,
 ) -> go.Figure:
-    """Similarity between positions; cosine on the fixed range [-1, 1]."""
+    """Similarity between positions; cosine on the fixed range [-1, 1].
+
+    With ``offset``, dashed lines mark where the pairs of positions ``offset`` apart lie (the
+    diagonals ``y = x - offset`` and ``y = x + offset``), from the first shown position to the
+    last.
+    """
     if kind == "cosine":
         zmin, zmax, scale = -1.0, 1.0, DIVERGING
     else:
@@ -440,6 +476,26 @@ def similarity_heatmap(
     }
     ticks = {"showgrid": False, "constrain": "domain"}  # square cells without padding
     titles = {"cosine": "Cosine similarity", "dot": "Dot product", "distance": "Euclidean distance"}
+    first, last = float(positions[0]), float(positions[-1])
+    shapes = []
+    if offset is not None and 0 <= offset <= last - first:
+        line = {"color": CHOSEN_COLOUR, "width": 2, "dash": "dash"}
+        ends = [((first + offset, first), (last, last - offset))]
+        if offset:
+            ends.append(((first, first + offset), (last - offset, last)))
+        shapes = [
+            {
+                "type": "line",
+                "xref": "x",
+                "yref": "y",
+                "x0": x0,
+                "y0": y0,
+                "x1": x1,
+                "y1": y1,
+                "line": line,
+            }
+            for (x0, y0), (x1, y1) in ends
+        ]
     return _figure(
         [heatmap],
         title=f"{titles[kind]} between positions",
@@ -447,6 +503,7 @@ def similarity_heatmap(
         height=620,
         xaxis=_axis("position", **ticks),
         yaxis=_axis("position", autorange="reversed", scaleanchor="x", **ticks),
+        shapes=shapes,
     )
 
 
@@ -496,9 +553,13 @@ def offset_profile_chart(
                 "type": "scatter",
                 "x": offsets,
                 "y": values,
-                "mode": "lines",
+                # Markers that show only when clicked: a point of a line can be selected only
+                # where the trace has markers (linked highlighting).
+                "mode": "lines+markers",
                 "name": "closed form",
                 "line": {"color": "#1f77b4", "width": 1.6},
+                "marker": {"size": 6, "opacity": 0},
+                **CLICKED_MARKER,
                 "hovertemplate": f"offset %{{x:,}}<br>{kind} %{{y:.6f}}<extra></extra>",
             }
         )
@@ -517,6 +578,7 @@ def offset_profile_chart(
                     "color": LINE_COLOURS[(j + 1) % len(LINE_COLOURS)],
                     "line": {"width": 1.5},
                 },
+                **CLICKED_VISIBLE_MARKER,
                 "hovertemplate": f"k = {start:,}<br>offset %{{x:,}}<br>{kind} %{{y:.6f}}"
                 "<extra></extra>",
             }

@@ -208,15 +208,26 @@ def _presented_dark(fig: go.Figure) -> dict:
 _DRAWN_AS = {(True, False): _dark, (False, True): _presented, (True, True): _presented_dark}
 
 
-def chart(fig: go.Figure, key: str) -> None:
-    """Show a figure, offer it as standalone HTML, and remember it as the last good version."""
+def chart(fig: go.Figure, key: str, *, select: bool = False) -> list[dict]:
+    """Show a figure, offer it as standalone HTML, and remember it as the last good version.
+
+    With ``select``, clicking a point of the chart selects it (the app runs again) and the
+    selected points are returned, as :func:`selected_points` reads them (else ``[]``).
+    """
     st.session_state[f"_last_chart_{key}"] = fig
     st.session_state.setdefault("_charts_this_run", set()).add(key)
     with st.container(gap=None):  # the words take no room on screen
         words = caching.derived(fig, figures.text_alternative)
         title = caching.derived(fig, narrow_title)
         st.markdown(title + screen_reader_text(words), unsafe_allow_html=True)
-        st.plotly_chart(_shown(fig), key=key, config=PLOTLY_CONFIG, width="stretch")
+        st.plotly_chart(
+            _shown(fig),
+            key=key,
+            config=PLOTLY_CONFIG,
+            width="stretch",
+            on_select="rerun" if select else "ignore",
+            selection_mode="points",
+        )
     st.download_button(
         "Chart as interactive HTML",
         data=lambda: fig.to_html(include_plotlyjs=True, full_html=True, config=PLOTLY_CONFIG),
@@ -227,6 +238,19 @@ def chart(fig: go.Figure, key: str) -> None:
         type="tertiary",
         icon=":material/download:",
     )
+    return selected_points(key) if select else []
+
+
+def selected_points(key: str) -> list[dict]:
+    """The points selected in the chart ``key`` (each with its ``x``, ``y``, ``curve_number``
+    and ``point_index``); empty before any click, after a double click, or for another chart.
+    Read before the chart is drawn, it is what the last click selected: a view draws the
+    linked charts above it with it."""
+    state = st.session_state.get(key)
+    try:
+        return list(state["selection"]["points"])
+    except (KeyError, TypeError):
+        return []
 
 
 def matrix_downloads(config) -> None:

@@ -105,7 +105,8 @@ def test_offset_profile_line_or_envelope_plus_checks():
     line = figures.offset_profile_chart(
         np.arange(10), np.ones(10), upper=None, checks=checks, kind="dot"
     )
-    assert [t.mode for t in line.data] == ["lines", "markers", "markers"]
+    # The line carries hidden markers, so that a click can select one of its points.
+    assert [t.mode for t in line.data] == ["lines+markers", "markers", "markers"]
     assert line.data[2].name == "direct, from k = 7"
     band = figures.offset_profile_chart(
         np.arange(10), np.zeros(10), upper=np.ones(10), checks={}, kind="cosine"
@@ -297,3 +298,54 @@ def test_sinusoid_play_frames_mark_each_integer_position():
         figures.sinusoid_lines(smooth, np.zeros((50, 2)), integers, values, labels=["a", "b"]),
     ):
         assert not still.frames and not still.layout.updatemenus
+
+
+class TestLinkedHighlighting:
+    """Issue 15: what is clicked in one chart of a view is marked in the other."""
+
+    def test_similarity_matrix_marks_the_clicked_offset_by_two_diagonals(self):
+        positions = np.arange(100, 200, 4)  # a window of sampled positions: 100 .. 196
+        matrix = np.zeros((positions.size, positions.size))
+        fig = figures.similarity_heatmap(matrix, positions=positions, kind="cosine", offset=30)
+        lines = [(s.x0, s.y0, s.x1, s.y1) for s in fig.layout.shapes]
+        # y = x - 30 and y = x + 30 from the first position shown to the last.
+        assert lines == [(130, 100, 196, 166), (100, 130, 166, 196)]
+        assert all(s.line.dash == "dash" for s in fig.layout.shapes)
+        on_diagonal = figures.similarity_heatmap(
+            matrix, positions=positions, kind="cosine", offset=0
+        )
+        assert [(s.x0, s.y0, s.x1, s.y1) for s in on_diagonal.layout.shapes] == [
+            (100, 100, 196, 196)
+        ]
+        for offset in (None, 97):  # nothing clicked, or farther apart than the shown positions
+            fig = figures.similarity_heatmap(
+                matrix, positions=positions, kind="cosine", offset=offset
+            )
+            assert not fig.layout.shapes
+
+    def test_the_clicked_position_is_drawn_thick_over_the_others(self):
+        rows = np.zeros((3, 4))
+        hover = [""] * 4
+        fig = figures.dimension_lines(
+            rows, rows, positions=[0, 5, 9], sin_hover=hover, cos_hover=hover, chosen=5
+        )
+        lines = [t for t in fig.data if t.x[0] is not None]
+        assert [t.name for t in lines][-2:] == ["position 5 (chosen above)"] * 2  # drawn last
+        chosen = lines[-1]
+        assert chosen.line.color == figures.CHOSEN_COLOUR and chosen.line.width > 3
+        assert all(t.opacity < 0.5 for t in lines[:-2])
+        plain = figures.dimension_lines(
+            rows, rows, positions=[0, 5, 9], sin_hover=hover, cos_hover=hover
+        )
+        assert all(t.opacity == 1 for t in plain.data if t.x[0] is not None)
+
+    def test_clickable_points_show_the_choice(self):
+        # A point of a line can be selected only where the trace has markers: the profile's
+        # line has hidden ones that appear, in the chosen colour, when clicked.
+        fig = figures.offset_profile_chart(
+            np.arange(5), np.ones(5), upper=None, checks={}, kind="cosine"
+        )
+        line = fig.data[0]
+        assert "markers" in line.mode and line.marker.opacity == 0
+        assert line.selected.marker.opacity == 1
+        assert line.selected.marker.color == figures.CHOSEN_COLOUR

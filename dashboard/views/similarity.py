@@ -79,7 +79,10 @@ def render(config: Config) -> None:
     _controls(config)
     kind = KIND.value(config)
     paired = layout.is_paired
-    fig = caching.figure(_matrix_figure, config, kind, MODE.value(config), FIRST.value(config))
+    offset = chosen_offset(config)
+    fig = caching.figure(
+        _matrix_figure, config, kind, MODE.value(config), FIRST.value(config), offset
+    )
     ui.chart(fig, "similarity_matrix")
     if config.d_model == 1:
         st.info(
@@ -104,7 +107,45 @@ def render(config: Config) -> None:
             "whenever δ is close to a multiple of 2π (δ = 44 gives 0.9998), so positions 44 apart "
             "look almost the same."
         )
-    ui.chart(caching.figure(profile_figure, config, kind), "similarity_profile")
+    ui.chart(caching.figure(profile_figure, config, kind), PROFILE_KEY, select=True)
+    _chosen_caption(config, kind, offset)
+
+
+#: The offset profile's chart: a point clicked on it marks its offset in the matrix above.
+PROFILE_KEY = "similarity_profile"
+
+
+def chosen_offset(config: Config) -> int | None:
+    """The offset of the point last clicked on the profile (linked highlighting), if any."""
+    points = ui.selected_points(PROFILE_KEY)
+    if not points or points[0].get("x") is None:
+        return None
+    return min(max(0, round(float(points[0]["x"]))), config.n_positions - 1)
+
+
+def _chosen_caption(config: Config, kind: str, offset: int | None) -> None:
+    if offset is None:
+        st.caption(
+            "Click the curve or a marker to mark that offset in the matrix above; double-click "
+            "an empty spot of the chart to clear."
+        )
+        return
+    where = (
+        f"the dashed lines in the matrix above are the pairs of positions {offset:,} apart"
+        if offset
+        else "the matrix's diagonal is each position with itself"
+    )
+    if config.layout.is_paired:
+        value = pe_core.offset_similarity(np.array([offset]), config.bank, kind=kind)[0]
+        st.caption(
+            f"Offset δ = {offset:,} (clicked): {kind} {value:.6f} by the closed form; {where}, "
+            "every one of them with this value."
+        )
+    else:
+        st.caption(
+            f"Offset δ = {offset:,} (clicked): {where}. With an unpaired column their values "
+            "differ slightly with the position (no closed form)."
+        )
 
 
 #: Direct checks drawn on the profile: offsets from each starting position.
@@ -191,10 +232,14 @@ def _direct_checks(
     return checks
 
 
-def _matrix_figure(config: Config, kind: str, mode: str, first: int):
+def _matrix_figure(config: Config, kind: str, mode: str, first: int, offset: int | None = None):
     data = similarity_data(config, kind, mode, first)
     return figures.similarity_heatmap(
-        data.matrix, positions=data.positions, kind=kind, subtitle=data.note or "every position"
+        data.matrix,
+        positions=data.positions,
+        kind=kind,
+        subtitle=data.note or "every position",
+        offset=offset,
     )
 
 

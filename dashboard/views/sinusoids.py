@@ -105,13 +105,36 @@ def _by_position(config: Config) -> None:
     else:
         frame_ms = None
     fig = caching.figure(position_figure, config, tuple(dims), first, span, frame_ms)
-    ui.chart(fig, "sinusoids_position")
-    if frame_ms is not None:
+    clickable = sinusoid_data(config, tuple(dims), first, span).integer_positions.size > 0
+    ui.chart(fig, POSITION_KEY, select=clickable)
+    chosen = chosen_position(config)
+    if chosen != st.session_state.get("_sinusoids_chosen"):
+        st.session_state["_sinusoids_chosen"] = chosen
+        st.rerun()  # a click here runs this fragment only: run the chart below too
+    play = (
+        "▶ Play moves position k along the curves in your browser: the red line is k, the "
+        "ringed dots each dimension's value there, the numbers a model is given at k. Drag the "
+        "slider to go to a position. "
+        if frame_ms is not None
+        else ""
+    )
+    if clickable:
         st.caption(
-            "▶ Play moves position k along the curves in your browser: the red line is k, the "
-            "ringed dots each dimension's value there, the numbers a model is given at k. "
-            "Drag the slider to go to a position."
+            f"{play}Click a marker to see that position's whole encoding in the chart below; "
+            "double-click an empty spot of the chart to clear."
         )
+
+
+#: The chart of value against position: a point clicked on it is drawn in the chart below.
+POSITION_KEY = "sinusoids_position"
+
+
+def chosen_position(config: Config) -> int | None:
+    """The position of the point last clicked on the first chart (linked highlighting)."""
+    points = ui.selected_points(POSITION_KEY)
+    if not points or points[0].get("x") is None:
+        return None
+    return min(max(0, round(float(points[0]["x"]))), config.n_positions - 1)
 
 
 @dataclass(frozen=True)
@@ -176,10 +199,16 @@ def _by_dimension(config: Config) -> None:
     except ValueError as error:
         at = [p for p in st.session_state.get("_at_shown", [0]) if p < config.n_positions] or [0]
         st.warning(f"{error}; still showing {', '.join(map(str, at))}.")
-    ui.chart(caching.figure(dimension_figure, config, tuple(at)), "sinusoids_dimension")
+    chosen = chosen_position(config)
+    if chosen is not None and chosen not in at:
+        at = sorted([*at, chosen])
+    fig = caching.figure(dimension_figure, config, tuple(at), chosen)
+    ui.chart(fig, "sinusoids_dimension")
+    if chosen is not None:
+        st.caption(f"Position {chosen:,}, clicked in the chart above, is drawn thick.")
 
 
-def dimension_figure(config: Config, at: tuple[int, ...]):
+def dimension_figure(config: Config, at: tuple[int, ...], chosen: int | None = None):
     info = column_info(config)
     rows = np.asarray(rows_at(config, at))
     hover = figures.column_labels(
@@ -197,4 +226,5 @@ def dimension_figure(config: Config, at: tuple[int, ...]):
         positions=list(at),
         sin_hover=[hover[c] for c in sin_columns],
         cos_hover=[hover[c] for c in cos_columns],
+        chosen=chosen,
     )
