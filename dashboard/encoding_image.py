@@ -117,6 +117,13 @@ CSS = """
   transform-origin: left top; font-size: 12px; color: #6b7280; }
 .pe-xname { text-align: center; font-size: 12px; color: #6b7280; margin-top: 22px; }
 .pe-bar { position: absolute; left: calc(100% + 14px); top: 0; width: 14px; }
+.pe-row { position: absolute; left: -4px; right: -4px; display: none; pointer-events: none;
+  border: 2px solid #d62728; border-radius: 2px; box-sizing: border-box; min-height: 4px; }
+.pe-play { display: flex; gap: 10px; align-items: center; flex-wrap: wrap; font-size: 13px;
+  margin: 10px 0 0 64px; }
+.pe-play button, .pe-play select { font: inherit; color: inherit; background: transparent;
+  border: 1px solid #9ca3af; border-radius: 6px; padding: 2px 10px; cursor: pointer; }
+.pe-play select option { color: #1f2933; }
 .pe-tip { position: absolute; pointer-events: none;
   background: var(--st-background-color, #fff); color: var(--st-text-color, #1f2933);
   border: 1px solid #9ca3af; border-radius: 4px; padding: 4px 7px; font-size: 12px;
@@ -166,6 +173,7 @@ export default function (component) {
   let root = parentElement.querySelector(".pe-image");
   if (root) {
     root.__peObserver?.disconnect();
+    clearInterval(root.__peTimer);
     root.remove();
   }
   root = document.createElement("div");
@@ -174,8 +182,13 @@ export default function (component) {
   root.setAttribute("aria-label", header.description);
   root.innerHTML = `<div class="pe-title"></div><div class="pe-subtitle"></div>
     <div class="pe-frame"><canvas class="pe-canvas"></canvas><div class="pe-yname">position</div>
-    <canvas class="pe-bar"></canvas></div><div class="pe-xname">dimension (column)</div>
-    <div class="pe-screen"></div><div class="pe-tip"></div>`;
+    <canvas class="pe-bar"></canvas><div class="pe-row"></div></div>
+    <div class="pe-xname">dimension (column)</div><div class="pe-screen"></div>
+    <div class="pe-play"><button type="button" class="pe-play-button">\u25b6 Play</button>
+    <label>speed <select class="pe-speed" aria-label="Play speed (rows per second)">
+    <option>1</option><option>2</option><option selected>5</option><option>10</option>
+    <option>20</option><option>100</option></select> rows a second</label>
+    <span class="pe-played" aria-live="polite"></span></div><div class="pe-tip"></div>`;
   parentElement.appendChild(root);
   root.querySelector(".pe-title").textContent = header.title;
   root.querySelector(".pe-subtitle").textContent = header.subtitle;
@@ -307,6 +320,44 @@ export default function (component) {
     tip.style.top = top + "px";
   });
   canvas.addEventListener("mouseleave", () => { tip.style.display = "none"; });
+
+  // Play: a frame moves down the rows in the browser, one row at a time (a row is the
+  // encoding vector of its position); a click on the image moves it to that row.
+  const marker = root.querySelector(".pe-row");
+  const played = root.querySelector(".pe-played");
+  const button = root.querySelector(".pe-play-button");
+  const speed = root.querySelector(".pe-speed");
+  let current = 0;
+  const show = (row) => {
+    current = row;
+    marker.style.display = "block";
+    marker.style.top = `${(row / rows) * 100}%`;
+    marker.style.height = `${100 / rows}%`;
+    played.textContent = (first[row] === last[row] ? `position ${number(first[row])}`
+      : `positions ${number(first[row])}\u2013${number(last[row])} (mean)`)
+      + `: row ${number(row + 1)} of ${number(rows)}`;
+    host.setAttribute("data-pe-played-row", String(row));
+  };
+  const stop = () => {
+    clearInterval(root.__peTimer);
+    root.__peTimer = undefined;
+    button.textContent = "\u25b6 Play";
+  };
+  const play = () => {
+    if (current >= rows - 1) current = -1;  // from the top again
+    button.textContent = "\u275a\u275a Pause";
+    root.__peTimer = setInterval(() => {
+      if (!root.isConnected || current >= rows - 1) return stop();
+      show(current + 1);
+    }, 1000 / Number(speed.value));
+  };
+  button.addEventListener("click", () => (root.__peTimer === undefined ? play() : stop()));
+  speed.addEventListener("change", () => { if (root.__peTimer !== undefined) { stop(); play(); } });
+  canvas.addEventListener("click", (event) => {
+    const box = canvas.getBoundingClientRect();
+    const row = Math.floor(((event.clientY - box.top) / box.height) * rows);
+    show(Math.min(rows - 1, Math.max(0, row)));
+  });
 }
 """
 )

@@ -38,3 +38,27 @@ def test_play_sweeps_the_positions_in_the_browser(app: AppPage, query, chart, fi
     assert len(app.page.evaluate("window.__frames")) == stopped
     assert app.page.evaluate("window.__pe.runEnds.length") == runs  # no server run
     assert [p for p in app.problems() if p != PLOTLY_INTERRUPTED] == []
+
+
+def test_play_moves_down_the_heatmap_rows_in_the_browser(app: AppPage):
+    app.open("?L=40")
+    app.wait_quiet()
+    runs = app.page.evaluate("window.__pe.runEnds.length")
+    button = app.page.locator(".pe-play-button")
+    row = (
+        "() => Number(document.querySelector('[data-pe-image]')"
+        ".getAttribute('data-pe-played-row') ?? -1)"
+    )
+    button.click()
+    app.page.wait_for_function(f"({row})() >= 3")
+    assert app.page.locator(".pe-played").inner_text().startswith("position ")
+    button.click()  # Pause
+    stopped = app.page.evaluate(row)
+    app.page.wait_for_timeout(600)  # three rows' time at 5 rows a second
+    assert app.page.evaluate(row) == stopped
+    assert (
+        app.page.locator(".pe-played").inner_text()
+        == f"position {stopped}: row {stopped + 1} of 40"
+    )
+    assert app.page.evaluate("window.__pe.runEnds.length") == runs  # no server run
+    assert app.problems() == []
