@@ -253,6 +253,15 @@ def selected_points(key: str) -> list[dict]:
         return []
 
 
+def selected_whole_x(key: str, size: int) -> int | None:
+    """The x of the point selected in the chart ``key`` as a whole number in ``[0, size)``
+    (a position, an offset), or None when nothing is selected."""
+    points = selected_points(key)
+    if not points or points[0].get("x") is None:
+        return None
+    return min(max(0, round(float(points[0]["x"]))), size - 1)
+
+
 def matrix_downloads(config) -> None:
     """Download buttons for the full encoding matrix (CSV and NPY), built on click."""
     size = config.n_positions * config.d_model

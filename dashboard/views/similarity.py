@@ -117,10 +117,7 @@ PROFILE_KEY = "similarity_profile"
 
 def chosen_offset(config: Config) -> int | None:
     """The offset of the point last clicked on the profile (linked highlighting), if any."""
-    points = ui.selected_points(PROFILE_KEY)
-    if not points or points[0].get("x") is None:
-        return None
-    return min(max(0, round(float(points[0]["x"]))), config.n_positions - 1)
+    return ui.selected_whole_x(PROFILE_KEY, config.n_positions)
 
 
 def _chosen_caption(config: Config, kind: str, offset: int | None) -> None:

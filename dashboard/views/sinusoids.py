@@ -131,10 +131,7 @@ POSITION_KEY = "sinusoids_position"
 
 def chosen_position(config: Config) -> int | None:
     """The position of the point last clicked on the first chart (linked highlighting)."""
-    points = ui.selected_points(POSITION_KEY)
-    if not points or points[0].get("x") is None:
-        return None
-    return min(max(0, round(float(points[0]["x"]))), config.n_positions - 1)
+    return ui.selected_whole_x(POSITION_KEY, config.n_positions)
 
 
 @dataclass(frozen=True)
