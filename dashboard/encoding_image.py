@@ -327,7 +327,7 @@ export default function (component) {
   const played = root.querySelector(".pe-played");
   const button = root.querySelector(".pe-play-button");
   const speed = root.querySelector(".pe-speed");
-  let current = 0;
+  let current = -1;  // no row shown yet: Play starts at the first
   const show = (row) => {
     current = row;
     marker.style.display = "block";

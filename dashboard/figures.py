@@ -319,9 +319,7 @@ def dimension_lines(
     order = sorted(range(len(positions)), key=lambda j: positions[j] == chosen)  # chosen last
     for j in order:
         position = positions[j]
-        colour = LINE_COLOURS[j % len(LINE_COLOURS)]
-        if chosen is not None:
-            colour = CHOSEN_COLOUR if position == chosen else colour
+        colour = CHOSEN_COLOUR if position == chosen else LINE_COLOURS[j % len(LINE_COLOURS)]
         for values, hover, kind in ((sines[j], sin_hover, "sin"), (cosines[j], cos_hover, "cos")):
             traces.append(
                 {
@@ -451,14 +449,8 @@ def similarity_heatmap(
     positions: np.ndarray,
     kind: str,
     subtitle: str = "",
-    offset: int | None = None,
 ) -> go.Figure:
-    """Similarity between positions; cosine on the fixed range [-1, 1].
-
-    With ``offset``, dashed lines mark where the pairs of positions ``offset`` apart lie (the
-    diagonals ``y = x - offset`` and ``y = x + offset``), from the first shown position to the
-    last.
-    """
+    """Similarity between positions; cosine on the fixed range [-1, 1]."""
     if kind == "cosine":
         zmin, zmax, scale = -1.0, 1.0, DIVERGING
     else:
@@ -476,26 +468,6 @@ def similarity_heatmap(
     }
     ticks = {"showgrid": False, "constrain": "domain"}  # square cells without padding
     titles = {"cosine": "Cosine similarity", "dot": "Dot product", "distance": "Euclidean distance"}
-    first, last = float(positions[0]), float(positions[-1])
-    shapes = []
-    if offset is not None and 0 <= offset <= last - first:
-        line = {"color": CHOSEN_COLOUR, "width": 2, "dash": "dash"}
-        ends = [((first + offset, first), (last, last - offset))]
-        if offset:
-            ends.append(((first, first + offset), (last - offset, last)))
-        shapes = [
-            {
-                "type": "line",
-                "xref": "x",
-                "yref": "y",
-                "x0": x0,
-                "y0": y0,
-                "x1": x1,
-                "y1": y1,
-                "line": line,
-            }
-            for (x0, y0), (x1, y1) in ends
-        ]
     return _figure(
         [heatmap],
         title=f"{titles[kind]} between positions",
@@ -503,8 +475,34 @@ def similarity_heatmap(
         height=620,
         xaxis=_axis("position", **ticks),
         yaxis=_axis("position", autorange="reversed", scaleanchor="x", **ticks),
-        shapes=shapes,
     )
+
+
+def offset_diagonals(positions: np.ndarray, offset: int | None) -> list[dict]:
+    """Dashed lines over a similarity heatmap of ``positions`` where the pairs of positions
+    ``offset`` apart lie (the diagonals ``y = x - offset`` and ``y = x + offset``, one for 0),
+    from the first shown position to the last; none without an offset or beyond the shown span.
+    """
+    first, last = float(positions[0]), float(positions[-1])
+    if offset is None or not 0 <= offset <= last - first:
+        return []
+    ends = [((first + offset, first), (last, last - offset))]
+    if offset:
+        ends.append(((first, first + offset), (last - offset, last)))
+    line = {"color": CHOSEN_COLOUR, "width": 2, "dash": "dash"}
+    return [
+        {
+            "type": "line",
+            "xref": "x",
+            "yref": "y",
+            "x0": x0,
+            "y0": y0,
+            "x1": x1,
+            "y1": y1,
+            "line": line,
+        }
+        for (x0, y0), (x1, y1) in ends
+    ]
 
 
 def offset_profile_chart(

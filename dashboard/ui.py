@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import html
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import plotly.graph_objects as go
 import streamlit as st
@@ -187,14 +187,17 @@ def start_run() -> None:
     )
 
 
-def _shown(fig: go.Figure):
+def _shown(fig: go.Figure, shapes: Sequence[dict] = ()):
     """What ``st.plotly_chart`` draws for ``fig``: itself, or a copy restyled for the dark theme
-    and presentation mode (derived once per figure object)."""
+    and presentation mode (derived once per figure object), with ``shapes`` drawn over it."""
     dark = page_theme() == "dark"
     present = bool(st.session_state.get("present"))
-    if not (dark or present):
-        return fig
-    return caching.derived(fig, _DRAWN_AS[dark, present])
+    shown = caching.derived(fig, _DRAWN_AS[dark, present]) if dark or present else fig
+    if not shapes:
+        return shown
+    spec = shown if isinstance(shown, dict) else fig.to_plotly_json()
+    layout = spec["layout"]
+    return {**spec, "layout": {**layout, "shapes": [*layout.get("shapes", ()), *shapes]}}
 
 
 def _dark(fig: go.Figure) -> dict:
@@ -208,11 +211,13 @@ def _presented_dark(fig: go.Figure) -> dict:
 _DRAWN_AS = {(True, False): _dark, (False, True): _presented, (True, True): _presented_dark}
 
 
-def chart(fig: go.Figure, key: str, *, select: bool = False) -> list[dict]:
+def chart(fig: go.Figure, key: str, *, select: bool = False, shapes: Sequence[dict] = ()) -> None:
     """Show a figure, offer it as standalone HTML, and remember it as the last good version.
 
-    With ``select``, clicking a point of the chart selects it (the app runs again) and the
-    selected points are returned, as :func:`selected_points` reads them (else ``[]``).
+    With ``select``, clicking a point of the chart selects it (the app runs again;
+    :func:`selected_points` reads it). ``shapes`` are drawn over the figure on screen (what
+    another chart of the view chose), on a copy of its specification: a cached figure is not
+    built again for them.
     """
     st.session_state[f"_last_chart_{key}"] = fig
     st.session_state.setdefault("_charts_this_run", set()).add(key)
@@ -221,7 +226,7 @@ def chart(fig: go.Figure, key: str, *, select: bool = False) -> list[dict]:
         title = caching.derived(fig, narrow_title)
         st.markdown(title + screen_reader_text(words), unsafe_allow_html=True)
         st.plotly_chart(
-            _shown(fig),
+            _shown(fig, shapes),
             key=key,
             config=PLOTLY_CONFIG,
             width="stretch",
@@ -238,7 +243,6 @@ def chart(fig: go.Figure, key: str, *, select: bool = False) -> list[dict]:
         type="tertiary",
         icon=":material/download:",
     )
-    return selected_points(key) if select else []
 
 
 def selected_points(key: str) -> list[dict]:

@@ -305,23 +305,26 @@ class TestLinkedHighlighting:
 
     def test_similarity_matrix_marks_the_clicked_offset_by_two_diagonals(self):
         positions = np.arange(100, 200, 4)  # a window of sampled positions: 100 .. 196
-        matrix = np.zeros((positions.size, positions.size))
-        fig = figures.similarity_heatmap(matrix, positions=positions, kind="cosine", offset=30)
-        lines = [(s.x0, s.y0, s.x1, s.y1) for s in fig.layout.shapes]
+        lines = figures.offset_diagonals(positions, 30)
         # y = x - 30 and y = x + 30 from the first position shown to the last.
-        assert lines == [(130, 100, 196, 166), (100, 130, 166, 196)]
-        assert all(s.line.dash == "dash" for s in fig.layout.shapes)
-        on_diagonal = figures.similarity_heatmap(
-            matrix, positions=positions, kind="cosine", offset=0
-        )
-        assert [(s.x0, s.y0, s.x1, s.y1) for s in on_diagonal.layout.shapes] == [
-            (100, 100, 196, 196)
+        assert [(s["x0"], s["y0"], s["x1"], s["y1"]) for s in lines] == [
+            (130, 100, 196, 166),
+            (100, 130, 166, 196),
         ]
-        for offset in (None, 97):  # nothing clicked, or farther apart than the shown positions
-            fig = figures.similarity_heatmap(
-                matrix, positions=positions, kind="cosine", offset=offset
-            )
-            assert not fig.layout.shapes
+        assert all(s["line"]["dash"] == "dash" and s["xref"] == "x" for s in lines)
+        on_diagonal = figures.offset_diagonals(positions, 0)
+        assert [(s["x0"], s["y0"], s["x1"], s["y1"]) for s in on_diagonal] == [(100, 100, 196, 196)]
+        # Nothing clicked, or farther apart than the shown positions: no line.
+        assert (
+            figures.offset_diagonals(positions, None)
+            == figures.offset_diagonals(positions, 97)
+            == []
+        )
+        # Valid shapes for the heatmap they go over.
+        matrix = np.zeros((positions.size, positions.size))
+        fig = figures.similarity_heatmap(matrix, positions=positions, kind="cosine")
+        fig.update_layout(shapes=lines)
+        assert len(fig.layout.shapes) == 2
 
     def test_the_clicked_position_is_drawn_thick_over_the_others(self):
         rows = np.zeros((3, 4))

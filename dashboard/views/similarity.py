@@ -79,11 +79,14 @@ def render(config: Config) -> None:
     _controls(config)
     kind = KIND.value(config)
     paired = layout.is_paired
-    offset = chosen_offset(config)
-    fig = caching.figure(
-        _matrix_figure, config, kind, MODE.value(config), FIRST.value(config), offset
+    mode, first = MODE.value(config), FIRST.value(config)
+    offset = ui.selected_whole_x(PROFILE_KEY, config.n_positions)
+    positions, _ = similarity_positions(config.n_positions, mode, first)
+    ui.chart(
+        caching.figure(_matrix_figure, config, kind, mode, first),
+        "similarity_matrix",
+        shapes=figures.offset_diagonals(positions, offset),
     )
-    ui.chart(fig, "similarity_matrix")
     if config.d_model == 1:
         st.info(
             f"With d_model = 1 the {config.convention} convention keeps one column, sin(k): "
@@ -113,11 +116,6 @@ def render(config: Config) -> None:
 
 #: The offset profile's chart: a point clicked on it marks its offset in the matrix above.
 PROFILE_KEY = "similarity_profile"
-
-
-def chosen_offset(config: Config) -> int | None:
-    """The offset of the point last clicked on the profile (linked highlighting), if any."""
-    return ui.selected_whole_x(PROFILE_KEY, config.n_positions)
 
 
 def _chosen_caption(config: Config, kind: str, offset: int | None) -> None:
@@ -229,14 +227,10 @@ def _direct_checks(
     return checks
 
 
-def _matrix_figure(config: Config, kind: str, mode: str, first: int, offset: int | None = None):
+def _matrix_figure(config: Config, kind: str, mode: str, first: int):
     data = similarity_data(config, kind, mode, first)
     return figures.similarity_heatmap(
-        data.matrix,
-        positions=data.positions,
-        kind=kind,
-        subtitle=data.note or "every position",
-        offset=offset,
+        data.matrix, positions=data.positions, kind=kind, subtitle=data.note or "every position"
     )
 
 

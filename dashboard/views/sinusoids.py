@@ -99,39 +99,30 @@ def _by_position(config: Config) -> None:
         st.info("With a single position there is no curve to draw; add positions in the sidebar.")
         return
     first, span = FIRST.value(config), SPAN.value(config)
-    if sinusoid_data(config, tuple(dims), first, span).integer_positions.size:
+    # Integer positions marked (up to 1,000 shown): what Play steps through and a click picks.
+    marked = sinusoid_data(config, tuple(dims), first, span).integer_positions.size > 0
+    if marked:
         SPEED.widget(config)
-        frame_ms = 1000 // SPEED.value(config)
-    else:
-        frame_ms = None
+    frame_ms = 1000 // SPEED.value(config) if marked else None
     fig = caching.figure(position_figure, config, tuple(dims), first, span, frame_ms)
-    clickable = sinusoid_data(config, tuple(dims), first, span).integer_positions.size > 0
-    ui.chart(fig, POSITION_KEY, select=clickable)
-    chosen = chosen_position(config)
-    if chosen != st.session_state.get("_sinusoids_chosen"):
-        st.session_state["_sinusoids_chosen"] = chosen
+    ui.chart(fig, POSITION_KEY, select=marked)
+    chosen = ui.selected_whole_x(POSITION_KEY, config.n_positions) if marked else None
+    if chosen != st.session_state.get(CHOSEN_KEY):
+        st.session_state[CHOSEN_KEY] = chosen
         st.rerun()  # a click here runs this fragment only: run the chart below too
-    play = (
-        "▶ Play moves position k along the curves in your browser: the red line is k, the "
-        "ringed dots each dimension's value there, the numbers a model is given at k. Drag the "
-        "slider to go to a position. "
-        if frame_ms is not None
-        else ""
-    )
-    if clickable:
+    if marked:
         st.caption(
-            f"{play}Click a marker to see that position's whole encoding in the chart below; "
-            "double-click an empty spot of the chart to clear."
+            "▶ Play moves position k along the curves in your browser: the red line is k, the "
+            "ringed dots each dimension's value there, the numbers a model is given at k. Drag "
+            "the slider to go to a position. Click a marker to see that position's whole "
+            "encoding in the chart below; double-click an empty spot of the chart to clear."
         )
 
 
-#: The chart of value against position: a point clicked on it is drawn in the chart below.
+#: The chart of value against position: a position clicked on it (kept under ``CHOSEN_KEY``
+#: for the chart across dimensions, another fragment) is drawn in the chart below.
 POSITION_KEY = "sinusoids_position"
-
-
-def chosen_position(config: Config) -> int | None:
-    """The position of the point last clicked on the first chart (linked highlighting)."""
-    return ui.selected_whole_x(POSITION_KEY, config.n_positions)
+CHOSEN_KEY = "_sinusoids_chosen"
 
 
 @dataclass(frozen=True)
@@ -196,7 +187,7 @@ def _by_dimension(config: Config) -> None:
     except ValueError as error:
         at = [p for p in st.session_state.get("_at_shown", [0]) if p < config.n_positions] or [0]
         st.warning(f"{error}; still showing {', '.join(map(str, at))}.")
-    chosen = chosen_position(config)
+    chosen = st.session_state.get(CHOSEN_KEY)
     if chosen is not None and chosen not in at:
         at = sorted([*at, chosen])
     fig = caching.figure(dimension_figure, config, tuple(at), chosen)
