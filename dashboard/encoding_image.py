@@ -131,6 +131,13 @@ CSS = """
   box-shadow: 0 1px 4px rgba(0,0,0,.15); }
 """
 
+#: The speeds Play offers (rows a second), and the one chosen at first.
+ROW_SPEEDS = (1, 2, 5, 10, 20, 100)
+FIRST_ROW_SPEED = 5
+_ROW_SPEED_OPTIONS = "".join(
+    f"<option{' selected' * (speed == FIRST_ROW_SPEED)}>{speed}</option>" for speed in ROW_SPEEDS
+)
+
 JS = (
     ui.PAGE_IS_DARK_JS
     + """
@@ -186,8 +193,7 @@ export default function (component) {
     <div class="pe-xname">dimension (column)</div><div class="pe-screen"></div>
     <div class="pe-play"><button type="button" class="pe-play-button">\u25b6 Play</button>
     <label>speed <select class="pe-speed" aria-label="Play speed (rows per second)">
-    <option>1</option><option>2</option><option selected>5</option><option>10</option>
-    <option>20</option><option>100</option></select> rows a second</label>
+    __ROW_SPEED_OPTIONS__</select> rows a second</label>
     <span class="pe-played" aria-live="polite"></span></div><div class="pe-tip"></div>`;
   parentElement.appendChild(root);
   root.querySelector(".pe-title").textContent = header.title;
@@ -359,7 +365,7 @@ export default function (component) {
     show(Math.min(rows - 1, Math.max(0, row)));
   });
 }
-"""
+""".replace("__ROW_SPEED_OPTIONS__", _ROW_SPEED_OPTIONS)
 )
 
 

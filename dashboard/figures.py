@@ -505,6 +505,58 @@ def offset_diagonals(positions: np.ndarray, offset: int | None) -> list[dict]:
     ]
 
 
+def block_outline(indices: Sequence[int], columns: Sequence[int]) -> list[dict]:
+    """Outlines over a :func:`rotation_heatmap` of rows and columns ``indices`` around the
+    cells where the rows and the columns ``columns`` meet (one pair's 2x2 block): one square
+    when those columns are neighbours in the window, one square per cell otherwise (the split
+    layout puts a pair's sin and cos apart); none when a column is not in the window."""
+    where = {column: n for n, column in enumerate(indices)}
+    if not columns or any(column not in where for column in columns):
+        return []
+    shown = sorted(where[column] for column in columns)
+    line = {"color": CHOSEN_COLOUR, "width": 3}
+    if shown[-1] - shown[0] == len(shown) - 1:
+        spans = [(shown[0], shown[-1])]
+        cells = [(a, b) for a in spans for b in spans]
+    else:
+        cells = [((a, a), (b, b)) for a in shown for b in shown]
+    return [
+        {
+            "type": "rect",
+            "xref": "x",
+            "yref": "y",
+            "x0": x[0] - 0.5,
+            "x1": x[1] + 0.5,
+            "y0": y[0] - 0.5,
+            "y1": y[1] + 0.5,
+            "line": line,
+        }
+        for y, x in cells
+    ]
+
+
+def column_bands(columns: Sequence[int], n_shown: int) -> list[dict]:
+    """Amber bands behind the given columns of a chart whose x axis counts the columns
+    0 .. ``n_shown``-1 (the columns another chart of the view chose); those beyond, none."""
+    return [
+        {
+            "type": "rect",
+            "xref": "x",
+            "yref": "paper",
+            "x0": column - 0.5,
+            "x1": column + 0.5,
+            "y0": 0,
+            "y1": 1,
+            "fillcolor": CHOSEN_COLOUR,
+            "opacity": 0.25,
+            "line": {"width": 0},
+            "layer": "below",
+        }
+        for column in columns
+        if 0 <= column < n_shown
+    ]
+
+
 def offset_profile_chart(
     offsets: np.ndarray,
     values: np.ndarray,
@@ -711,8 +763,17 @@ def rotation_heatmap(
     )
 
 
+#: Columns drawn by :func:`vector_comparison` (the first ones).
+VECTOR_COLUMNS = 32
+
+
 def vector_comparison(
-    shifted: np.ndarray, rotated: np.ndarray, *, k: int, offset: float, max_columns: int = 32
+    shifted: np.ndarray,
+    rotated: np.ndarray,
+    *,
+    k: int,
+    offset: float,
+    max_columns: int = VECTOR_COLUMNS,
 ) -> go.Figure:
     """PE(k + offset) and M @ PE(k) over the first columns: two names for the same vector."""
     n_columns = shifted.size
@@ -809,6 +870,7 @@ def unit_circles(
                     "colorbar": {"title": {"text": "k"}, "thickness": 12},
                 },
                 "hovertemplate": CIRCLE_HOVER,
+                **CLICKED_VISIBLE_MARKER,
             }
         )
         start = j * (width + gap)
@@ -862,6 +924,13 @@ def unit_circles(
         updatemenus=[_play_buttons(frame_ms)], sliders=[_position_slider(k, frame_ms)]
     )
     return fig
+
+
+def circle_of_curve(curve_number: int, n_circles: int) -> int:
+    """Which circle (0 .. ``n_circles``-1) trace ``curve_number`` of :func:`unit_circles`
+    belongs to: circle j is drawn by traces 2j (its outline) and 2j + 1 (its points), and its
+    played vector is trace 2 ``n_circles`` + j."""
+    return curve_number // 2 if curve_number < 2 * n_circles else curve_number - 2 * n_circles
 
 
 def _position_vector(point: np.ndarray, j: int) -> dict:
@@ -1054,10 +1123,14 @@ def rope_pair_chart(
             "type": "scatter",
             "x": pairs,
             "y": original,
-            "mode": "lines",
+            # Hidden markers: a click on the line (over the markers of unchanged pairs) picks
+            # its pair too.
+            "mode": "lines+markers",
+            "marker": {"size": 6, "opacity": 0},
             "name": "before scaling",
             "line": {"color": "#9ca3af", "width": 2, "dash": "dot"},
             "hovertemplate": "pair %{x}<br>λ before %{y:,.6g} positions<extra></extra>",
+            **CLICKED_MARKER,
         }
     ]
     for name, colour in BAND_COLOURS.items():
@@ -1074,6 +1147,7 @@ def rope_pair_chart(
                 "marker": {"color": colour, "size": 7},
                 "hovertemplate": f"pair %{{x}} ({name})<br>λ after %{{y:,.6g}} positions"
                 "<extra></extra>",
+                **CLICKED_VISIBLE_MARKER,
             }
         )
     shapes, annotations = [], []

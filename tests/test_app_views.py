@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 import pe_core
 from dashboard import registry, ui
+from dashboard.views import rotation
 from tests.apptest_helpers import decode, figures, new_app, no_errors, open_view, page_of
 
 pytestmark = pytest.mark.timeout(600)
@@ -61,6 +62,35 @@ class TestRotation:
         assert at.number_input(key="rot_offset").value == 12.0
         at.number_input(key="rot_offset").set_value(3.5).run()
         assert at.session_state["rot_offset"] == 3.5
+
+    def test_a_pair_clicked_on_the_circles_is_brought_into_the_matrix_and_outlined(self):
+        # What the circles' click leaves (tests/e2e/test_linked.py clicks in a browser): pair
+        # 64 of d_model 512, outside the window of pairs 0-15.
+        at = new_app(view="rotation", d=512, rot_offset=1, rot_k=5)
+        at.run()
+        # The selection a click on circle 3 (pairs 0, 16, 64, 160; its points: trace 5) leaves.
+        at.session_state[rotation.CIRCLES_KEY] = {"selection": {"points": [{"curve_number": 5}]}}
+        at.run()
+        no_errors(at)
+        assert at.number_input(key="rot_first").value == 64
+        matrix, vectors = figures(at)[:2]
+        # Pair 64 is columns 128 and 129, the window's first two cells.
+        (outline,) = matrix["layout"]["shapes"]
+        assert (outline["x0"], outline["x1"]) == (-0.5, 1.5)
+        assert "shapes" not in vectors["layout"]  # columns 128, 129: beyond the 32 drawn
+        words = next(c.value for c in at.caption if c.value.startswith("Pair 64"))
+        # w_64 = 10000^(-128/512) = 0.1; k = 5: (sin 0.5, cos 0.5) to (sin 0.6, cos 0.6).
+        assert "δ·ω_64 = 0.1 rad" in words
+        assert f"({np.sin(0.5):.6f}, {np.cos(0.5):.6f})" in words
+        assert f"({np.sin(0.6):.6f}, {np.cos(0.6):.6f})" in words
+        assert "(outlined in M)" in words
+        # The user moves the window away: it stays there (brought once, at the click).
+        at.number_input(key="rot_first").set_value(0).run()
+        assert at.number_input(key="rot_first").value == 0
+        assert "shapes" not in figures(at)[0]["layout"]
+        assert "(outlined in M)" not in next(
+            c.value for c in at.caption if c.value.startswith("Pair 64")
+        )
 
     def test_large_d_model_says_what_it_shows(self):
         at = new_app(view="rotation", d=4096)

@@ -326,6 +326,37 @@ class TestLinkedHighlighting:
         fig.update_layout(shapes=lines)
         assert len(fig.layout.shapes) == 2
 
+    def test_a_pair_clicked_on_the_circles_is_outlined_in_the_rotation_matrix(self):
+        # Interleaved: pair 5 is columns 10 and 11, neighbours in the window 8 .. 15: one
+        # square around window cells 2 and 3 (the axis counts the window's cells from 0).
+        (square,) = figures.block_outline(list(range(8, 16)), (10, 11))
+        assert (square["x0"], square["x1"], square["y0"], square["y1"]) == (1.5, 3.5, 1.5, 3.5)
+        assert square["line"]["color"] == figures.CHOSEN_COLOUR
+        # Split (tensor2tensor): the window holds sin columns 0..3 then cos columns 8..11;
+        # pair 2 is columns 2 and 10, window cells 2 and 6: its four entries, one cell each.
+        cells = figures.block_outline([0, 1, 2, 3, 8, 9, 10, 11], (2, 10))
+        corners = sorted((s["x0"] + 0.5, s["y0"] + 0.5) for s in cells)
+        assert corners == [(2, 2), (2, 6), (6, 2), (6, 6)]
+        assert all(s["x1"] - s["x0"] == 1 == s["y1"] - s["y0"] for s in cells)
+        # A pair outside the window, or none: nothing drawn.
+        assert figures.block_outline(list(range(8, 16)), (20, 21)) == []
+        assert figures.block_outline(list(range(8, 16)), ()) == []
+
+    def test_columns_are_shaded_where_the_chart_draws_them(self):
+        bands = figures.column_bands([3, 6, 40], 16)
+        assert [(b["x0"], b["x1"]) for b in bands] == [(2.5, 3.5), (5.5, 6.5)]
+        assert all(b["yref"] == "paper" and b["layer"] == "below" for b in bands)
+
+    def test_each_trace_of_the_circles_names_its_circle(self):
+        pairs = [0, 16, 64]
+        fig = figures.unit_circles(
+            np.zeros((10, 3, 2)), pairs=pairs, frequencies=[1.0, 0.5, 0.1], frame_ms=100
+        )
+        # Every trace of circle j (outline, points, played vector) is on its axes, x{j+1}.
+        for curve, trace in enumerate(fig.data):
+            circle = figures.circle_of_curve(curve, len(pairs))
+            assert trace.xaxis == ("x" if circle == 0 else f"x{circle + 1}")
+
     def test_the_clicked_position_is_drawn_thick_over_the_others(self):
         rows = np.zeros((3, 4))
         hover = [""] * 4

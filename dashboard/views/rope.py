@@ -279,9 +279,10 @@ def render(config: Config) -> None:
         st.warning(f"This configuration cannot be used: {error}")
         return
     _summary(config, data.rope)
-    _pairs(data.rope)
+    chosen = ui.selected_whole_x(PAIRS_KEY, data.rope.n_pairs)
+    _pairs(data.rope, chosen)
     _scores(config, data)
-    _layouts(data.rope)
+    _layouts(data.rope, chosen)
     _precision(config, data)
     _code_and_downloads(text, data.rope)
 
@@ -323,7 +324,12 @@ def _lengths(rope: pe_core.RotaryEncoding) -> dict:
     return lengths
 
 
-def _pairs(rope: pe_core.RotaryEncoding) -> None:
+#: The wavelength chart of the pairs: a pair clicked there is described under it and its
+#: columns are shaded in the layouts chart.
+PAIRS_KEY = "rope_pairs"
+
+
+def _pairs(rope: pe_core.RotaryEncoding, chosen: int | None) -> None:
     st.subheader("Each rotary pair, before and after scaling")
     band = rope.band
     counts = ", ".join(
@@ -334,10 +340,11 @@ def _pairs(rope: pe_core.RotaryEncoding) -> None:
         "never completed a turn in training; the methods slow those down so that longer "
         "contexts stay within the angles the model has seen."
     )
-    ui.chart(
-        caching.figure(pair_figure, rope),
-        "rope_pairs",
-    )
+    ui.chart(caching.figure(pair_figure, rope), PAIRS_KEY, select=True)
+    if chosen is None:
+        st.caption("Click a pair's marker to see its numbers and its columns in the head.")
+    else:
+        st.caption(_chosen_words(rope, chosen))
     with np.errstate(divide="ignore"):
         table = pd.DataFrame(
             {
@@ -360,6 +367,25 @@ def _pairs(rope: pe_core.RotaryEncoding) -> None:
             for name in ("ω before", "ω after", "λ before", "λ after", "slowed by")
         },
     )
+
+
+def _chosen_words(rope: pe_core.RotaryEncoding, pair: int) -> str:
+    """The pair clicked on the wavelength chart, in numbers, and where its columns are."""
+    halves, interleaved = _layout_columns(rope, pair)
+    return (
+        f"Pair {pair} ({rope.band[pair]}), clicked: ω {rope.original_inv_freq[pair]:.6g} → "
+        f"{rope.inv_freq[pair]:.6g}, λ {rope.original_wavelengths[pair]:,.6g} → "
+        f"{rope.wavelengths[pair]:,.6g} positions (slowed by {rope.scale[pair]:.6g}). It "
+        f"rotates columns {halves[0]} and {halves[1]} of the head in the halves layout, "
+        f"{interleaved[0]} and {interleaved[1]} in the interleaved one (shaded in the layouts "
+        "chart below where shown). Double-click an empty spot of the chart to clear."
+    )
+
+
+def _layout_columns(rope: pe_core.RotaryEncoding, pair: int) -> tuple[tuple[int, int], ...]:
+    """The two columns pair ``pair`` rotates together: in the halves layout, then interleaved."""
+    half = rope.rotary_dim // 2
+    return (pair, pair + half), (2 * pair, 2 * pair + 1)
 
 
 def pair_figure(rope: pe_core.RotaryEncoding):
@@ -405,18 +431,31 @@ def _scores(config: Config, data: RopeData) -> None:
         )
 
 
-def _layouts(rope: pe_core.RotaryEncoding) -> None:
+def _layouts(rope: pe_core.RotaryEncoding, chosen: int | None) -> None:
     st.subheader("Two layouts of the same rotation")
-    shown, half = min(rope.rotary_dim // 2, 4), rope.rotary_dim // 2
-    rows = [
-        {
-            "pair i": i,
-            "halves (GPT-NeoX, Hugging Face rotate_half)": f"columns {i} and {i + half}",
-            "interleaved (GPT-J, Meta's original)": f"columns {2 * i} and {2 * i + 1}",
-        }
-        for i in range(shown)
-    ]
+    listed = range(min(rope.rotary_dim // 2, 4))
+    if chosen is not None and chosen not in listed:
+        listed = [*listed, chosen]
+    rows = []
+    for i in listed:
+        halves, interleaved = _layout_columns(rope, i)
+        rows.append(
+            {
+                "pair i": f"{i} (clicked)" if i == chosen else str(i),
+                "halves (GPT-NeoX, Hugging Face rotate_half)": "columns {} and {}".format(*halves),
+                "interleaved (GPT-J, Meta's original)": "columns {} and {}".format(*interleaved),
+            }
+        )
     st.table(pd.DataFrame(rows).set_index("pair i"))
+    shaded, marks = [], []
+    if chosen is not None:
+        for name, columns in zip(
+            ("halves", "interleaved"), _layout_columns(rope, chosen), strict=True
+        ):
+            drawn = [column for column in columns if column < LAYOUT_COLUMNS]
+            shaded.extend(drawn)
+            if drawn:
+                marks.append(f"{' and '.join(map(str, drawn))} ({name})")
     permutation = pe_core.rope_permutation(rope.head_dim, rope.rotary_dim)
     layouts = layout_comparison(rope)
     ui.chart(
@@ -432,7 +471,13 @@ def _layouts(rope: pe_core.RotaryEncoding) -> None:
             x_title="column",
         ),
         "rope_layouts",
+        shapes=figures.column_bands(sorted(set(shaded)), LAYOUT_COLUMNS),
     )
+    if shaded:
+        st.caption(
+            f"Shaded: the columns of pair {chosen}, clicked above, among the first "
+            f"{LAYOUT_COLUMNS}: " + "; ".join(marks) + "."
+        )
     st.caption(
         "The same x comes out differently: the layouts rotate different pairs of columns "
         "together. After the permutation below they agree: the largest difference between "

@@ -101,13 +101,47 @@ def _controls(config: Config) -> tuple[float, int, int]:
     OFFSET.widget(config, left)
     POSITION.widget(config, right)
     n_pairs = _n_pairs(config)
+    clicked = st.session_state.pop(BRING_KEY, None)
     if n_pairs > ROTATION_PAIRS:
+        _bring_into_view(config, clicked)
         FIRST_PAIR.widget(config, label=f"First pair shown in M ({ROTATION_PAIRS} of {n_pairs})")
     return float(OFFSET.value(config)), int(POSITION.value(config)), int(FIRST_PAIR.value(config))
 
 
+#: The unit circles: a pair clicked there is kept under ``CHOSEN_KEY`` (the circles are a
+#: fragment; the matrix and the vectors above read it) and, once, under ``BRING_KEY`` (the
+#: next run moves the matrix's window to it if it is not shown).
+CIRCLES_KEY = "rotation_circles"
+CHOSEN_KEY = "_rotation_chosen_pair"
+BRING_KEY = "_rotation_bring_pair"
+
+
+def _chosen_pair(config: Config) -> int | None:
+    pair = st.session_state.get(CHOSEN_KEY)
+    return pair if pair is not None and pair < _n_pairs(config) else None
+
+
+def _bring_into_view(config: Config, pair: int | None) -> None:
+    """After a pair is clicked on the circles, show its block in M (before the window's widget
+    is drawn: the user's own choice of window stands until the next click)."""
+    first = int(FIRST_PAIR.value(config))
+    if pair is None or pair >= _n_pairs(config) or first <= pair < first + ROTATION_PAIRS:
+        return
+    st.session_state[FIRST_PAIR.key] = min(pair - pair % 8, _n_pairs(config) - ROTATION_PAIRS)
+
+
+def _pair_columns(config: Config, pair: int) -> tuple[int, int]:
+    """The sin and the cos column of ``pair``, wherever the layout puts them."""
+    pair_of, role = config.bank.column_roles()
+    sin = int(np.flatnonzero((pair_of == pair) & (role == "sin"))[0])
+    cos = int(np.flatnonzero((pair_of == pair) & (role == "cos"))[0])
+    return sin, cos
+
+
 def _matrix_and_vectors(config: Config, offset: float, k: int, first_pair: int) -> None:
     data = rotation_data(config, offset, k, first_pair)
+    chosen = _chosen_pair(config)
+    columns = _pair_columns(config, chosen) if chosen is not None else ()
     if data.window is None:
         st.info(
             f"M is a {config.d_model:,} × {config.d_model:,} matrix; it is built here for d_model "
@@ -115,17 +149,54 @@ def _matrix_and_vectors(config: Config, offset: float, k: int, first_pair: int) 
             f"{data.angles[0]:.4g} rad for the fastest pair, {data.angles[-1]:.4g} rad for the "
             "slowest."
         )
+        if chosen is not None:
+            st.caption(_chosen_words(data, chosen, columns, where=""))
         return
+    outline = figures.block_outline(data.indices.tolist(), columns)
+    n_drawn = min(config.d_model, figures.VECTOR_COLUMNS)
+    shaded = [column for column in columns if column < n_drawn]
     left, right = st.columns([1, 1])
     with left:
-        ui.chart(caching.figure(_matrix_figure, config, offset, k, first_pair), "rotation_matrix")
+        ui.chart(
+            caching.figure(_matrix_figure, config, offset, k, first_pair),
+            "rotation_matrix",
+            shapes=outline,
+        )
     with right:
         st.metric(
             "Largest |PE(k + δ) − M(δ) @ PE(k)|",
             f"{data.residual:.1e}",
             help="Zero up to floating-point rounding: the same vector, two ways.",
         )
-        ui.chart(caching.figure(_vector_figure, config, offset, k, first_pair), "rotation_vectors")
+        ui.chart(
+            caching.figure(_vector_figure, config, offset, k, first_pair),
+            "rotation_vectors",
+            shapes=figures.column_bands(shaded, n_drawn),
+        )
+    if chosen is not None:
+        marks = ["outlined in M"] if outline else []
+        if shaded:
+            named = " and ".join(map(str, shaded))
+            marks.append(f"column{'s' * (len(shaded) > 1)} {named} shaded in the vector chart")
+        st.caption(_chosen_words(data, chosen, columns, where=" and ".join(marks)))
+
+
+def _chosen_words(data: RotationData, pair: int, columns: tuple[int, int], *, where: str) -> str:
+    """What the block of the pair clicked on the circles does, in numbers, and ``where`` it is
+    marked."""
+    sin, cos = columns
+    words = (
+        f"Pair {pair} (columns {sin} and {cos}), clicked on the circles below: its block of M "
+        f"turns it by δ·ω_{pair} = {data.angles[pair]:.6g} rad"
+    )
+    if data.original is not None:
+        words += (
+            f", from (sin, cos) = ({data.original[sin]:.6f}, {data.original[cos]:.6f}) in PE(k) "
+            f"to ({data.shifted[sin]:.6f}, {data.shifted[cos]:.6f}) in PE(k + δ)"
+        )
+    if where:
+        words += f" ({where})"
+    return words + ". Double-click an empty spot of the circles to clear."
 
 
 @dataclass(frozen=True)
@@ -133,6 +204,7 @@ class RotationData:
     window: np.ndarray | None  # float32 rows/columns ``indices`` of M, or None when M is not built
     indices: np.ndarray  # the columns of the pairs shown (contiguous only when interleaved)
     angles: np.ndarray  # offset * w_i, one per pair
+    original: np.ndarray | None  # PE(k)
     shifted: np.ndarray | None  # PE(k + offset)
     rotated: np.ndarray | None  # M @ PE(k)
     residual: float | None
@@ -144,7 +216,7 @@ def rotation_data(config: Config, offset: float, k: int, first_pair: int) -> Rot
     bank = config.bank
     angles = offset * bank.frequencies[: bank.layout.n_cos]
     if config.d_model > MAX_ROTATION_D_MODEL:
-        return RotationData(None, np.zeros(0, dtype=int), angles, None, None, None)
+        return RotationData(None, np.zeros(0, dtype=int), angles, None, None, None, None)
     matrix = pe_core.relative_rotation(offset, bank)
     rows = pe_core.sinusoidal_encoding([k, k + offset], bank)
     rotated = matrix @ rows[0]
@@ -153,7 +225,9 @@ def rotation_data(config: Config, offset: float, k: int, first_pair: int) -> Rot
     first = min(max(0, first_pair), max(0, bank.layout.n_cos - ROTATION_PAIRS))
     indices = np.flatnonzero((pair >= first) & (pair < first + ROTATION_PAIRS) & (role != "zero"))
     window = matrix[np.ix_(indices, indices)]
-    return RotationData(window.astype(np.float32), indices, angles, rows[1], rotated, residual)
+    return RotationData(
+        window.astype(np.float32), indices, angles, rows[0], rows[1], rotated, residual
+    )
 
 
 def _matrix_figure(config: Config, offset: float, k: int, first_pair: int):
@@ -192,22 +266,32 @@ def _circles(config: Config) -> None:
         SPEED.widget(config)
         speed = SPEED.value(config)
         fig = caching.figure(_circles_figure, config, tuple(pairs), 1000 // speed)
-        ui.chart(fig, "rotation_circles")
+        ui.chart(fig, CIRCLES_KEY, select=True)
         st.caption(
             "▶ Play moves position k along the circles in your browser: the red vector of each "
             "pair turns by ω_i for every step of k, fast pairs spinning, slow pairs barely "
-            "moving. Drag the slider to go to a position."
+            "moving. Drag the slider to go to a position. Click a point of a circle to see "
+            "that pair's block in M above."
         )
+    chosen = _clicked_pair(pairs)
+    if chosen != st.session_state.get(CHOSEN_KEY):
+        st.session_state[CHOSEN_KEY] = chosen
+        st.session_state[BRING_KEY] = chosen
+        st.rerun()  # a click here runs this fragment only: run the matrix above too
+
+
+def _clicked_pair(pairs: list[int]) -> int | None:
+    points = ui.selected_points(CIRCLES_KEY)
+    if not pairs or not points or points[0].get("curve_number") is None:
+        return None
+    circle = figures.circle_of_curve(int(points[0]["curve_number"]), len(pairs))
+    return pairs[circle] if circle < len(pairs) else None
 
 
 @cached
 def circle_points(config: Config, pairs: tuple[int, ...], n_points: int) -> np.ndarray:
     """(sin, cos) of k * w_i for k = 0 .. n_points-1 and each pair: shape (n_points, pairs, 2)."""
-    pair_of, role = config.bank.column_roles()
-    columns = []
-    for i in pairs:
-        columns.append(int(np.flatnonzero((pair_of == i) & (role == "sin"))[0]))
-        columns.append(int(np.flatnonzero((pair_of == i) & (role == "cos"))[0]))
+    columns = [column for i in pairs for column in _pair_columns(config, i)]
     values = pe_core.encoding_columns(n_points, config.bank, columns)
     return values.reshape(n_points, len(pairs), 2)
 

@@ -11,15 +11,17 @@ from .conftest import AppPage
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
-#: Where on the page the first point at or after ``x`` of trace ``curve`` is drawn.
+#: Where on the page the first point at or after ``x`` of trace ``curve`` is drawn (on the
+#: trace's own axes, linear or log).
 POINT_JS = """(plot, [x, curve]) => {
   const trace = plot._fullData[curve];
   const xs = Array.from(trace.x);
   const i = xs.findIndex((value) => value >= x);
-  const xaxis = plot._fullLayout.xaxis, yaxis = plot._fullLayout.yaxis;
+  const suffix = (trace.xaxis || "x").slice(1);
+  const xaxis = plot._fullLayout["xaxis" + suffix], yaxis = plot._fullLayout["yaxis" + suffix];
+  const y = yaxis.type === "log" ? Math.log10(trace.y[i]) : trace.y[i];
   const box = plot.getBoundingClientRect();
-  return [box.left + xaxis._offset + xaxis.l2p(xs[i]),
-          box.top + yaxis._offset + yaxis.l2p(trace.y[i])];
+  return [box.left + xaxis._offset + xaxis.l2p(xs[i]), box.top + yaxis._offset + yaxis.l2p(y)];
 }"""
 
 
@@ -27,6 +29,8 @@ def _click(app: AppPage, chart: int, x: float, curve: int) -> None:
     plot = app.page.locator(".js-plotly-plot").nth(chart)
     plot.scroll_into_view_if_needed()
     left, top = plot.evaluate(POINT_JS, [x, curve])
+    app.page.mouse.move(left, top)  # Plotly clicks the point it hovers: wait for its label
+    plot.locator(".hoverlayer .hovertext").first.wait_for()
     since = app.page.evaluate("performance.now()")
     app.page.mouse.click(left, top)
     app.wait_settled(since, some=True)  # the clicked chart itself is not drawn again
@@ -95,4 +99,37 @@ def test_a_position_clicked_on_the_curves_is_drawn_in_the_chart_below(app: AppPa
     _wait_for_caption(app, "clicked in the chart above", shown=False)
     names = app.page.locator(".js-plotly-plot").nth(1).evaluate("p => p.data.map((t) => t.name)")
     assert "position 37 (chosen above)" not in names
+    assert app.problems() == []
+
+
+def _shapes(app: AppPage, chart: int) -> list[list]:
+    return (
+        app.page.locator(".js-plotly-plot")
+        .nth(chart)
+        .evaluate("p => (p.layout.shapes || []).map((s) => [s.x0, s.x1, s.y0, s.y1])")
+    )
+
+
+def test_a_pair_clicked_on_the_circles_is_outlined_in_the_rotation_matrix(app: AppPage):
+    app.open("rotation?d=512&rot_k=5")
+    _click(app, 2, 0.5, 5)  # a point of the third circle: pair 64, outside the window 0-15
+    _wait_for_caption(app, "Pair 64 (columns 128 and 129), clicked on the circles below")
+    assert app.page.get_by_label("First pair shown in M (16 of 256)").input_value() == "64"
+    assert _shapes(app, 0) == [[-0.5, 1.5, -0.5, 1.5]]  # its 2x2 block, first in the window
+    _clear(app, 2)
+    _wait_for_caption(app, "clicked on the circles below", shown=False)
+    assert _shapes(app, 0) == []
+    assert app.problems() == []
+
+
+def test_a_rope_pair_clicked_is_shaded_in_the_layouts_chart(app: AppPage):
+    app.open("rope")
+    _click(app, 0, 3, 1)  # pair 3's marker on the wavelength chart (head of 512 columns)
+    _wait_for_caption(app, "Pair 3 (unchanged), clicked")
+    assert "6.9993" in _captions(app)  # λ_3 = 2π / 10000^(-6/512)
+    # Its columns among the first 16: 3 (halves; 259 is beyond) and 6, 7 (interleaved).
+    assert _shapes(app, 3) == [[2.5, 3.5, 0, 1], [5.5, 6.5, 0, 1], [6.5, 7.5, 0, 1]]
+    _clear(app, 0)
+    _wait_for_caption(app, "Click a pair's marker")
+    assert _shapes(app, 3) == []
     assert app.problems() == []
