@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import html
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 
 import plotly.graph_objects as go
 import streamlit as st
@@ -257,13 +257,32 @@ def selected_points(key: str) -> list[dict]:
         return []
 
 
-def selected_whole_x(key: str, size: int) -> int | None:
-    """The x of the point selected in the chart ``key`` as a whole number in ``[0, size)``
-    (a position, an offset), or None when nothing is selected."""
+def selected_on(key: str, shown: Hashable) -> list[dict]:
+    """The points selected in the chart ``key`` if they were selected on what it shows now,
+    ``shown`` (what the chart is drawn from, such as its figure's arguments).
+
+    When a chart's content changes, the browser drops its selection, but the run that draws
+    the new content still reads the old one: a selection first seen with another ``shown``
+    is stale, and reads as none.
+    """
     points = selected_points(key)
+    memory = f"_selected_on_{key}"
+    seen = st.session_state.get(memory)
+    if seen is None or seen[1] != points:  # a new click: made on what is shown now
+        st.session_state[memory] = (shown, points)
+        return points
+    return points if seen[0] == shown else []
+
+
+def selected_whole_x(key: str, size: int, shown: Hashable) -> int | None:
+    """The x of the point selected in the chart ``key`` (showing ``shown``, see
+    :func:`selected_on`) as a whole number in ``[0, size)`` (a position, an offset, a pair),
+    or None when nothing is selected or the point lies outside."""
+    points = selected_on(key, shown)
     if not points or points[0].get("x") is None:
         return None
-    return min(max(0, round(float(points[0]["x"]))), size - 1)
+    x = round(float(points[0]["x"]))
+    return x if 0 <= x < size else None
 
 
 def matrix_downloads(config) -> None:

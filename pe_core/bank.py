@@ -84,6 +84,23 @@ class ColumnLayout:
         """True when every sin column has its cos partner (no unpaired sin column)."""
         return self.n_sin == self.n_cos
 
+    def pair_columns(self, pair: int) -> tuple[int, int]:
+        """The sin column and the cos column of frequency ``pair``, the two a relative shift
+        rotates together.
+
+        Examples
+        --------
+        >>> ColumnLayout.interleaved(8).pair_columns(2)
+        (4, 5)
+        >>> ColumnLayout.halves(8, first="cos").pair_columns(2)
+        (6, 2)
+        """
+        n_pairs = min(self.n_sin, self.n_cos)
+        if not 0 <= pair < n_pairs:
+            raise ValueError(f"pair must be in [0, {n_pairs}), got {pair}")
+        columns = range(self.d_model)
+        return columns[self.sin_columns][pair], columns[self.cos_columns][pair]
+
     @property
     def is_interleaved(self) -> bool:
         """True for ``sin_0, cos_0, sin_1, cos_1, ...`` over all columns (an even ``d_model``)."""

@@ -130,3 +130,69 @@ def test_hostile_config_links_keep_the_app_working(text, shown):
     no_errors(at)
     messages = " ".join(w.value for w in at.warning).replace("\\", "")
     assert shown in messages
+
+
+class TestClickedPair:
+    """A pair clicked on the wavelength chart (tests/e2e/test_linked.py clicks in a browser;
+    here the selection the click leaves is set directly)."""
+
+    @staticmethod
+    def _clicked(config: dict, pair: int):
+        at = new_app(view="rope", rope_model=rope_view.PASTE, rope_json=json.dumps(config))
+        at.run()
+        at.session_state[rope_view.PAIRS_KEY] = {"selection": {"points": [{"x": pair}]}}
+        return at.run()
+
+    @staticmethod
+    def _words(at) -> str:
+        return next(c.value for c in at.caption if "clicked:" in c.value)
+
+    @staticmethod
+    def _shaded(at) -> list[float]:
+        layouts = next(f for f in figures(at) if f["layout"]["title"]["text"].startswith("One"))
+        return [shape["x0"] + 0.5 for shape in layouts["layout"].get("shapes", [])]
+
+    def test_partial_rotary_pairs_columns_across_the_rotated_half(self):
+        # head 16, rotary 8: pair 3 rotates columns 3 and 3 + 8/2 = 7 (halves), 6 and 7
+        # (interleaved), as pe_core.apply_rope does.
+        at = self._clicked({"head_dim": 16, "partial_rotary_factor": 0.5}, 3)
+        no_errors(at)
+        words = self._words(at)
+        assert "Pair 3 (unchanged), clicked: ω 0.001 → 0.001" in words  # 10^4^(-6/8)
+        assert "It rotates columns 3 and 7 of the head in the halves layout, 6 and 7" in words
+        assert "slowed" not in words and "sped up" not in words
+        assert self._shaded(at) == [3, 6, 7]
+        table = at.table[0].value
+        assert list(table.index) == ["0", "1", "2", "3 (clicked)"]
+        x = np.zeros(16)
+        x[[3, 7]] = 1.0  # the halves pair: rotated together, the other columns untouched
+        rotated = pe_core.apply_rope(
+            x[None, :],
+            [5],
+            pe_core.rope_from_config({"head_dim": 16, "partial_rotary_factor": 0.5}),
+            layout="halves",
+        )[0]
+        assert np.flatnonzero(np.abs(rotated - x) > 1e-12).tolist() == [3, 7]
+
+    def test_a_pair_that_does_not_rotate_says_so(self):
+        config = {
+            "head_dim": 16,
+            "partial_rotary_factor": 0.5,
+            "rope_scaling": {"rope_type": "proportional", "factor": 1.0},
+        }
+        rope = pe_core.rope_from_config(config)
+        pair = int(np.flatnonzero(rope.inv_freq == 0)[0])
+        words = self._words(self._clicked(config, pair))
+        assert f"Pair {pair} (not rotated), clicked" in words
+        assert "It does not rotate: its columns" in words and "pass through unchanged" in words
+        assert "slowed" not in words
+
+    def test_a_pair_clicked_on_another_configuration_is_forgotten(self):
+        at = self._clicked({"head_dim": 16}, 5)
+        assert "Pair 5" in self._words(at)
+        # Another configuration: the browser drops the chart's selection, but this run still
+        # reads the old one; it is not shown for the new chart.
+        at.text_area(key="rope_json").input(json.dumps({"head_dim": 32})).run()
+        no_errors(at)
+        assert not any("clicked:" in c.value for c in at.caption)
+        assert self._shaded(at) == []

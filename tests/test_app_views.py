@@ -92,6 +92,25 @@ class TestRotation:
             c.value for c in at.caption if c.value.startswith("Pair 64")
         )
 
+    def test_a_cos_first_pair_is_named_by_its_roles_and_forgotten_on_another_d_model(self):
+        # diffusers' layout puts the cos half first: pair 0 is sin column 20, cos column 0.
+        at = new_app(view="rotation", d=40, conv="diffusion", rot_pairs="0")
+        at.run()
+        at.session_state[rotation.CIRCLES_KEY] = {"selection": {"points": [{"curve_number": 1}]}}
+        at.run()
+        no_errors(at)
+        words = next(c.value for c in at.caption if c.value.startswith("Pair 0"))
+        assert words.startswith("Pair 0 (sin column 20, cos column 0)")
+        assert "columns 0 and 20 shaded in the vector chart" in words
+        bands = figures(at)[1]["layout"]["shapes"]
+        assert [(b["x0"], b["x1"]) for b in bands] == [(-0.5, 0.5), (19.5, 20.5)]
+        # Another d_model redraws the circles (the browser drops their selection): the pick is
+        # not shown on the new matrix.
+        at.number_input(key="d").set_value(64).run()
+        no_errors(at)
+        assert not any(c.value.startswith("Pair 0") for c in at.caption)
+        assert "shapes" not in figures(at)[0]["layout"]
+
     def test_large_d_model_says_what_it_shows(self):
         at = new_app(view="rotation", d=4096)
         at.run()

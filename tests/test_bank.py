@@ -57,6 +57,19 @@ class TestColumnLayout:
         )
         assert_array_equal(split, vaswani[:, permutation])
 
+    @pytest.mark.parametrize("convention", sorted(CONVENTIONS))
+    @pytest.mark.parametrize("d_model", [2, 7, 8])
+    def test_pair_columns_hold_the_sin_and_cos_of_the_pair(self, convention, d_model):
+        bank = pe_core.sinusoidal_bank(d_model, convention=convention)
+        n_pairs = min(bank.layout.n_sin, bank.layout.n_cos)
+        w = bank.frequencies
+        rows = pe_core.sinusoidal_encoding([3], bank)[0]
+        for i in range(n_pairs):
+            sin, cos = bank.layout.pair_columns(i)
+            assert_allclose(rows[[sin, cos]], [np.sin(3 * w[i]), np.cos(3 * w[i])], atol=1e-15)
+        with pytest.raises(ValueError, match=rf"pair must be in \[0, {n_pairs}\), got {n_pairs}"):
+            bank.layout.pair_columns(n_pairs)
+
     def test_different_pairs_cannot_be_permuted(self):
         with pytest.raises(ValueError, match="same d_model"):
             ColumnLayout.halves(7, odd="zero").permutation_from(ColumnLayout.interleaved(7))

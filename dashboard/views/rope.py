@@ -279,7 +279,7 @@ def render(config: Config) -> None:
         st.warning(f"This configuration cannot be used: {error}")
         return
     _summary(config, data.rope)
-    chosen = ui.selected_whole_x(PAIRS_KEY, data.rope.n_pairs)
+    chosen = ui.selected_whole_x(PAIRS_KEY, data.rope.n_pairs, shown=data.rope)
     _pairs(data.rope, chosen)
     _scores(config, data)
     _layouts(data.rope, chosen)
@@ -353,7 +353,7 @@ def _pairs(rope: pe_core.RotaryEncoding, chosen: int | None) -> None:
                 "ω after": rope.inv_freq,
                 "λ before": rope.original_wavelengths,
                 "λ after": rope.wavelengths,
-                "slowed by": rope.scale,
+                "λ after / before": rope.scale,
                 "band": band,
             }
         )
@@ -364,7 +364,7 @@ def _pairs(rope: pe_core.RotaryEncoding, chosen: int | None) -> None:
         height=ui.table_height(len(table), most=300),
         column_config={
             name: st.column_config.NumberColumn(format="%.6g")
-            for name in ("ω before", "ω after", "λ before", "λ after", "slowed by")
+            for name in ("ω before", "ω after", "λ before", "λ after", "λ after / before")
         },
     )
 
@@ -372,20 +372,37 @@ def _pairs(rope: pe_core.RotaryEncoding, chosen: int | None) -> None:
 def _chosen_words(rope: pe_core.RotaryEncoding, pair: int) -> str:
     """The pair clicked on the wavelength chart, in numbers, and where its columns are."""
     halves, interleaved = _layout_columns(rope, pair)
-    return (
+    words = (
         f"Pair {pair} ({rope.band[pair]}), clicked: ω {rope.original_inv_freq[pair]:.6g} → "
         f"{rope.inv_freq[pair]:.6g}, λ {rope.original_wavelengths[pair]:,.6g} → "
-        f"{rope.wavelengths[pair]:,.6g} positions (slowed by {rope.scale[pair]:.6g}). It "
-        f"rotates columns {halves[0]} and {halves[1]} of the head in the halves layout, "
-        f"{interleaved[0]} and {interleaved[1]} in the interleaved one (shaded in the layouts "
-        "chart below where shown). Double-click an empty spot of the chart to clear."
+        f"{rope.wavelengths[pair]:,.6g} positions"
     )
+    columns = (
+        f"columns {halves[0]} and {halves[1]} of the head in the halves layout, "
+        f"{interleaved[0]} and {interleaved[1]} in the interleaved one"
+    )
+    scale = float(rope.scale[pair])
+    if rope.inv_freq[pair] == 0:
+        words += f". It does not rotate: its {columns} pass through unchanged"
+    else:
+        if scale > 1:
+            words += f" (slowed by {scale:.6g})"
+        elif scale < 1:
+            words += f" (sped up by {1 / scale:.6g})"
+        words += f". It rotates {columns}"
+    return words + (
+        " (shaded in the layouts chart below where shown). Double-click an empty spot of the "
+        "chart to clear."
+    )
+
+
+#: The two layouts of a rotary head, in the order the view names them.
+LAYOUTS = ("halves", "interleaved")
 
 
 def _layout_columns(rope: pe_core.RotaryEncoding, pair: int) -> tuple[tuple[int, int], ...]:
     """The two columns pair ``pair`` rotates together: in the halves layout, then interleaved."""
-    half = rope.rotary_dim // 2
-    return (pair, pair + half), (2 * pair, 2 * pair + 1)
+    return tuple(rope.bank(layout).layout.pair_columns(pair) for layout in LAYOUTS)
 
 
 def pair_figure(rope: pe_core.RotaryEncoding):
@@ -449,9 +466,7 @@ def _layouts(rope: pe_core.RotaryEncoding, chosen: int | None) -> None:
     st.table(pd.DataFrame(rows).set_index("pair i"))
     shaded, marks = [], []
     if chosen is not None:
-        for name, columns in zip(
-            ("halves", "interleaved"), _layout_columns(rope, chosen), strict=True
-        ):
+        for name, columns in zip(LAYOUTS, _layout_columns(rope, chosen), strict=True):
             drawn = [column for column in columns if column < LAYOUT_COLUMNS]
             shaded.extend(drawn)
             if drawn:

@@ -102,46 +102,46 @@ def _controls(config: Config) -> tuple[float, int, int]:
     POSITION.widget(config, right)
     n_pairs = _n_pairs(config)
     clicked = st.session_state.pop(BRING_KEY, None)
-    if n_pairs > ROTATION_PAIRS:
+    if n_pairs > ROTATION_PAIRS and config.d_model <= MAX_ROTATION_D_MODEL:
         _bring_into_view(config, clicked)
         FIRST_PAIR.widget(config, label=f"First pair shown in M ({ROTATION_PAIRS} of {n_pairs})")
     return float(OFFSET.value(config)), int(POSITION.value(config)), int(FIRST_PAIR.value(config))
 
 
-#: The unit circles: a pair clicked there is kept under ``CHOSEN_KEY`` (the circles are a
-#: fragment; the matrix and the vectors above read it) and, once, under ``BRING_KEY`` (the
-#: next run moves the matrix's window to it if it is not shown).
+#: The unit circles: the point clicked there, with its pair and what the circles showed, is
+#: kept under ``CHOSEN_KEY`` (the circles are a fragment; the matrix and the vectors above
+#: read it) and its pair, once, under ``BRING_KEY`` (the next run moves the matrix's window
+#: to it if it is not shown).
 CIRCLES_KEY = "rotation_circles"
 CHOSEN_KEY = "_rotation_chosen_pair"
 BRING_KEY = "_rotation_bring_pair"
 
 
+def _circles_shown(config: Config) -> tuple:
+    """What the unit circles are drawn from: the configuration, the pairs, the frame time."""
+    pairs = tuple(i for i in PAIRS.value(config) if i < _n_pairs(config))[:MAX_CIRCLES]
+    return config, pairs, 1000 // SPEED.value(config)
+
+
 def _chosen_pair(config: Config) -> int | None:
-    pair = st.session_state.get(CHOSEN_KEY)
-    return pair if pair is not None and pair < _n_pairs(config) else None
+    """The pair clicked on the unit circles as they are drawn now, or None."""
+    chosen = st.session_state.get(CHOSEN_KEY)
+    return chosen["pair"] if chosen and chosen["shown"] == _circles_shown(config) else None
 
 
 def _bring_into_view(config: Config, pair: int | None) -> None:
-    """After a pair is clicked on the circles, show its block in M (before the window's widget
-    is drawn: the user's own choice of window stands until the next click)."""
+    """After a point is clicked on the circles, show its pair's block in M (before the
+    window's widget is drawn: the user's own choice of window stands until the next click)."""
     first = int(FIRST_PAIR.value(config))
     if pair is None or pair >= _n_pairs(config) or first <= pair < first + ROTATION_PAIRS:
         return
     st.session_state[FIRST_PAIR.key] = min(pair - pair % 8, _n_pairs(config) - ROTATION_PAIRS)
 
 
-def _pair_columns(config: Config, pair: int) -> tuple[int, int]:
-    """The sin and the cos column of ``pair``, wherever the layout puts them."""
-    pair_of, role = config.bank.column_roles()
-    sin = int(np.flatnonzero((pair_of == pair) & (role == "sin"))[0])
-    cos = int(np.flatnonzero((pair_of == pair) & (role == "cos"))[0])
-    return sin, cos
-
-
 def _matrix_and_vectors(config: Config, offset: float, k: int, first_pair: int) -> None:
     data = rotation_data(config, offset, k, first_pair)
     chosen = _chosen_pair(config)
-    columns = _pair_columns(config, chosen) if chosen is not None else ()
+    columns = config.layout.pair_columns(chosen) if chosen is not None else ()
     if data.window is None:
         st.info(
             f"M is a {config.d_model:,} × {config.d_model:,} matrix; it is built here for d_model "
@@ -154,7 +154,7 @@ def _matrix_and_vectors(config: Config, offset: float, k: int, first_pair: int) 
         return
     outline = figures.block_outline(data.indices.tolist(), columns)
     n_drawn = min(config.d_model, figures.VECTOR_COLUMNS)
-    shaded = [column for column in columns if column < n_drawn]
+    shaded = sorted(column for column in columns if column < n_drawn)
     left, right = st.columns([1, 1])
     with left:
         ui.chart(
@@ -186,8 +186,8 @@ def _chosen_words(data: RotationData, pair: int, columns: tuple[int, int], *, wh
     marked."""
     sin, cos = columns
     words = (
-        f"Pair {pair} (columns {sin} and {cos}), clicked on the circles below: its block of M "
-        f"turns it by δ·ω_{pair} = {data.angles[pair]:.6g} rad"
+        f"Pair {pair} (sin column {sin}, cos column {cos}), clicked on the circles below: its "
+        f"block of M turns it by δ·ω_{pair} = {_angle(data.angles[pair])} rad"
     )
     if data.original is not None:
         words += (
@@ -255,43 +255,57 @@ def _axis_hover(config: Config, columns: np.ndarray, angles: np.ndarray) -> list
     return labels
 
 
+def _angle(radians: float) -> str:
+    """An angle to six significant digits, without an exponent up to 10^15 rad."""
+    return f"{radians:,.0f}" if 1e6 <= abs(radians) < 1e15 else f"{radians:.6g}"
+
+
 @st.fragment
 def _circles(config: Config) -> None:
-    kept = [i for i in PAIRS.value(config) if i < _n_pairs(config)][:MAX_CIRCLES]
-    if kept != PAIRS.value(config):  # a smaller d_model: keep the pairs that still exist
-        st.session_state[PAIRS.key] = kept or PAIRS.default(config)
+    displayed = _chosen_pair(config)  # what the matrix above was drawn with
+    _, kept, _ = _circles_shown(config)
+    if list(kept) != PAIRS.value(config):  # a smaller d_model: keep the pairs that still exist
+        st.session_state[PAIRS.key] = list(kept) or PAIRS.default(config)
     PAIRS.widget(config)
-    pairs = PAIRS.value(config)
-    if pairs:
+    if PAIRS.value(config):
         SPEED.widget(config)
-        speed = SPEED.value(config)
-        fig = caching.figure(_circles_figure, config, tuple(pairs), 1000 // speed)
-        ui.chart(fig, CIRCLES_KEY, select=True)
+    shown = _circles_shown(config)
+    _, pairs, _ = shown
+    if pairs:
+        ui.chart(caching.figure(_circles_figure, *shown), CIRCLES_KEY, select=True)
         st.caption(
             "▶ Play moves position k along the circles in your browser: the red vector of each "
             "pair turns by ω_i for every step of k, fast pairs spinning, slow pairs barely "
             "moving. Drag the slider to go to a position. Click a point of a circle to see "
             "that pair's block in M above."
         )
-    chosen = _clicked_pair(pairs)
-    if chosen != st.session_state.get(CHOSEN_KEY):
-        st.session_state[CHOSEN_KEY] = chosen
-        st.session_state[BRING_KEY] = chosen
+    clicked = _clicked(shown)
+    if clicked == st.session_state.get(CHOSEN_KEY):
+        return
+    st.session_state[CHOSEN_KEY] = clicked
+    pair = clicked["pair"] if clicked else None
+    if pair is not None or displayed is not None:
+        st.session_state[BRING_KEY] = pair
         st.rerun()  # a click here runs this fragment only: run the matrix above too
 
 
-def _clicked_pair(pairs: list[int]) -> int | None:
-    points = ui.selected_points(CIRCLES_KEY)
+def _clicked(shown: tuple) -> dict | None:
+    """The point clicked on the unit circles drawn from ``shown``, with its pair, or None."""
+    _, pairs, _ = shown
+    points = ui.selected_on(CIRCLES_KEY, shown)
     if not pairs or not points or points[0].get("curve_number") is None:
         return None
-    circle = figures.circle_of_curve(int(points[0]["curve_number"]), len(pairs))
-    return pairs[circle] if circle < len(pairs) else None
+    curve = int(points[0]["curve_number"])
+    circle = figures.circle_of_curve(curve, len(pairs))
+    if circle >= len(pairs):
+        return None
+    return {"shown": shown, "point": (curve, points[0].get("point_index")), "pair": pairs[circle]}
 
 
 @cached
 def circle_points(config: Config, pairs: tuple[int, ...], n_points: int) -> np.ndarray:
     """(sin, cos) of k * w_i for k = 0 .. n_points-1 and each pair: shape (n_points, pairs, 2)."""
-    columns = [column for i in pairs for column in _pair_columns(config, i)]
+    columns = [column for i in pairs for column in config.layout.pair_columns(i)]
     values = pe_core.encoding_columns(n_points, config.bank, columns)
     return values.reshape(n_points, len(pairs), 2)
 

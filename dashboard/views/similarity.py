@@ -80,7 +80,7 @@ def render(config: Config) -> None:
     kind = KIND.value(config)
     paired = layout.is_paired
     mode, first = MODE.value(config), FIRST.value(config)
-    offset = ui.selected_whole_x(PROFILE_KEY, config.n_positions)
+    offset = ui.selected_whole_x(PROFILE_KEY, config.n_positions, shown=(config, kind))
     positions, _ = similarity_positions(config.n_positions, mode, first)
     ui.chart(
         caching.figure(_matrix_figure, config, kind, mode, first),

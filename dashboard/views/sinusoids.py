@@ -104,9 +104,9 @@ def _by_position(config: Config) -> None:
     if marked:
         SPEED.widget(config)
     frame_ms = 1000 // SPEED.value(config) if marked else None
-    fig = caching.figure(position_figure, config, tuple(dims), first, span, frame_ms)
-    ui.chart(fig, POSITION_KEY, select=marked)
-    chosen = ui.selected_whole_x(POSITION_KEY, config.n_positions) if marked else None
+    shown = (config, tuple(dims), first, span, frame_ms)
+    ui.chart(caching.figure(position_figure, *shown), POSITION_KEY, select=marked)
+    chosen = ui.selected_whole_x(POSITION_KEY, config.n_positions, shown) if marked else None
     if chosen != st.session_state.get(CHOSEN_KEY):
         st.session_state[CHOSEN_KEY] = chosen
         st.rerun()  # a click here runs this fragment only: run the chart below too

@@ -113,7 +113,7 @@ def _shapes(app: AppPage, chart: int) -> list[list]:
 def test_a_pair_clicked_on_the_circles_is_outlined_in_the_rotation_matrix(app: AppPage):
     app.open("rotation?d=512&rot_k=5")
     _click(app, 2, 0.5, 5)  # a point of the third circle: pair 64, outside the window 0-15
-    _wait_for_caption(app, "Pair 64 (columns 128 and 129), clicked on the circles below")
+    _wait_for_caption(app, "Pair 64 (sin column 128, cos column 129), clicked on the circles")
     assert app.page.get_by_label("First pair shown in M (16 of 256)").input_value() == "64"
     assert _shapes(app, 0) == [[-0.5, 1.5, -0.5, 1.5]]  # its 2x2 block, first in the window
     _clear(app, 2)
