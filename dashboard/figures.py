@@ -516,22 +516,22 @@ def block_outline(indices: Sequence[int], columns: Sequence[int]) -> list[dict]:
     shown = sorted(where[column] for column in columns)
     line = {"color": CHOSEN_COLOUR, "width": 3}
     if shown[-1] - shown[0] == len(shown) - 1:
-        spans = [(shown[0], shown[-1])]
-        cells = [(a, b) for a in spans for b in spans]
+        spans = [(shown[0], shown[-1])]  # neighbours: one square around them all
     else:
-        cells = [((a, a), (b, b)) for a in shown for b in shown]
+        spans = [(cell, cell) for cell in shown]
     return [
         {
             "type": "rect",
             "xref": "x",
             "yref": "y",
-            "x0": x[0] - 0.5,
-            "x1": x[1] + 0.5,
-            "y0": y[0] - 0.5,
-            "y1": y[1] + 0.5,
+            "x0": x0 - 0.5,
+            "x1": x1 + 0.5,
+            "y0": y0 - 0.5,
+            "y1": y1 + 0.5,
             "line": line,
         }
-        for y, x in cells
+        for y0, y1 in spans
+        for x0, x1 in spans
     ]
 
 

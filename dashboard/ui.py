@@ -245,6 +245,13 @@ def chart(fig: go.Figure, key: str, *, select: bool = False, shapes: Sequence[di
     )
 
 
+def drawn_before(key: str) -> bool:
+    """Whether the chart ``key`` is on the page from before the code now running: in a
+    fragment's own run, the charts of the last full run; in a full run, those it drew so far.
+    A fragment whose click changes another fragment's chart reruns the page only then."""
+    return key in st.session_state.get("_charts_this_run", ())
+
+
 def selected_points(key: str) -> list[dict]:
     """The points selected in the chart ``key`` (each with its ``x``, ``y``, ``curve_number``
     and ``point_index``); empty before any click, after a double click, or for another chart.

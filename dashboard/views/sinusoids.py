@@ -109,7 +109,8 @@ def _by_position(config: Config) -> None:
     chosen = ui.selected_whole_x(POSITION_KEY, config.n_positions, shown) if marked else None
     if chosen != st.session_state.get(CHOSEN_KEY):
         st.session_state[CHOSEN_KEY] = chosen
-        st.rerun()  # a click here runs this fragment only: run the chart below too
+        if ui.drawn_before(DIMENSION_KEY):  # a click ran this fragment only: run the one below
+            st.rerun()
     if marked:
         st.caption(
             "▶ Play moves position k along the curves in your browser: the red line is k, the "
@@ -123,6 +124,7 @@ def _by_position(config: Config) -> None:
 #: for the chart across dimensions, another fragment) is drawn in the chart below.
 POSITION_KEY = "sinusoids_position"
 CHOSEN_KEY = "_sinusoids_chosen"
+DIMENSION_KEY = "sinusoids_dimension"
 
 
 @dataclass(frozen=True)
@@ -191,7 +193,7 @@ def _by_dimension(config: Config) -> None:
     if chosen is not None and chosen not in at:
         at = sorted([*at, chosen])
     fig = caching.figure(dimension_figure, config, tuple(at), chosen)
-    ui.chart(fig, "sinusoids_dimension")
+    ui.chart(fig, DIMENSION_KEY)
     if chosen is not None:
         st.caption(f"Position {chosen:,}, clicked in the chart above, is drawn thick.")
 
