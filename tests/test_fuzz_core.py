@@ -26,6 +26,7 @@ import os
 import re
 import time
 import tracemalloc
+import warnings
 from dataclasses import dataclass, fields
 from decimal import Decimal
 from fractions import Fraction
@@ -831,18 +832,25 @@ def guarded_call(name: str, arguments: dict):
         tracemalloc.start()
     start = time.perf_counter()
     result = exception = None
-    try:
-        result = spec.function(*args, **kwargs)
-    except BaseException as error:
-        if not isinstance(error, Exception):
-            raise
-        exception = error
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            result = spec.function(*args, **kwargs)
+        except BaseException as error:
+            if not isinstance(error, Exception):
+                raise
+            exception = error
     elapsed = time.perf_counter() - start
     peak = tracemalloc.get_traced_memory()[1]
     if not already_tracing:
         tracemalloc.stop()
     assert peak < PEAK_LIMIT_BYTES, f"{name}{_show(arguments)} allocated {peak:,} bytes"
     assert elapsed < CALL_SECONDS, f"{name}{_show(arguments)} took {elapsed:.1f} s"
+    # The core warns (UserWarning) where Hugging Face does, e.g. a YaRN or llama3 scaling whose
+    # original length is not below max_position_embeddings; any other warning (NumPy's overflow
+    # or ComplexWarning: a value silently changed) is a failure.
+    unexpected = [w for w in caught if w.category is not UserWarning]
+    assert not unexpected, f"{name}{_show(arguments)} warned: {unexpected[0].message!r}"
     return result, exception
 
 
