@@ -345,6 +345,22 @@ def _arithmetic_trials(found: Identification):
                 yield convention, base, start
 
 
+def _near_the_unit_circle(values, layout, unit_roundoff: float) -> bool:
+    """Whether every (sin, cos) pair of ``layout`` in ``values`` could be a textbook table's in a
+    format of this unit roundoff ``u``, to the tolerance :func:`_arithmetic` allows (4u).
+
+    A textbook table's pair is ``s = sin a (1 + e1)``, ``c = cos a (1 + e2)`` with one angle ``a``
+    and ``|e1|, |e2| <= u``, so ``|s^2 + c^2 - 1| <= 2u + u^2``; entries within 4u of those move
+    ``s^2 + c^2`` by at most ``8u (|s| + |c|) + 32u^2 <= 8 sqrt(2) u + 32u^2``. Below ``16u``
+    in all (u <= 2**-8). A necessary condition, checked once per convention and format
+    instead of once per base, start and formula.
+    """
+    pairs = min(layout.n_sin, layout.n_cos)
+    sines = values[:, layout.sin_columns][:, :pairs]
+    cosines = values[:, layout.cos_columns][:, :pairs]
+    return bool(np.all(np.abs(sines * sines + cosines * cosines - 1.0) <= 16 * unit_roundoff))
+
+
 def _arithmetic(values, found: Identification) -> tuple[str, str, str, float, float] | None:
     """(format, formula, convention, base, start) whose textbook table equals ``values`` to two
     units in the last place; None if none does."""
@@ -353,10 +369,18 @@ def _arithmetic(values, found: Identification) -> tuple[str, str, str, float, fl
     n, d_model = values.shape
     step = found.step
     sample = _spread_rows(n, _SAMPLE_ROWS)
+    on_circle = {}  # (convention, format): can the sample's pairs be that format's sin and cos?
     for convention, base, start in _arithmetic_trials(found):
         positions = start + step * np.arange(n, dtype=np.float64)
         for fmt in ("float32", "float16", "bfloat16"):
             tolerance = 4 * PRECISIONS[fmt].unit_roundoff  # two ulps just below 1
+            if (convention, fmt) not in on_circle:
+                layout = CONVENTIONS[convention].column_layout(d_model)
+                on_circle[convention, fmt] = _near_the_unit_circle(
+                    values[sample], layout, PRECISIONS[fmt].unit_roundoff
+                )
+            if not on_circle[convention, fmt]:
+                continue
             for formula in FORMULAS:
 
                 def table(rows, fmt=fmt, formula=formula, trial=(convention, base, positions)):

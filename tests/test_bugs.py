@@ -202,3 +202,27 @@ def test_long_float16_table_is_pinned_down(shape):
     assert not diagnosis.identification.matches
     assert diagnosis.bug.name == "float32_angles"
     assert "computed in float16 with the pow formula" in diagnosis.summary()
+
+
+@pytest.mark.parametrize("formula", ["exp", "pow"])
+@pytest.mark.parametrize("fmt", ["float32", "float16", "bfloat16"])
+@pytest.mark.parametrize("convention", list(CONVENTIONS))
+@pytest.mark.parametrize("d_model", [7, 16])
+def test_textbook_pairs_pass_the_unit_circle_filter(convention, fmt, formula, d_model):
+    # diagnose_encoding tries a format's textbook formula only where the table's (sin, cos)
+    # pairs lie near the unit circle: every textbook table must pass, even with each entry
+    # moved by the 4 ulps of 1/2 the comparison allows, outward or inward (the worst cases).
+    from pe_core._formats import PRECISIONS
+    from pe_core.bugs import _near_the_unit_circle
+
+    positions = np.arange(0, 2000, 7.0) if fmt == "float32" else np.arange(0, 250, 1.0)
+    table = textbook_encoding(
+        positions, d_model, compute_dtype=fmt, convention=convention, formula=formula
+    )
+    layout = CONVENTIONS[convention].column_layout(d_model)
+    u = PRECISIONS[fmt].unit_roundoff
+    for moved in (table, table + 4 * u * np.sign(table), table - 4 * u * np.sign(table)):
+        assert _near_the_unit_circle(moved, layout, u)
+    # ... and uniform noise does not (this is what makes a noise table quick to rule out).
+    noise = np.random.default_rng(1).uniform(-1, 1, size=table.shape)
+    assert not _near_the_unit_circle(noise, layout, u)
