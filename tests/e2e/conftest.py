@@ -93,6 +93,15 @@ def _base_path_probe(message) -> bool:
     return "404" in message.text and bool(_PROBE.match(url))
 
 
+#: The views are listed in the sidebar (a narrow screen), and the sidebar is closed: wholly off
+#: the screen's left edge (its closing animation over).
+SIDEBAR_CLOSED_JS = """() => {
+  const sidebar = document.querySelector('[data-testid="stSidebar"]');
+  const listed = sidebar?.querySelector('[data-testid="stSidebarNav"]');
+  return Boolean(listed) && sidebar.getBoundingClientRect().right <= 0;
+}"""
+
+
 class AppPage:
     """Drives the app in one page and waits for its reruns through the hook in PAGE_HOOK_JS."""
 
@@ -189,6 +198,14 @@ class AppPage:
         """Go to a view through the navigation, as a person does."""
         before, since = self.page_signature(), self.now()
         link = self.tab(label)
+        opened = self.page.evaluate(SIDEBAR_CLOSED_JS)
+        if opened:
+            # On a narrow screen the views are listed in the sidebar, which starts closed.
+            self.page.locator('[data-testid="stExpandSidebarButton"]').click()
+            self.page.wait_for_function(f"() => !({SIDEBAR_CLOSED_JS})()")
+        more = self.page.locator('[data-testid="stSidebarNavViewButton"]', has_text="more")
+        if link.count() == 0 and more.count():
+            more.click()  # the sidebar lists the first views and "View N more"
         if link.evaluate("link => link.closest('[inert]') !== null"):
             # Beyond the bar's width the link sits in the "N more" menu (hidden, inert).
             self.page.locator('[data-testid="stTopNavSection"]').click()
@@ -198,6 +215,9 @@ class AppPage:
         link.click()
         self.page.wait_for_function("label => window.__pe.selectedView() === label", arg=label)
         self.wait_settled(since, before)  # the view's charts are new: each must be drawn
+        if opened:  # and closed again, as a person does on a phone to see the view
+            self.page.locator('[data-testid="stSidebarCollapseButton"] button').click()
+            self.page.wait_for_function(SIDEBAR_CLOSED_JS)
         self.wait_quiet()
 
     def go_back(self) -> None:
