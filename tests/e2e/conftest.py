@@ -276,8 +276,12 @@ class AppPage:
         return [text.strip() for text in alerts.all_inner_texts()]
 
     def screenshot(self, path: Path) -> None:
-        """A full-page screenshot. The app scrolls inside its main block, not the document, so
-        the viewport is made as tall as the content for the shot, then restored."""
+        """A full-page screenshot, taken when ``PE_SCREENSHOTS=1`` (about a second of the
+        browser's time each; nothing is checked on them: they are for a person to look at).
+        The app scrolls inside its main block, not the document, so the viewport is made as
+        tall as the content for the shot, then restored."""
+        if os.environ.get("PE_SCREENSHOTS") != "1":
+            return
         path.parent.mkdir(parents=True, exist_ok=True)
         height = self.page.evaluate(
             "Math.max(...['stMain', 'stSidebarContent'].map(id =>"

@@ -1,6 +1,7 @@
 """The app in a real browser: every view draws and redraws, links restore state, bad links warn.
 
-Run alone with ``pytest tests/e2e``; screenshots of every view land in artifacts/screenshots/.
+Run alone with ``pytest tests/e2e``; with ``PE_SCREENSHOTS=1`` screenshots of every view land in
+artifacts/screenshots/.
 """
 
 from __future__ import annotations

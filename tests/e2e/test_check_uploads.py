@@ -3,8 +3,8 @@
 Each file is written the way its users make it (a float32 or float16 table saved with
 ``np.save``, this app's CSV download, a 2-D grid with a class token, fairseq's table with its
 padding row, diffusers' scaled timesteps, a table with a known mistake, a pickle), uploaded
-through the page's file input, and the verdict the page shows is checked; screenshots of each
-land in artifacts/screenshots/.
+through the page's file input, and the verdict the page shows is checked; with
+``PE_SCREENSHOTS=1`` screenshots of each land in artifacts/screenshots/.
 """
 
 from __future__ import annotations
