@@ -73,6 +73,11 @@ def test_a_restart_keeps_the_view_and_its_parameters(browser, own_server):
             polling=200,
             timeout=RUN_TIMEOUT_MS,
         )
+        # While the server was down the page's attempts to reach it failed, and Streamlit
+        # logs each as a console error, worded by how it failed (refused, timed out, "not
+        # responding"): those are expected. An uncaught page error is not, nor is anything
+        # logged from here on.
+        app.console_errors = [e for e in app.console_errors if e.startswith("pageerror")]
         assert app.selected_tab() == "RoPE lab"
         expect(page).to_have_url(re.compile(r"/rope\?.*rope_qk=random"))
         configuration = page.locator('input[role="combobox"][aria-label="Configuration"]')
@@ -82,17 +87,9 @@ def test_a_restart_keeps_the_view_and_its_parameters(browser, own_server):
         # Connected to the new server: a change is answered and lands in the URL.
         app.set_number("d_model", 96)
         expect(page).to_have_url(re.compile(r"[?&]d=96(&|$)"))
-        # While the server was down the page's reconnection attempts failed (refused health
-        # checks and websocket); those are expected, nothing else is.
-        expected = (
-            "net::ERR_CONNECTION_REFUSED",
-            "WebSocket connection to",
-            # On a busy machine a health check can also time out while the server starts.
-            "No response received when attempting to reach /_stcore/health",
-        )
-        app.console_errors = [
-            e for e in app.console_errors if not any(text in e for text in expected)
-        ]
+        # A request made during the outage may still time out after the reconnection.
+        late = ("No response received when attempting to reach /_stcore/health",)
+        app.console_errors = [e for e in app.console_errors if not any(t in e for t in late)]
         app.assert_clean()
     finally:
         context.close()
