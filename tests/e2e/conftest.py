@@ -198,8 +198,8 @@ class AppPage:
         """Go to a view through the navigation, as a person does."""
         before, since = self.page_signature(), self.now()
         link = self.tab(label)
-        opened = self.page.evaluate(SIDEBAR_CLOSED_JS)
-        if opened:
+        opens_sidebar = self.page.evaluate(SIDEBAR_CLOSED_JS)
+        if opens_sidebar:
             # On a narrow screen the views are listed in the sidebar, which starts closed.
             self.page.locator('[data-testid="stExpandSidebarButton"]').click()
             self.page.wait_for_function(f"() => !({SIDEBAR_CLOSED_JS})()")
@@ -215,7 +215,7 @@ class AppPage:
         link.click()
         self.page.wait_for_function("label => window.__pe.selectedView() === label", arg=label)
         self.wait_settled(since, before)  # the view's charts are new: each must be drawn
-        if opened:  # and closed again, as a person does on a phone to see the view
+        if opens_sidebar:  # and closed again, as a person does on a phone to see the view
             self.page.locator('[data-testid="stSidebarCollapseButton"] button').click()
             self.page.wait_for_function(SIDEBAR_CLOSED_JS)
         self.wait_quiet()
