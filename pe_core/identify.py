@@ -400,13 +400,8 @@ def _frequencies_times_spacing(advance: np.ndarray) -> np.ndarray:
     sums = np.zeros(5)  # weights, w*i, w*y, w*i*i, w*i*y
     for i in range(advance.size - 1, -1, -1):
         if i < advance.size - 1:
-            total, si, sy, sii, siy = sums
-            spread = total * sii - si * si
-            if spread > 0:
-                slope = (total * siy - si * sy) / spread
-                predicted = np.exp((sy - slope * si) / total + slope * i)
-            else:
-                predicted = true[i + 1]
+            fit = _weighted_line(sums)
+            predicted = true[i + 1] if fit is None else np.exp(fit[0] + fit[1] * i)
             true[i] = measured[i] + 2 * np.pi * np.round((predicted - measured[i]) / (2 * np.pi))
         if not true[i] > 0:
             return advance
@@ -415,12 +410,25 @@ def _frequencies_times_spacing(advance: np.ndarray) -> np.ndarray:
         sums += weight * np.array([1.0, i, y, i * i, i * y])
     # A geometric fall explains every pair (as it does for a scaled table; the phases of
     # another convention's columns do not fall like that), at a spacing within reach.
-    total, si, sy, sii, siy = sums
-    slope = (total * siy - si * sy) / (total * sii - si * si)
-    line = np.exp((sy - slope * si) / total + slope * np.arange(advance.size))
+    fit = _weighted_line(sums)
+    if fit is None:  # the weights of all but one pair vanished: no fall to check
+        return advance
+    line = np.exp(fit[0] + fit[1] * np.arange(advance.size))
     if np.any(np.abs(true - line) > 0.05 * line + 0.05) or not true[0] <= MAX_START:
         return advance
     return sign * true
+
+
+def _weighted_line(sums) -> tuple[float, float] | None:
+    """(intercept, slope) of the weighted least-squares line with the running sums ``(weights,
+    w*x, w*y, w*x*x, w*x*y)``; None when they do not determine one (fewer than two points of
+    weight that counts)."""
+    total, sx, sy, sxx, sxy = sums
+    spread = total * sxx - sx * sx
+    if not spread > 0:
+        return None
+    slope = (total * sxy - sx * sy) / spread
+    return (sy - slope * sx) / total, slope
 
 
 #: Spacings ``p / q`` with ``q`` up to this are "round" (timesteps spaced by 1000 / (L - 1)).

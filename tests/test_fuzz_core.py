@@ -1533,3 +1533,16 @@ def test_regression_dtype_spec_numpy_value_error(function, argument, args, kwarg
     comma string (b",") makes NumPy's ast-based parser raise SyntaxError (found by the CI fuzz
     run, seed-dependent)."""
     _named_error_or_result(function, argument, *args, **kwargs)
+
+
+def test_regression_identify_spacing_fit_of_one_weighty_pair():
+    """identify's spacing fit divided by zero (a RuntimeWarning, then a NaN line that happened
+    to be rejected) when all but one pair's weight vanished: the weighted line through the
+    pairs' changes is then undetermined (found by the CI fuzz run of diagnose_encoding once it
+    failed on warnings)."""
+    big = -1.34218e05
+    matrix = np.array([[0.0, big, 1e-3], [big, big, 0.0], [big, big, big], [big, big, big]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        diagnosis = pe_core.diagnose_encoding(matrix)
+    assert diagnosis.bug is None and not diagnosis.identification.matches
