@@ -483,8 +483,10 @@ def _decimals(values: np.ndarray) -> int | None:
     """The smallest number of decimals (up to 9) that every value is written with, or None."""
 
     def written_with(part, digits):
-        scaled = part * 10.0**digits
-        return np.all(np.abs(scaled - np.round(scaled)) <= 1e-6 * np.maximum(1.0, np.abs(scaled)))
+        with np.errstate(over="ignore", invalid="ignore"):  # beyond 1.8e299: inf, not written
+            scaled = part * 10.0**digits
+            fraction = np.abs(scaled - np.round(scaled))
+        return np.all(fraction <= 1e-6 * np.maximum(1.0, np.abs(scaled)))
 
     sample = values[_rank_rows(values.shape[0])]
     for digits in range(1, 10):

@@ -1535,6 +1535,17 @@ def test_regression_dtype_spec_numpy_value_error(function, argument, args, kwarg
     _named_error_or_result(function, argument, *args, **kwargs)
 
 
+@pytest.mark.parametrize("function", [pe_core.identify_encoding, pe_core.diagnose_encoding])
+def test_regression_decimals_of_huge_values(function):
+    """Looking for the decimals a table is written with scaled 1.8e307 by 10 and overflowed:
+    a RuntimeWarning (found by the CI fuzz run of diagnose_encoding)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        found = function([[1.797693134862316e307] * 2] * 2)
+    identification = getattr(found, "identification", found)
+    assert not identification.matches
+
+
 def test_regression_identify_spacing_fit_of_one_weighty_pair():
     """identify's spacing fit divided by zero (a RuntimeWarning, then a NaN line that happened
     to be rejected) when all but one pair's weight vanished: the weighted line through the
