@@ -6,7 +6,7 @@ from functools import partial
 
 import streamlit as st
 
-from dashboard import links, registry, sidebar, ui
+from dashboard import links, plotly_preload, registry, sidebar, ui
 
 st.set_page_config(
     page_title="Positional Encoding Explorer",
@@ -48,3 +48,4 @@ for warning in links.warnings():
 if links.warnings():
     st.button("Dismiss", on_click=links.dismiss, key="dismiss_url_warnings")
 page.run()
+plotly_preload.mount()  # for the next view, if this one drew no Plotly chart

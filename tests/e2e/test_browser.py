@@ -110,6 +110,24 @@ def test_tabs_switch_back_and_forth_in_one_session(app: AppPage):
     app.assert_clean()
 
 
+#: How many times the page fetched Plotly's chart script (Streamlit's lazily imported chunk).
+PLOTLY_FETCHES_JS = """() => performance.getEntriesByType("resource")
+  .filter((entry) => /\\/PlotlyChart\\.[^/]+\\.js$/.test(entry.name)).length"""
+
+
+def test_plotly_code_loads_while_the_first_view_is_idle(app: AppPage):
+    """The default view draws no Plotly chart; its idle page fetches Plotly's code from the URL
+    Streamlit imports it from, so the first Plotly view finds it loaded (dashboard/
+    plotly_preload.py) and the script is fetched once."""
+    app.open()
+    assert app.page.locator('[data-testid="stPlotlyChart"]').count() == 0
+    app.page.wait_for_function(f"() => ({PLOTLY_FETCHES_JS})() === 1", timeout=30_000)
+    app.click_tab(VIEWS["sinusoids"])
+    assert app.page.locator('[data-testid="stPlotlyChart"]').count() > 0
+    assert app.page.evaluate(PLOTLY_FETCHES_JS) == 1
+    app.assert_clean()
+
+
 @pytest.mark.parametrize("form", ["path", "old ?view= link"])
 def test_shared_link_restores_parameters_and_view(app: AppPage, form: str):
     link = {"L": "100", "d": "20", "base": "500", "conv": "split"}

@@ -1,0 +1,56 @@
+"""Plotly's code, fetched while the reader looks at a page that does not need it yet.
+
+Streamlit loads the code of its Plotly charts (one 4.7 MB script) the first time a page shows
+one. The default view draws its heatmap as an image, so that cost fell on the reader's first
+click to another view: in headless Chromium the first Plotly view took about 3 s to appear
+against about 1.4 s once the code was there. :func:`mount` adds an invisible component that,
+once the page is drawn and the browser is idle, imports the very module Streamlit imports (the
+same URL, so the browser evaluates it once and Streamlit's own import finds it loaded).
+
+Nothing depends on it: if the module is not found (another Streamlit build) or fails to load,
+Streamlit loads Plotly itself when a chart needs it, as before.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+#: Streamlit's static scripts; its Plotly chart is the lazily imported ``PlotlyChart.<hash>.js``.
+STATIC_JS = Path(st.__file__).parent / "static" / "static" / "js"
+#: Wait this long after the component is drawn before asking for an idle moment: the view's
+#: own charts come first.
+DELAY_MS = 1000
+
+
+def plotly_module(static_js: Path = STATIC_JS) -> str | None:
+    """The Plotly chart's script relative to Streamlit's ``index.*.js`` (``"./PlotlyChart.
+    <hash>.js"``), or None unless exactly one such script is there."""
+    found = list(static_js.glob("PlotlyChart.*.js"))
+    return f"./{found[0].name}" if len(found) == 1 else None
+
+
+_JS = """
+export default function ({ data }) {
+  // Once per page, whatever the runs and the views: a module stays loaded.
+  if (!data || window.__pePlotlyPreload) return;
+  window.__pePlotlyPreload = true;
+  // Streamlit imports its chunks relative to its entry script; so does this.
+  const entry = document.querySelector('script[type="module"][src*="/static/js/index."]');
+  if (!entry) return;
+  const url = new URL(data.module, entry.src).href;
+  const whenIdle = window.requestIdleCallback || ((run) => setTimeout(run, 0));
+  const load = () => import(url).catch(() => {});  // else Streamlit loads it when needed
+  setTimeout(() => whenIdle(load, { timeout: 5000 }), data.delay);
+}
+"""
+
+_PRELOAD = st.components.v2.component("pe_plotly_preload", js=_JS)
+_MODULE = plotly_module()
+
+
+def mount() -> None:
+    """Start loading Plotly's code once the page is idle (once per page; nothing if not found)."""
+    if _MODULE is not None:
+        _PRELOAD(key="_plotly_preload", data={"module": _MODULE, "delay": DELAY_MS}, height=0)
