@@ -138,6 +138,16 @@ class TestUrl:
         assert at.multiselect(key="dims").value == [4, 5, 6, 7]  # an old link's "4,5,6,7"
         assert page_of(at) == "sinusoids"
 
+    @pytest.mark.parametrize("base", ["1000001", "123456.7", "2.5", "1e+06"])
+    def test_a_base_between_the_stops_is_kept_to_the_last_digit(self, base):
+        # %g kept six digits: a link's base=1000001 became 1e+06 (found by the app fuzz test).
+        at = new_app(base=base)
+        at.run()
+        no_errors(at)
+        assert at.session_state["base"] == float(base)
+        assert float(at.query_params["base"]) == float(base)
+        assert not at.warning
+
     def test_bad_values_warn_and_fall_back(self):
         at = new_app(L="abc", d=0, base=-1, conv="bert", view="nope", prec="float8", spam="1")
         at.run()
