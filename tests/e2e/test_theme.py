@@ -65,8 +65,11 @@ def test_the_menu_switches_the_theme(browser, server):
             ".backgroundColor === bg",
             arg=BACKGROUND["dark"],
         )
+        # The charts are redrawn for the dark page: wait for a title (none while Plotly
+        # redraws, which may be the moment this first looks) drawn light.
         app.page.wait_for_function(
             "() => { const t = document.querySelector('.js-plotly-plot .gtitle');"
+            " if (!t) return false;"
             " const [r, g, b] = getComputedStyle(t).fill.match(/\\d+/g).map(Number);"
             " return 0.2126 * r + 0.7152 * g + 0.0722 * b > 128; }"
         )
