@@ -2,8 +2,9 @@
 
 Opens each view given (its path, "" for the default view) in one page, one after the other,
 waits until every chart is drawn, and reports the wall time, the CPU time Chromium's processes
-and the server used for the load (from /proc), and Chromium's CPU over the next 5 idle
-seconds (nothing should animate on an idle page). On a 2-core machine the test suite is bound
+and the server used for the load (from /proc), and Chromium's CPU over the next 5 seconds
+(from the settle, so it holds the page's last drawing after its charts: nothing animates, and
+from 1 s after the settle it is 0.00 to 0.04 s). On a 2-core machine the test suite is bound
 by the first of these: Chromium renders in software.
 
     .venv/bin/python benchmarks/page_cpu.py "" sinusoids similarity rope ""

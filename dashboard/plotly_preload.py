@@ -2,10 +2,11 @@
 
 Streamlit loads the code of its Plotly charts (one 4.7 MB script) the first time a page shows
 one. The default view draws its heatmap as an image, so that cost fell on the reader's first
-click to another view: in headless Chromium the first Plotly view took about 3 s to appear
-against about 1.4 s once the code was there. :func:`mount` adds an invisible component that,
-once the page is drawn and the browser is idle, imports the very module Streamlit imports (the
-same URL, so the browser evaluates it once and Streamlit's own import finds it loaded).
+click to another view: in headless Chromium the first Plotly view took 3.5 to 4.1 s to
+appear, 1.5 to 2.4 s once the code was there (docs/benchmarks.md). :func:`mount` adds an
+invisible component that, once the page is drawn and the browser is idle, imports the very
+module Streamlit imports (the same URL, so the browser evaluates it once and Streamlit's own
+import finds it loaded).
 
 Nothing depends on it: if the module is not found (another Streamlit build) or fails to load,
 Streamlit loads Plotly itself when a chart needs it, as before.
