@@ -41,7 +41,7 @@ if sidebar.presenting():
 st.title("Positional Encoding Explorer")
 st.caption(
     f"Sinusoidal positional encodings (Vaswani et al., 2017): {config.n_positions:,} positions, "
-    f"d_model {config.d_model:,}, base {config.base:,g}, {config.convention} convention."
+    f"d_model {config.d_model:,}, base {config.base_text}, {config.convention} convention."
 )
 for warning in links.warnings():
     st.warning(warning)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pe_core
+from dashboard.figures import number_text
 
 
 @dataclass(frozen=True)
@@ -15,6 +16,16 @@ class Config:
     d_model: int
     base: float
     convention: str
+
+    @property
+    def base_text(self) -> str:
+        """The base with every digit, as prose reads it: 10,000, 1,000,001.5."""
+        return number_text(self.base, grouping=True)
+
+    @property
+    def base_digits(self) -> str:
+        """The base with every digit, as a formula, code or a file name has it: 10000."""
+        return number_text(self.base)
 
     @property
     def core_kwargs(self) -> dict:

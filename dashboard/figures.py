@@ -808,6 +808,17 @@ def vector_comparison(
     )
 
 
+def number_text(value: float, *, grouping: bool = False) -> str:
+    """A number as the shortest text that reads back as the same float, without a trailing
+    ".0": 10000, 1000001, 2.5, 1e-07 (``f"{x:g}"`` keeps six digits: base 1000001 read
+    1e+06); with ``grouping``, thousands separated: 10,000, 1,000,001.5."""
+    text = repr(float(value)).removesuffix(".0")
+    if not grouping or "e" in text or not np.isfinite(value):
+        return text
+    whole, dot, fraction = text.partition(".")
+    return f"{int(whole):,}{dot}{fraction}"
+
+
 def format_offset(offset: float) -> str:
     """An offset as typed: 1, -3, 2.5, 1,000,000 (no 1e+06)."""
     return f"{offset:,.0f}" if float(offset).is_integer() else f"{offset:,g}"

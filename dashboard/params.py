@@ -17,18 +17,11 @@ from typing import Any
 
 import streamlit as st
 
+from dashboard import figures
 from dashboard.ui import escape_markdown
 
 #: Bounds, options or defaults that depend on the shared parameters (the last position is L - 1).
 Dynamic = Callable[[Any], Any]
-
-
-def number_text(value: float) -> str:
-    """A number as the shortest text that reads back as the same float, without a trailing
-    ".0": 10000, 1000001, 2.5, 1e-07 (``f"{x:g}"`` keeps six digits: a link's base=1000001
-    came back as 1e+06)."""
-    text = repr(float(value))
-    return text.removesuffix(".0")
 
 
 def _resolve(value, config):
@@ -127,7 +120,7 @@ class Number(Param):
         return self._typed(min(max(number, low), high))
 
     def to_url(self, value) -> str:
-        return str(int(value)) if self.integer else number_text(value)
+        return str(int(value)) if self.integer else figures.number_text(value)
 
     def widget(self, config=None, container=None, label=None, **options) -> Any:
         low, high = self.bounds(config)
@@ -278,7 +271,7 @@ class Slider(Param):
         return number
 
     def to_url(self, value) -> str:
-        return number_text(value)
+        return figures.number_text(value)
 
     def widget(self, config=None, container=None, **options) -> Any:
         return (container or st).slider(

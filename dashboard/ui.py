@@ -297,7 +297,7 @@ def matrix_downloads(config) -> None:
     size = config.n_positions * config.d_model
     call = (
         f"`pe_core.sinusoidal_encoding({config.n_positions}, {config.d_model}, "
-        f"base={config.base:g}, convention='{config.convention}')`"
+        f"base={config.base_digits}, convention='{config.convention}')`"
     )
     if size > exports.MAX_DOWNLOAD_ELEMENTS:
         st.caption(
@@ -305,7 +305,9 @@ def matrix_downloads(config) -> None:
             f"(limit {exports.MAX_DOWNLOAD_ELEMENTS:,}). In Python: {call}."
         )
         return
-    stem = f"pe_{config.convention}_L{config.n_positions}_d{config.d_model}_base{config.base:g}"
+    stem = (
+        f"pe_{config.convention}_L{config.n_positions}_d{config.d_model}_base{config.base_digits}"
+    )
     files = [("NPY", exports.encoding_npy, "application/octet-stream")]
     if size <= exports.MAX_CSV_ELEMENTS:
         files.insert(0, ("CSV", exports.encoding_csv, "text/csv"))

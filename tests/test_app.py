@@ -148,6 +148,15 @@ class TestUrl:
         assert float(at.query_params["base"]) == float(base)
         assert not at.warning
 
+    def test_the_page_writes_a_base_between_the_stops_with_every_digit(self):
+        at = new_app(base="1000001.5", d=7)
+        at.run()
+        no_errors(at)
+        captions = " ".join(caption.value for caption in at.caption)
+        assert "base 1,000,001.5, vaswani convention" in captions  # %g wrote 1e+06
+        ((header, _),) = images(at)
+        assert "base 1,000,001.5" in header["title"]
+
     def test_bad_values_warn_and_fall_back(self):
         at = new_app(L="abc", d=0, base=-1, conv="bert", view="nope", prec="float8", spam="1")
         at.run()

@@ -139,7 +139,7 @@ def _example_words(example: str, config: Config, n: int, d: int) -> str:
     rows = f"positions 0–{n - 1}, d_model {d}"
     if example in ARITHMETIC_EXAMPLES:
         words = ARITHMETIC_EXAMPLES[example][2]
-        return f"Example: {words}, {config.convention}, base {config.base:g}, {rows}"
+        return f"Example: {words}, {config.convention}, base {config.base_digits}, {rows}"
     return f"Example: the table made by “{BUG_EXAMPLES[example].title}”, base 10,000, {rows}"
 
 

@@ -227,7 +227,7 @@ def _comparison_figure(config: Config, vector: str, shown: tuple) -> object:
         data.distances,
         {name: data.curves[name] for name in shown},
         title="How the score changes with distance",
-        subtitle=f"d_model {config.d_model:,}, base {config.base:,g}; RoPE q, k: {vector}",
+        subtitle=f"d_model {config.d_model:,}, base {config.base_text}; RoPE q, k: {vector}",
         x_title="distance d = query position − key position",
         y_title="score(d) − score(0), scaled",
         height=420,

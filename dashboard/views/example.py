@@ -34,7 +34,7 @@ def _formulas(config: Config, info, columns: list[int], rows) -> None:
     """Each shown entry with the numbers substituted; each pair's frequency once."""
     convention = pe_core.CONVENTIONS[config.convention]
     st.markdown(
-        f"**The formula with base = {config.base:g}, d_model = {config.d_model}** "
+        f"**The formula with base = {config.base_digits}, d_model = {config.d_model}** "
         f"({config.convention}: {convention.layout_text})"
     )
     shown_pairs = set()
@@ -47,9 +47,9 @@ def _formulas(config: Config, info, columns: list[int], rows) -> None:
             shown_pairs.add(i)
             exponent = convention.exponent_latex(i, config.d_model)
             st.latex(
-                rf"\omega_{{{i}}} = {config.base:g}^{{-{exponent}}} = {omega:.6g}"
+                rf"\omega_{{{i}}} = {config.base_digits}^{{-{exponent}}} = {omega:.6g}"
                 if i
-                else rf"\omega_0 = {config.base:g}^{{0}} = 1"
+                else rf"\omega_0 = {config.base_digits}^{{0}} = 1"
             )
         for k in range(rows.shape[0]):
             st.latex(

@@ -205,7 +205,7 @@ def heatmap_image(config: Config, mode: str, first_position: int, first_column: 
             info.wavelength[columns].tolist(),
         ),
         title=f"Positional encoding: {config.n_positions:,} positions × d_model "
-        f"{config.d_model:,} ({config.convention}, base {config.base:,g})",
+        f"{config.d_model:,} ({config.convention}, base {config.base_text})",
         subtitle=data.note or "every position and every column",
         description=f"Heatmap of the encoding: {rows:,} rows (positions) by {n_columns:,} "
         "columns, blue for −1 through the colour of the page (0) to red for +1.",

@@ -59,8 +59,8 @@ def _counter_explanation(config: Config) -> str:
         "The first columns. Like the bits of a binary counter, the lowest bit flips every "
         "step, the next every two steps, the next every four: each pair of columns turns more "
         f"slowly than the one before it, here by a factor of {ratio:.4g} = "
-        f"{config.base:g}^(2/{config.d_model}). Sinusoids are the smooth version of those bits: "
-        "they take every value between -1 and 1, and a shift of the position is a rotation "
+        f"{config.base_digits}^(2/{config.d_model}). Sinusoids are the smooth version of those "
+        "bits: they take every value between -1 and 1, and a shift of the position is a rotation "
         "of each pair (step 5)."
     )
 
@@ -75,8 +75,8 @@ def _wavelength_options(config: Config) -> tuple[str, ...]:
     longest = _longest(config)
     return (
         f"2π ≈ {2 * np.pi:.3g} positions",
-        f"exactly 2π·{config.base:,g} ≈ {2 * np.pi * config.base:,.0f} positions",
-        f"a little less than 2π·{config.base:,g}: about {longest:,.0f} positions",
+        f"exactly 2π·{config.base_text} ≈ {2 * np.pi * config.base:,.0f} positions",
+        f"a little less than 2π·{config.base_text}: about {longest:,.0f} positions",
     )
 
 
@@ -84,9 +84,9 @@ def _wavelength_explanation(config: Config) -> str:
     longest = _longest(config)
     last = config.d_model // 2 - 1
     return (
-        f"The slowest pair is i = {last}, with λ = 2π·{config.base:g}^({2 * last}/"
+        f"The slowest pair is i = {last}, with λ = 2π·{config.base_digits}^({2 * last}/"
         f"{config.d_model}) ≈ {longest:,.0f} positions, {longest / (2 * np.pi * config.base):.1%} "
-        f'of 2π·{config.base:,g}: the paper\'s "up to 10000·2π" rounds this up (see the '
+        f'of 2π·{config.base_text}: the paper\'s "up to 10000·2π" rounds this up (see the '
         "misconceptions below). The fastest pair repeats every 2π ≈ 6.28 positions, and the "
         "wavelengths in between grow geometrically: a straight line on the log axis."
     )
@@ -142,7 +142,7 @@ def _rope_explanation(config: Config) -> str:
         "Rotary encodings (RoPE) add nothing to the embedding: they rotate each pair of the "
         "query and of the key by k·ω_i, the same angles as the sinusoid's, so the score q·k "
         "depends on the offset between the two positions only. The chart shows RoPE's "
-        f"{lengths.size} pairs at head_dim {config.d_model} and base {config.base:,g}: their "
+        f"{lengths.size} pairs at head_dim {config.d_model} and base {config.base_text}: their "
         f"wavelengths are the sinusoid's, from 2π to {lengths[-1]:,.0f} positions."
     )
 

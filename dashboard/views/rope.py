@@ -290,7 +290,7 @@ def render(config: Config) -> None:
 def _summary(config: Config, rope: pe_core.RotaryEncoding) -> None:
     if SOURCE.value(config) == SIDEBAR:
         st.caption(
-            f"RoPE with the sidebar's base {config.base:,g} on a head of "
+            f"RoPE with the sidebar's base {config.base_text} on a head of "
             f"{rope.head_dim} columns (d_model {config.d_model:,}"
             + (", rounded down to an even width" if config.d_model % 2 else "")
             + f"), trained on L = {config.n_positions:,} positions: the same frequencies as "
@@ -303,7 +303,7 @@ def _summary(config: Config, rope: pe_core.RotaryEncoding) -> None:
         f"{rope.rotary_dim} of {rope.head_dim}",
         help="head_dim x partial_rotary_factor; the other columns pass through unrotated.",
     )
-    base = f"{rope.base:,g}"
+    base = figures.number_text(rope.base, grouping=True)
     if rope.effective_base != rope.base:
         base += f" → {rope.effective_base:,.6g}"
     columns[2].metric("Base (rope_theta)", base)
@@ -412,7 +412,8 @@ def pair_figure(rope: pe_core.RotaryEncoding):
         rope.band,
         lengths=_lengths(rope),
         title=f"Wavelength of each pair: {rope.rope_type}",
-        subtitle=f"head_dim {rope.head_dim}, rotary {rope.rotary_dim}, base {rope.base:,g}",
+        subtitle=f"head_dim {rope.head_dim}, rotary {rope.rotary_dim}, "
+        f"base {figures.number_text(rope.base, grouping=True)}",
     )
 
 
