@@ -30,7 +30,7 @@ ZERO = 127
 VALUE_STEP = 1.0 / ZERO
 
 
-def _palette(scale) -> np.ndarray:
+def palette_of(scale) -> np.ndarray:
     """One colour per gray level (-1 first) of a Plotly colour scale, as (levels, 3) uint8."""
     positions = [*np.linspace(0.0, 1.0, 2 * ZERO + 1).tolist(), 1.0]
     if isinstance(scale, str):
@@ -40,10 +40,10 @@ def _palette(scale) -> np.ndarray:
 
 
 #: The diverging scale of every [-1, 1] chart of the app, one colour per gray level.
-PALETTE = _palette(figures.DIVERGING)
+PALETTE = palette_of(figures.DIVERGING)
 #: The same on the dark theme (:data:`dashboard.figures.DIVERGING_DARK`); the component picks
 #: the palette of the page's theme each time it draws.
-PALETTE_DARK = _palette(figures.DIVERGING_DARK)
+PALETTE_DARK = palette_of(figures.DIVERGING_DARK)
 
 
 def gray_levels(values: np.ndarray) -> np.ndarray:
@@ -51,12 +51,13 @@ def gray_levels(values: np.ndarray) -> np.ndarray:
     return (np.round(np.clip(values, -1.0, 1.0) * ZERO) + ZERO).astype(np.uint8)
 
 
-def png(levels: np.ndarray, *, coloured: bool = False) -> bytes:
-    """An 8-bit PNG of ``levels`` (rows x columns): grayscale, or coloured with the palette."""
+def png(levels: np.ndarray, *, palette: np.ndarray | None = None) -> bytes:
+    """An 8-bit PNG of ``levels`` (rows x columns): grayscale, or coloured with ``palette``
+    (one colour per level, such as :data:`PALETTE`)."""
     image = Image.fromarray(np.ascontiguousarray(levels), mode="L")
-    if coloured:
+    if palette is not None:
         image = image.convert("P")
-        image.putpalette(PALETTE.ravel().tolist())
+        image.putpalette(palette.ravel().tolist())
     buffer = io.BytesIO()
     image.save(buffer, format="PNG", compress_level=6)
     return buffer.getvalue()
@@ -138,11 +139,9 @@ _ROW_SPEED_OPTIONS = "".join(
     f"<option{' selected' * (speed == FIRST_ROW_SPEED)}>{speed}</option>" for speed in ROW_SPEEDS
 )
 
-JS = (
-    ui.PAGE_IS_DARK_JS
-    + """
-const number = (k) => k.toLocaleString("en-US");
-
+#: Box means for a screen with fewer pixels than the matrix has cells (shared with
+#: :mod:`dashboard.similarity_image`).
+BOX_MEANS_JS = """
 // Box means of `levels` (rows x columns) on an outRows x outColumns grid: each output pixel is
 // the mean of the cells it covers, so a screen shorter than the matrix shows local means
 // (as a block-mean heatmap would), never a sample of every third row.
@@ -168,6 +167,13 @@ function boxMeans(levels, rows, columns, outRows, outColumns) {
   }
   return out;
 }
+"""
+
+JS = (
+    ui.PAGE_IS_DARK_JS
+    + BOX_MEANS_JS
+    + """
+const number = (k) => k.toLocaleString("en-US");
 
 export default function (component) {
   const { data, parentElement } = component;

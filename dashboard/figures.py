@@ -443,68 +443,6 @@ def wavelength_chart(
     )
 
 
-def similarity_heatmap(
-    matrix: np.ndarray,
-    *,
-    positions: np.ndarray,
-    kind: str,
-    subtitle: str = "",
-) -> go.Figure:
-    """Similarity between positions; cosine on the fixed range [-1, 1]."""
-    if kind == "cosine":
-        zmin, zmax, scale = -1.0, 1.0, DIVERGING
-    else:
-        zmin, zmax, scale = float(matrix.min()), float(matrix.max()), "Viridis"
-    heatmap = {  # numeric axes: the positions themselves, as a compact typed array
-        "type": "heatmap",
-        "z": matrix,
-        "x": positions,
-        "y": positions,
-        "zmin": zmin,
-        "zmax": zmax,
-        "colorscale": scale,
-        "colorbar": {"title": {"text": kind}, "thickness": 14},
-        "hovertemplate": f"positions %{{y:,}} and %{{x:,}}<br>{kind} %{{z:.6f}}<extra></extra>",
-    }
-    ticks = {"showgrid": False, "constrain": "domain"}  # square cells without padding
-    titles = {"cosine": "Cosine similarity", "dot": "Dot product", "distance": "Euclidean distance"}
-    return _figure(
-        [heatmap],
-        title=f"{titles[kind]} between positions",
-        subtitle=subtitle,
-        height=620,
-        xaxis=_axis("position", **ticks),
-        yaxis=_axis("position", autorange="reversed", scaleanchor="x", **ticks),
-    )
-
-
-def offset_diagonals(positions: np.ndarray, offset: int | None) -> list[dict]:
-    """Dashed lines over a similarity heatmap of ``positions`` where the pairs of positions
-    ``offset`` apart lie (the diagonals ``y = x - offset`` and ``y = x + offset``, one for 0),
-    from the first shown position to the last; none without an offset or beyond the shown span.
-    """
-    first, last = float(positions[0]), float(positions[-1])
-    if offset is None or not 0 <= offset <= last - first:
-        return []
-    ends = [((first + offset, first), (last, last - offset))]
-    if offset:
-        ends.append(((first, first + offset), (last - offset, last)))
-    line = {"color": CHOSEN_COLOUR, "width": 2, "dash": "dash"}
-    return [
-        {
-            "type": "line",
-            "xref": "x",
-            "yref": "y",
-            "x0": x0,
-            "y0": y0,
-            "x1": x1,
-            "y1": y1,
-            "line": line,
-        }
-        for (x0, y0), (x1, y1) in ends
-    ]
-
-
 def block_outline(indices: Sequence[int], columns: Sequence[int]) -> list[dict]:
     """Outlines over a :func:`rotation_heatmap` of rows and columns ``indices`` around the
     cells where the rows and the columns ``columns`` meet (one pair's 2x2 block): one square

@@ -82,3 +82,14 @@ def images(at: AppTest) -> list[tuple[dict, np.ndarray]]:
         for element in at.get("bidi_component")
         if element.proto.component_name.endswith("pe_encoding_image")
     ]
+
+
+def similarity_images(at: AppTest) -> list[tuple[dict, np.ndarray]]:
+    """Every similarity image on the page, decoded: its header and its matrix."""
+    from dashboard import similarity_image
+
+    return [
+        similarity_image.decode(element.proto.bytes)
+        for element in at.get("bidi_component")
+        if element.proto.component_name.endswith("pe_similarity_image")
+    ]

@@ -13,6 +13,7 @@ from tests.apptest_helpers import (
     no_errors,
     open_view,
     page_of,
+    similarity_images,
 )
 
 pytestmark = pytest.mark.timeout(600)
@@ -200,7 +201,8 @@ class TestUrl:
         again.run()
         assert again.number_input(key="L").value == 300
         assert again.selectbox(key="conv").value == "tensor2tensor"
-        assert figures(again)[0]["data"][0]["type"] == "heatmap"  # the similarity matrix
+        ((header, matrix),) = similarity_images(again)  # the similarity matrix
+        assert matrix.shape == (300, 300) and header["kind"] == "cosine"
 
 
 @pytest.mark.parametrize("view", list(VIEW_LABELS))
@@ -208,7 +210,7 @@ def test_odd_d_model(view):
     at = new_app(L=300, d=7, view=view)
     at.run()
     no_errors(at)
-    assert figures(at) or images(at)
+    assert figures(at) or images(at) or similarity_images(at)
 
 
 @pytest.mark.parametrize("view", list(VIEW_LABELS))
@@ -222,6 +224,8 @@ def test_top_of_every_range(view):
                 assert decode(trace["z"]).size <= 1 << 18
     for _, values in images(at):
         assert values.size <= 1 << 21  # the image heatmap: at most 2,048 x 1,024 cells
+    for _, matrix in similarity_images(at):
+        assert matrix.shape == (512, 512)  # the similarity image: every 1,954th position
     assert max(figure_payloads(at), default=0) < 4_000_000
 
 

@@ -72,7 +72,9 @@ def test_coloured_png_is_the_palette():
     from PIL import Image
 
     levels = np.array([[0, 254]], dtype=np.uint8)
-    image = Image.open(BytesIO(encoding_image.png(levels, coloured=True))).convert("RGB")
+    image = Image.open(BytesIO(encoding_image.png(levels, palette=encoding_image.PALETTE))).convert(
+        "RGB"
+    )
     assert [list(image.getpixel((x, 0))) for x in range(2)] == [[5, 48, 97], [103, 0, 31]]
 
 

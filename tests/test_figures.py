@@ -91,15 +91,6 @@ def test_legend_below_the_plot_not_over_the_title():
     assert fig.data[0].name == "PE(999,999 + 1,000,000) computed directly"
 
 
-def test_similarity_heatmap_range_by_kind():
-    positions = np.arange(5)
-    cosine = figures.similarity_heatmap(np.eye(5), positions=positions, kind="cosine")
-    assert (cosine.data[0].zmin, cosine.data[0].zmax) == (-1.0, 1.0)
-    distance = figures.similarity_heatmap(3 * np.eye(5), positions=positions, kind="distance")
-    assert (distance.data[0].zmin, distance.data[0].zmax) == (0.0, 3.0)
-    assert cosine.layout.yaxis.scaleanchor == "x"
-
-
 def test_offset_profile_line_or_envelope_plus_checks():
     checks = {0: (np.arange(3), np.ones(3)), 7: (np.arange(3), np.ones(3))}
     line = figures.offset_profile_chart(
@@ -260,8 +251,10 @@ def test_what_a_chart_derives_from_a_figure_is_computed_once_and_goes_with_it():
 
 
 def test_dark_page_restyles_the_diverging_scale_only():
-    cosine = figures.similarity_heatmap(np.eye(3), positions=np.arange(3), kind="cosine")
-    distance = figures.similarity_heatmap(np.eye(3), positions=np.arange(3), kind="distance")
+    cosine = figures.rotation_heatmap(np.eye(2), indices=[0, 1], d_model=2, hover=["a", "b"])
+    distance = figures._figure(
+        [{"type": "heatmap", "z": np.eye(3), "colorscale": "Viridis"}], title="t"
+    )
     for fig, expected in ((cosine, figures.DIVERGING_DARK), (distance, None)):
         spec = fig.to_plotly_json()
         before = [list(step) for step in spec["data"][0]["colorscale"]]
@@ -302,29 +295,6 @@ def test_sinusoid_play_frames_mark_each_integer_position():
 
 class TestLinkedHighlighting:
     """Issue 15: what is clicked in one chart of a view is marked in the other."""
-
-    def test_similarity_matrix_marks_the_clicked_offset_by_two_diagonals(self):
-        positions = np.arange(100, 200, 4)  # a window of sampled positions: 100 .. 196
-        lines = figures.offset_diagonals(positions, 30)
-        # y = x - 30 and y = x + 30 from the first position shown to the last.
-        assert [(s["x0"], s["y0"], s["x1"], s["y1"]) for s in lines] == [
-            (130, 100, 196, 166),
-            (100, 130, 166, 196),
-        ]
-        assert all(s["line"]["dash"] == "dash" and s["xref"] == "x" for s in lines)
-        on_diagonal = figures.offset_diagonals(positions, 0)
-        assert [(s["x0"], s["y0"], s["x1"], s["y1"]) for s in on_diagonal] == [(100, 100, 196, 196)]
-        # Nothing clicked, or farther apart than the shown positions: no line.
-        assert (
-            figures.offset_diagonals(positions, None)
-            == figures.offset_diagonals(positions, 97)
-            == []
-        )
-        # Valid shapes for the heatmap they go over.
-        matrix = np.zeros((positions.size, positions.size))
-        fig = figures.similarity_heatmap(matrix, positions=positions, kind="cosine")
-        fig.update_layout(shapes=lines)
-        assert len(fig.layout.shapes) == 2
 
     def test_a_pair_clicked_on_the_circles_is_outlined_in_the_rotation_matrix(self):
         # Interleaved: pair 5 is columns 10 and 11, neighbours in the window 8 .. 15: one

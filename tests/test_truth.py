@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import pe_core
-from tests.apptest_helpers import decode, figures, new_app, no_errors
+from tests.apptest_helpers import decode, figures, new_app, no_errors, similarity_images
 
 pytestmark = pytest.mark.timeout(600)
 ROOT = Path(__file__).resolve().parents[1]
@@ -90,7 +90,7 @@ class TestSimilarityStatements:
         text = _texts(at)
         assert "zero vector" not in text.replace("is the zero vector)", "")
         assert "one column, sin(k)" in text
-        matrix = decode(figures(at)[0]["data"][0]["z"])
+        ((_, matrix),) = similarity_images(at)
         assert set(np.unique(np.round(matrix[1:, 1:]))) <= {-1.0, 1.0}
 
     def test_d_model_1_tensor2tensor_is_the_zero_vector(self):
@@ -102,7 +102,8 @@ class TestSimilarityStatements:
         at = new_app(view="similarity", d=7, L=300)
         at.run()
         no_errors(at)
-        subtitle = figures(at)[1]["layout"]["title"]["text"]
+        (profile,) = figures(at)  # the matrix is an image
+        subtitle = profile["layout"]["title"]["text"]
         assert "closed form for every offset" not in subtitle
         assert "no closed form" in subtitle
 

@@ -215,7 +215,9 @@ def heatmap_image(config: Config, mode: str, first_position: int, first_column: 
 def heatmap_png(config: Config, mode: str, first_position: int, first_column: int) -> bytes:
     """The shown matrix as a coloured PNG, one pixel a cell."""
     data = heatmap_data(config, mode, first_position, first_column)
-    return encoding_image.png(encoding_image.gray_levels(data.values), coloured=True)
+    return encoding_image.png(
+        encoding_image.gray_levels(data.values), palette=encoding_image.PALETTE
+    )
 
 
 def _table(config: Config) -> None:

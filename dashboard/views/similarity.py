@@ -9,7 +9,7 @@ import numpy as np
 import streamlit as st
 
 import pe_core
-from dashboard import caching, figures, params, ui
+from dashboard import caching, figures, params, similarity_image, ui
 from dashboard.caching import cached
 from dashboard.config import Config
 from dashboard.data import PROFILE_POINTS, bucket_extremes
@@ -81,11 +81,17 @@ def render(config: Config) -> None:
     paired = layout.is_paired
     mode, first = MODE.value(config), FIRST.value(config)
     offset = ui.selected_whole_x(PROFILE_KEY, config.n_positions, shown=(config, kind))
-    positions, _ = similarity_positions(config.n_positions, mode, first)
-    ui.chart(
-        caching.figure(_matrix_figure, config, kind, mode, first),
-        "similarity_matrix",
-        shapes=figures.offset_diagonals(positions, offset),
+    matrix_image = similarity_image.mark_offset(matrix_payload(config, kind, mode, first), offset)
+    similarity_image.show(matrix_image, key="similarity_matrix")
+    st.download_button(
+        "Image as PNG",
+        data=lambda: matrix_png(config, kind, mode, first),
+        file_name=f"similarity_{kind}_L{config.n_positions}_d{config.d_model}.png",
+        mime="image/png",
+        key="png_similarity_matrix",
+        on_click="ignore",
+        type="tertiary",
+        icon=":material/download:",
     )
     if config.d_model == 1:
         st.info(
@@ -227,11 +233,18 @@ def _direct_checks(
     return checks
 
 
-def _matrix_figure(config: Config, kind: str, mode: str, first: int):
+@cached
+def matrix_payload(config: Config, kind: str, mode: str, first: int) -> bytes:
+    """What the similarity image draws (:func:`dashboard.similarity_image.payload`)."""
     data = similarity_data(config, kind, mode, first)
-    return figures.similarity_heatmap(
+    return similarity_image.payload(
         data.matrix, positions=data.positions, kind=kind, subtitle=data.note or "every position"
     )
+
+
+def matrix_png(config: Config, kind: str, mode: str, first: int) -> bytes:
+    """The shown matrix as a coloured PNG, one pixel a pair of positions."""
+    return similarity_image.png(similarity_data(config, kind, mode, first).matrix, kind)
 
 
 def profile_figure(config: Config, kind: str):

@@ -267,3 +267,32 @@ def test_heatmap_image_hover_reads_the_cell(app: AppPage):
     assert note.startswith("At this size each screen pixel shows the mean of about")
     assert app.page.locator("[data-pe-image]").count() == 1
     app.assert_clean()
+
+
+def test_similarity_image_hover_reads_the_pair(app: AppPage):
+    # Issue 14: the 512 x 512 similarity matrix drawn as an image from its float32 values; the
+    # hover names the two positions and their offset, and the value to six significant digits.
+    import numpy as np
+
+    import pe_core
+
+    app.open("similarity")
+    canvas = app.page.locator(".pe-canvas")
+    canvas.scroll_into_view_if_needed()
+    box = canvas.bounding_box()
+    row, column = 300, 40  # positions 1,200 and 160 (every 4th of 2,048)
+    canvas.hover(
+        position={"x": (column + 0.5) / 512 * box["width"], "y": (row + 0.5) / 512 * box["height"]}
+    )
+    pair, offset, value = app.page.locator(".pe-tip").inner_text().splitlines()
+    first, second = re.fullmatch(r"positions ([\d,]+) and ([\d,]+)", pair).groups()
+    first, second = int(first.replace(",", "")), int(second.replace(",", ""))
+    assert abs(first - 1200) <= 4 and abs(second - 160) <= 4  # the cell under the pointer
+    assert offset == f"offset {abs(second - first):,}"
+    exact = pe_core.offset_similarity(np.array([second - first]), 512)[0]
+    kind, shown = value.split()
+    assert kind == "cosine" and len(shown.replace("−", "").replace(".", "").lstrip("0")) == 6
+    assert float(shown.replace("−", "-")) == float(f"{np.float32(exact):.6g}")
+    assert app.page.locator("[data-pe-image]").count() == 1
+    assert app.page.locator(".js-plotly-plot").count() == 1  # the offset profile
+    app.assert_clean()

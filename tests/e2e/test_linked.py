@@ -66,23 +66,32 @@ def _wait_for_caption(app: AppPage, text: str, *, shown: bool = True) -> None:
 
 def test_an_offset_clicked_on_the_profile_is_marked_in_the_matrix(app: AppPage):
     app.open("similarity")
-    _click(app, 1, 300, 0)  # the closed form's line, near offset 300
+    _click(app, 0, 300, 0)  # the closed form's line, near offset 300 (the matrix is an image)
     _wait_for_caption(app, "(clicked): cosine")
-    shapes = app.page.locator(".js-plotly-plot").first.evaluate(
-        "plot => (plot.layout.shapes || []).map((s) => [s.x0 - s.y0, s.line.color])"
-    )
     offset = int(_captions(app).split("Offset δ = ")[1].split(" ")[0].replace(",", ""))
     assert 290 <= offset <= 310
-    assert sorted(shapes) == sorted(
-        [[offset, figures.CHOSEN_COLOUR], [-offset, figures.CHOSEN_COLOUR]]
-    )
-    _clear(app, 1)
+    # Two dashed diagonals in the matrix (2,048 positions sampled every 4: position p at cell
+    # p / 4 + 0.5), each from the first shown position to the last.
+    cell = lambda p: p / 4 + 0.5  # noqa: E731
+    assert _diagonals(app) == [
+        [cell(offset), cell(0), cell(2044), cell(2044 - offset)],
+        [cell(0), cell(offset), cell(2044 - offset), cell(2044)],
+    ]
+    _clear(app, 0)
     _wait_for_caption(app, "(clicked)", shown=False)
-    assert (
-        app.page.locator(".js-plotly-plot").first.evaluate("p => (p.layout.shapes || []).length")
-        == 0
-    )
+    assert _diagonals(app) == []
     assert app.problems() == []
+
+
+def _diagonals(app: AppPage) -> list[list[float]]:
+    """The diagonals the similarity image draws, as the dashed lines on the page say."""
+    lines = app.page.locator("[data-pe-image] .pe-diagonal")
+    for i in range(lines.count()):
+        assert lines.nth(i).get_attribute("stroke") == figures.CHOSEN_COLOUR
+    return [
+        [float(lines.nth(i).get_attribute(name)) for name in ("x1", "y1", "x2", "y2")]
+        for i in range(lines.count())
+    ]
 
 
 def test_a_position_clicked_on_the_curves_is_drawn_in_the_chart_below(app: AppPage):

@@ -92,7 +92,8 @@ _PLOTLY_ZERO_JS = """() => {
 
 
 def _image_zero(app: AppPage) -> list[int]:
-    """The colour the image heatmap draws for 0: the middle level of its colour bar."""
+    """The colour an image (the heatmap, or the similarity matrix for cosine) draws for 0:
+    the middle level of its colour bar."""
     return app.page.locator(".pe-bar").evaluate(
         "bar => Array.from(bar.getContext('2d').getImageData(0, 127, 1, 1).data.slice(0, 3))"
     )
@@ -123,6 +124,8 @@ def test_colour_scales_follow_the_theme(browser, server):
             " return bar.getContext('2d').getImageData(0, 127, 1, 1).data[0] > 200; }"
         )
         app.open("similarity")  # a new page load follows the system again: dark
+        assert _luminance(_image_zero(app)) < 60  # the similarity matrix's image, too
+        app.open("rotation")
         assert _luminance(app.page.evaluate(_PLOTLY_ZERO_JS)) < 60
         _switch_to(app, "light")
         app.page.wait_for_function(f"() => ({_PLOTLY_ZERO_JS})()?.[0] > 200")

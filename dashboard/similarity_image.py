@@ -1,0 +1,354 @@
+"""The similarity matrix drawn as an image: every pair of positions a pixel, hover to the digit.
+
+A Plotly heatmap of the 512 x 512 matrix went to the browser as 1.5 MB of typed arrays and took
+Chromium about 0.9 s to draw, twice (Streamlit's chart draws again when it applies the theme).
+Here the values go as float32, deflate-compressed: the matrix of a paired layout is constant
+along its diagonals, so each row repeats the one above shifted by one and the default matrix
+compresses to a few kilobytes. A small component colours the values on a canvas (the diverging
+scale on [-1, 1] for cosine, Viridis over the data's range otherwise), marks a chosen offset by
+two dashed diagonals and says in its hover which positions, which offset and which value (the
+float32 value itself, to six significant digits).
+
+:func:`payload` is pure (arrays in, bytes out); :func:`show` mounts the component.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+import zlib
+
+import numpy as np
+import streamlit as st
+
+from dashboard import encoding_image, figures, ui
+
+#: The page's name for each measure, for the title, the colour bar and the hover.
+TITLES = {"cosine": "Cosine similarity", "dot": "Dot product", "distance": "Euclidean distance"}
+#: One colour per level: level ``round((v - low) / (high - low) * LEVELS)``.
+LEVELS = 2 * encoding_image.ZERO
+VIRIDIS = encoding_image.palette_of("Viridis")
+
+
+def value_range(matrix: np.ndarray, kind: str) -> tuple[float, float]:
+    """The values the colour scale spans: [-1, 1] for cosine, the data's range otherwise."""
+    if kind == "cosine" or matrix.size == 0:
+        return -1.0, 1.0
+    return float(matrix.min()), float(matrix.max())
+
+
+def levels(matrix: np.ndarray, kind: str) -> np.ndarray:
+    """The colour level of each value (0 at the scale's low end, :data:`LEVELS` at its high
+    end), as the component computes it; a range that is one point takes the middle level."""
+    low, high = value_range(matrix, kind)
+    values = np.asarray(matrix, dtype=np.float64)
+    if not high > low:
+        return np.full(values.shape, LEVELS // 2, dtype=np.uint8)
+    scaled = np.floor((values - low) / (high - low) * LEVELS + 0.5)  # JavaScript's Math.round
+    return np.clip(scaled, 0, LEVELS).astype(np.uint8)
+
+
+def png(matrix: np.ndarray, kind: str) -> bytes:
+    """The matrix as a coloured PNG, one pixel a pair of positions, in the page's colours."""
+    return encoding_image.png(levels(matrix, kind), palette=palette(kind))
+
+
+def palette(kind: str) -> np.ndarray:
+    """One colour per level: the app's diverging scale for cosine, Viridis otherwise."""
+    return encoding_image.PALETTE if kind == "cosine" else VIRIDIS
+
+
+def value_ticks(low: float, high: float, n_ticks: int = 5) -> list[tuple[float, str]]:
+    """Round values on the colour bar between ``low`` and ``high``: ``(fraction, text)``, the
+    fraction 0 at ``low`` and 1 at ``high``; one tick at the middle when the range is a point."""
+    if not high > low:
+        return [(0.5, _value_text(low))]
+    raw = (high - low) / n_ticks
+    magnitude = 10.0 ** np.floor(np.log10(raw))
+    step = next(m * magnitude for m in (1, 2, 5, 10) if m * magnitude >= raw)
+    values = np.arange(np.ceil(low / step), np.floor(high / step) + 1) * step
+    return [(float((v - low) / (high - low)), _value_text(v)) for v in values]
+
+
+def _value_text(value: float) -> str:
+    return f"{float(value) + 0.0:.6g}".replace("-", "\N{MINUS SIGN}")  # + 0.0: no "-0"
+
+
+def cells(positions: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """``values`` (positions) in cell units of a matrix of the evenly spaced ``positions``:
+    cell ``j`` spans ``[j, j + 1)``, and its position sits at its centre ``j + 0.5``."""
+    step = float(positions[1] - positions[0]) if positions.size > 1 else 1.0
+    return (np.asarray(values, dtype=np.float64) - float(positions[0])) / step + 0.5
+
+
+def position_ticks(positions: np.ndarray, n_ticks: int = 8) -> list[tuple[float, str]]:
+    """Round positions on both axes, as ``(cell coordinate, text)``."""
+    first, last = int(positions[0]), int(positions[-1])
+    step = figures.nice_step(last - first, n_ticks)
+    rounds = np.arange(-(-first // step) * step, last + 1, step)
+    return [(float(c), f"{r:,}") for c, r in zip(cells(positions, rounds), rounds, strict=True)]
+
+
+def offset_diagonals(positions: np.ndarray, offset: int | None) -> list[list[float]]:
+    """Where the pairs of positions ``offset`` apart lie, as line segments ``[x0, y0, x1, y1]``
+    in cell coordinates (x the column's position, y the row's): the diagonals ``y = x - offset``
+    and ``y = x + offset`` (one for 0), from the first shown position to the last; none without
+    an offset or beyond the shown span."""
+    first, last = int(positions[0]), int(positions[-1])
+    if offset is None or not 0 <= offset <= last - first:
+        return []
+    ends = [(first + offset, first, last, last - offset)]
+    if offset:
+        ends.append((first, first + offset, last - offset, last))
+    return [cells(positions, np.array(end)).tolist() for end in ends]
+
+
+def payload(
+    matrix: np.ndarray,
+    *,
+    positions: np.ndarray,
+    kind: str,
+    subtitle: str,
+) -> bytes:
+    """What the component draws: a little-endian header length, a JSON header (titles, the
+    positions, the colour scale and its ticks, no diagonals: :func:`mark_offset` adds them)
+    and the matrix as little-endian float32, deflate-compressed."""
+    values = np.ascontiguousarray(matrix, dtype="<f4")
+    low, high = value_range(values, kind)
+    cosine = kind == "cosine"
+    n = values.shape[0]
+    header = {
+        "title": f"{TITLES[kind]} between positions",
+        "subtitle": subtitle,
+        "description": f"Heatmap of the {kind} between {n:,} positions and each other, "
+        + (
+            "blue for −1 through the colour of the page (0) to red for +1."
+            if cosine
+            else f"Viridis colours from {_value_text(low)} (dark blue) to "
+            f"{_value_text(high)} (yellow)."
+        ),
+        "kind": kind,
+        "n": n,
+        "positions": [int(k) for k in positions],
+        "ticks": position_ticks(positions) if n else [],
+        "low": low,
+        "high": high,
+        "levels": LEVELS,
+        "valueTicks": value_ticks(low, high),
+        "palette": palette(kind).ravel().tolist(),
+        "paletteDark": (encoding_image.PALETTE_DARK if cosine else VIRIDIS).ravel().tolist(),
+        "diagonals": [],
+    }
+    return _pack(header, zlib.compress(values.tobytes(), 6))
+
+
+def mark_offset(data: bytes, offset: int | None) -> bytes:
+    """A :func:`payload` with the diagonals of ``offset`` (:func:`offset_diagonals`) drawn:
+    the matrix is compressed once, and a click on another offset only changes the header."""
+    header, body = _unpack(data)
+    positions = np.array(header["positions"])
+    header["diagonals"] = offset_diagonals(positions, offset) if positions.size else []
+    return _pack(header, body)
+
+
+def decode(data: bytes) -> tuple[dict, np.ndarray]:
+    """The header and the matrix of a :func:`payload`."""
+    header, body = _unpack(data)
+    values = np.frombuffer(zlib.decompress(body), dtype="<f4")
+    return header, values.reshape(header["n"], header["n"])
+
+
+def _pack(header: dict, body: bytes) -> bytes:
+    encoded = json.dumps(header, ensure_ascii=False, separators=(",", ":")).encode()
+    return struct.pack("<I", len(encoded)) + encoded + body
+
+
+def _unpack(data: bytes) -> tuple[dict, bytes]:
+    (length,) = struct.unpack("<I", data[:4])
+    return json.loads(data[4 : 4 + length]), data[4 + length :]
+
+
+CSS = """
+.pe-square { position: relative; max-width: 620px; }
+.pe-xname.pe-square { margin-left: 64px; }
+.pe-lines { position: absolute; inset: 0; width: 100%; height: 100%; pointer-events: none;
+  overflow: visible; }
+"""
+
+JS = (
+    ui.PAGE_IS_DARK_JS
+    + encoding_image.BOX_MEANS_JS
+    + """
+const number = (k) => k.toLocaleString("en-US");
+
+async function inflate(bytes) {
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
+  return new Float32Array(await new Response(stream).arrayBuffer());
+}
+
+export default function (component) {
+  const { data, parentElement } = component;
+  if (!data) return;
+  const bytes = data instanceof Uint8Array ? data : new Uint8Array(data);
+  const length = new DataView(bytes.buffer, bytes.byteOffset, 4).getUint32(0, true);
+  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(4, 4 + length)));
+  const host = parentElement.getRootNode().host || parentElement;
+  let root = parentElement.querySelector(".pe-image");
+  if (root) {
+    root.__peObserver?.disconnect();
+    root.remove();
+  }
+  root = document.createElement("div");
+  root.className = "pe-image";
+  root.setAttribute("role", "img");
+  root.setAttribute("aria-label", header.description);
+  root.innerHTML = `<div class="pe-title"></div><div class="pe-subtitle"></div>
+    <div class="pe-frame pe-square"><canvas class="pe-canvas"></canvas>
+    <svg class="pe-lines" preserveAspectRatio="none"></svg>
+    <div class="pe-yname">position</div><canvas class="pe-bar"></canvas></div>
+    <div class="pe-xname pe-square">position</div><div class="pe-screen"></div>
+    <div class="pe-tip"></div>`;
+  parentElement.appendChild(root);
+  root.querySelector(".pe-title").textContent = header.title;
+  root.querySelector(".pe-subtitle").textContent = header.subtitle;
+  const frame = root.querySelector(".pe-frame");
+  const canvas = root.querySelector(".pe-canvas");
+  const screenNote = root.querySelector(".pe-screen");
+  const tip = root.querySelector(".pe-tip");
+  const { n, positions, low, high, levels: top } = header;
+  const palette = pageIsDark(host) ? header.paletteDark : header.palette;
+  const levelOf = high > low
+    ? (value) => Math.max(0, Math.min(top, Math.round(((value - low) / (high - low)) * top)))
+    : () => top >> 1;  // one value: the middle of the scale
+  host.setAttribute("data-pe-image", "");
+  host.setAttribute("data-pe-signature", `${bytes.length}:${header.title}:${header.subtitle}`);
+  let values = null;
+
+  // The chosen offset: dashed diagonals, in cell coordinates (the svg spans n x n cells).
+  const lines = root.querySelector(".pe-lines");
+  lines.setAttribute("viewBox", `0 0 ${Math.max(n, 1)} ${Math.max(n, 1)}`);
+  for (const [x0, y0, x1, y1] of header.diagonals) {
+    const line = document.createElementNS("http://www.w3.org/2000/svg", "line");
+    for (const [name, value] of Object.entries({ x1: x0, y1: y0, x2: x1, y2: y1 })) {
+      line.setAttribute(name, String(value));
+    }
+    line.setAttribute("stroke", "__CHOSEN__");
+    line.setAttribute("stroke-width", "2");
+    line.setAttribute("stroke-dasharray", "6 4");
+    line.setAttribute("vector-effect", "non-scaling-stroke");
+    line.classList.add("pe-diagonal");
+    lines.appendChild(line);
+  }
+  host.setAttribute("data-pe-diagonals", JSON.stringify(header.diagonals));
+
+  const draw = () => {
+    const side = canvas.clientWidth;
+    canvas.style.height = side + "px";
+    const ratio = window.devicePixelRatio || 1;
+    const out = Math.max(1, Math.min(n, Math.round(side * ratio)));
+    const means = out < n ? boxMeans(values, n, n, out, out) : values;
+    const image = new ImageData(out, out);
+    for (let p = 0; p < out * out; p++) {
+      const level = levelOf(means[p]);
+      image.data[4 * p] = palette[3 * level];
+      image.data[4 * p + 1] = palette[3 * level + 1];
+      image.data[4 * p + 2] = palette[3 * level + 2];
+      image.data[4 * p + 3] = 255;
+    }
+    canvas.width = out;
+    canvas.height = out;
+    canvas.getContext("2d").putImageData(image, 0, 0);
+    bar.style.height = side + "px";
+    for (const label of frame.querySelectorAll(".pe-xtick")) label.style.top = side + 4 + "px";
+    screenNote.textContent = out < n
+      ? `At this size each screen pixel shows the mean of about ${(n / out).toFixed(1)} \\u00d7 `
+        + `${(n / out).toFixed(1)} cells; hover reads single cells, and a wider window shows more.`
+      : "";
+    const drawn = performance.now();
+    host.setAttribute("data-pe-drawn", String(drawn));
+    root.dataset.drawn = String(drawn);
+  };
+
+  // Axes: round positions on the left and below, the colour bar right.
+  for (const [cell, text] of header.ticks) {
+    const at = `${(cell / n) * 100}%`;
+    const left = document.createElement("div");
+    left.className = "pe-axis";
+    left.textContent = text;
+    left.style.right = "calc(100% + 6px)";
+    left.style.top = `calc(${at} - 7px)`;
+    const below = document.createElement("div");
+    below.className = "pe-axis pe-xtick";
+    below.textContent = text;
+    below.style.left = `calc(${at} - ${text.length * 3}px)`;
+    frame.append(left, below);
+  }
+  const bar = root.querySelector(".pe-bar");
+  bar.width = 1;
+  bar.height = top + 1;
+  const barImage = new ImageData(1, top + 1);
+  for (let level = 0; level <= top; level++) {
+    const at = 4 * (top - level);  // the lowest value at the bottom
+    barImage.data[at] = palette[3 * level];
+    barImage.data[at + 1] = palette[3 * level + 1];
+    barImage.data[at + 2] = palette[3 * level + 2];
+    barImage.data[at + 3] = 255;
+  }
+  bar.getContext("2d").putImageData(barImage, 0, 0);
+  for (const [fraction, text] of header.valueTicks) {
+    const label = document.createElement("div");
+    label.className = "pe-axis";
+    label.textContent = text;
+    label.style.left = "calc(100% + 34px)";
+    label.style.top = `calc(${(1 - fraction) * 100}% - 7px)`;
+    frame.appendChild(label);
+  }
+
+  // Hover: the two positions, their offset, and the value (float32, 6 significant digits).
+  canvas.addEventListener("mousemove", (event) => {
+    if (!values) return;
+    const box = canvas.getBoundingClientRect();
+    const column = Math.min(n - 1, Math.floor(((event.clientX - box.left) / box.width) * n));
+    const row = Math.min(n - 1, Math.floor(((event.clientY - box.top) / box.height) * n));
+    if (column < 0 || row < 0) return;
+    const a = positions[row], b = positions[column];
+    const value = values[row * n + column].toPrecision(6);
+    tip.textContent = "";
+    for (const line of [`positions ${number(a)} and ${number(b)}`,
+      `offset ${number(Math.abs(b - a))}`,
+      `${header.kind} ${value.replace("-", "\\u2212")}`]) {
+      const div = document.createElement("div");
+      div.textContent = line;
+      tip.appendChild(div);
+    }
+    const rootBox = root.getBoundingClientRect();
+    tip.style.display = "block";
+    const left = event.clientX - rootBox.left + 14, top = event.clientY - rootBox.top + 14;
+    tip.style.left = Math.min(left, rootBox.width - tip.offsetWidth - 4) + "px";
+    tip.style.top = top + "px";
+  });
+  canvas.addEventListener("mouseleave", () => { tip.style.display = "none"; });
+
+  inflate(bytes.subarray(4 + length)).then((matrix) => {
+    values = matrix;
+    draw();
+    let width = canvas.clientWidth;
+    root.__peObserver = new ResizeObserver(() => {
+      if (canvas.clientWidth !== width) {
+        width = canvas.clientWidth;
+        draw();
+      }
+    });
+    root.__peObserver.observe(frame);
+  });
+}
+""".replace("__CHOSEN__", figures.CHOSEN_COLOUR)
+)
+
+
+_COMPONENT = st.components.v2.component("pe_similarity_image", css=encoding_image.CSS + CSS, js=JS)
+
+
+def show(data: bytes, key: str) -> None:
+    """Mount the similarity image with a :func:`payload`."""
+    _COMPONENT(data=data, key=key)
