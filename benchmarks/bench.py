@@ -249,7 +249,12 @@ def dashboard_section() -> list[str]:
             same.append(time.perf_counter() - start)
         if at.exception:
             raise RuntimeError(f"{slug}: {at.exception[0].value}")
-        payload = max((len(e.proto.spec) for e in at.get("plotly_chart")), default=0)
+        # A Plotly chart's JSON, or an image component's bytes (the heatmap, the similarity).
+        payload = max(
+            [len(e.proto.spec) for e in at.get("plotly_chart")]
+            + [len(e.proto.bytes) for e in at.get("bidi_component")],
+            default=0,
+        )
         rows.append(
             [
                 label,

@@ -75,8 +75,9 @@ def payload(
     description: str,
 ) -> bytes:
     """What the component draws: a little-endian header length, a JSON header (titles, the
-    positions of each row, the number and hover text of each column, the palette) and the
-    grayscale PNG of ``values`` (rows x columns, in [-1, 1])."""
+    positions of each row (``rowLast`` null when each row is one position), the number and
+    hover text of each column, the palette) and the grayscale PNG of ``values`` (rows x
+    columns, in [-1, 1])."""
     rows, columns = values.shape
     header = {
         "title": title,
@@ -87,7 +88,8 @@ def payload(
         "rowFirst": [int(k) for k in row_first],
         "rowTicks": list(zip(*figures.round_ticks(row_first, row_last, 8), strict=True)),
         "columnTicks": list(zip(*figures.round_ticks(column_numbers, None, 8), strict=True)),
-        "rowLast": [int(k) for k in row_last],
+        # null when every row is one position (11 kB less for the default 2,048 rows)
+        "rowLast": None if list(row_last) == list(row_first) else [int(k) for k in row_last],
         "columnLabels": list(column_labels),
         "palette": PALETTE.ravel().tolist(),
         "paletteDark": PALETTE_DARK.ravel().tolist(),
@@ -265,7 +267,7 @@ export default function (component) {
   });
 
   // Axes: round positions on the left, round column numbers below, the colour bar right.
-  const first = header.rowFirst, last = header.rowLast;
+  const first = header.rowFirst, last = header.rowLast || first;
   for (const [row, text] of header.rowTicks) {
     const label = document.createElement("div");
     label.className = "pe-axis";

@@ -124,7 +124,7 @@ def payload(
         + (
             "blue for −1 through the colour of the page (0) to red for +1."
             if cosine
-            else f"Viridis colours from {_value_text(low)} (dark blue) to "
+            else f"Viridis colours from {_value_text(low)} (dark purple) to "
             f"{_value_text(high)} (yellow)."
         ),
         "kind": kind,

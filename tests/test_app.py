@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import pe_core
+from dashboard import registry
 from tests.apptest_helpers import (
     decode,
     figure_payloads,
@@ -40,7 +41,7 @@ class TestDefaults:
         ((header, values),) = images(default_app)
         # Issue 9: the default 2,048 x 512 encoding at full resolution, one row a position.
         assert values.shape == (2048, 512)
-        assert header["rowFirst"] == header["rowLast"] == list(range(2048))
+        assert header["rowFirst"] == list(range(2048)) and header["rowLast"] is None
         assert header["subtitle"] == "every position and every column"
 
     def test_image_is_the_encoding(self, default_app):
@@ -211,6 +212,23 @@ def test_odd_d_model(view):
     at.run()
     no_errors(at)
     assert figures(at) or images(at) or similarity_images(at)
+
+
+def test_every_view_at_the_default_sends_each_chart_in_under_500_kB():
+    """Issue 14: at the default configuration no chart's payload (a Plotly figure's JSON or an
+    image's bytes) reaches 500 kB; the similarity matrix, 1.48 MB as a Plotly heatmap, is now
+    its compressed float32 values."""
+    at = new_app()
+    at.run()
+    for view in (view.slug for view in registry.VIEWS):
+        open_view(at, view)
+        no_errors(at)
+        sizes = figure_payloads(at) + [
+            len(element.proto.bytes) for element in at.get("bidi_component")
+        ]
+        assert max(sizes, default=0) < 500_000, view
+        if view == "similarity":
+            assert max(sizes) < 100_000
 
 
 @pytest.mark.parametrize("view", list(VIEW_LABELS))

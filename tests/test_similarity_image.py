@@ -50,7 +50,7 @@ def test_cosine_spans_minus_one_to_one_and_other_measures_their_data():
     )
     assert [text for _, text in distance["valueTicks"]] == ["0.5", "1", "1.5", "2", "2.5", "3"]
     assert distance["valueTicks"][0][0] == 0.0 and distance["valueTicks"][-1][0] == 1.0
-    assert "from 0.5 (dark blue) to 3 (yellow)" in distance["description"]
+    assert "from 0.5 (dark purple) to 3 (yellow)" in distance["description"]
 
 
 def test_levels_put_minus_one_zero_and_one_where_the_heatmap_does():
