@@ -4,9 +4,13 @@ Streamlit loads the code of its Plotly charts (one 4.7 MB script) the first time
 one. The default view draws its heatmap as an image, so that cost fell on the reader's first
 click to another view: in headless Chromium the first Plotly view took 3.5 to 4.1 s to
 appear, 1.5 to 2.4 s once the code was there (docs/benchmarks.md). :func:`mount` adds an
-invisible component that, once the page is drawn and the browser is idle, imports the very
-module Streamlit imports (the same URL, so the browser evaluates it once and Streamlit's own
-import finds it loaded).
+invisible component that imports the very module Streamlit imports (the same URL, so the
+browser evaluates it once and Streamlit's own import finds it loaded) once the page is drawn,
+someone is there, and the browser is idle.
+
+Someone is there: the reader moved the pointer, touched, scrolled or pressed a key, or the page
+has been on screen for :data:`FALLBACK_MS`. Evaluating the script costs about 1.3 s of CPU, and
+a page nobody looks at (a tab opened in the background, a link's preview) should not pay it.
 
 Nothing depends on it: if the module is not found (another Streamlit build) or fails to load,
 Streamlit loads Plotly itself when a chart needs it, as before.
@@ -23,6 +27,8 @@ STATIC_JS = Path(st.__file__).parent / "static" / "static" / "js"
 #: Wait this long after the component is drawn before asking for an idle moment: the view's
 #: own charts come first.
 DELAY_MS = 1000
+#: Without any sign of the reader, load after the page has been on screen this long.
+FALLBACK_MS = 5000
 
 
 def plotly_module(static_js: Path = STATIC_JS) -> str | None:
@@ -33,6 +39,8 @@ def plotly_module(static_js: Path = STATIC_JS) -> str | None:
 
 
 _JS = """
+const ACTIVITY = ["pointermove", "pointerdown", "keydown", "wheel", "touchstart"];
+
 export default function ({ data }) {
   // Once per page, whatever the runs and the views: a module stays loaded.
   if (!data || window.__pePlotlyPreload) return;
@@ -42,8 +50,26 @@ export default function ({ data }) {
   if (!entry) return;
   const url = new URL(data.module, entry.src).href;
   const whenIdle = window.requestIdleCallback || ((run) => setTimeout(run, 0));
-  const load = () => import(url).catch(() => {});  // else Streamlit loads it when needed
-  setTimeout(() => whenIdle(load, { timeout: 5000 }), data.delay);
+  let started = false;
+  const start = () => {
+    if (started) return;
+    started = true;
+    for (const type of ACTIVITY) window.removeEventListener(type, start, true);
+    whenIdle(() => import(url).catch(() => {}), { timeout: 5000 });  // else Streamlit loads it
+  };
+  const onScreenFor = (ms) => {  // a hidden tab waits until it is shown
+    if (document.hidden) {
+      document.addEventListener("visibilitychange", () => onScreenFor(ms), { once: true });
+    } else {
+      setTimeout(() => (document.hidden ? onScreenFor(ms) : start()), ms);
+    }
+  };
+  setTimeout(() => {
+    for (const type of ACTIVITY) {
+      window.addEventListener(type, start, { capture: true, passive: true });
+    }
+    onScreenFor(data.fallback);
+  }, data.delay);
 }
 """
 
@@ -52,6 +78,8 @@ _MODULE = plotly_module()
 
 
 def mount() -> None:
-    """Start loading Plotly's code once the page is idle (once per page; nothing if not found)."""
+    """Load Plotly's code once the page is drawn, read and idle (once per page; nothing if the
+    module is not found)."""
     if _MODULE is not None:
-        _PRELOAD(key="_plotly_preload", data={"module": _MODULE, "delay": DELAY_MS}, height=0)
+        data = {"module": _MODULE, "delay": DELAY_MS, "fallback": FALLBACK_MS}
+        _PRELOAD(key="_plotly_preload", data=data, height=0)

@@ -116,11 +116,16 @@ PLOTLY_FETCHES_JS = """() => performance.getEntriesByType("resource")
 
 
 def test_plotly_code_loads_while_the_first_view_is_idle(app: AppPage):
-    """The default view draws no Plotly chart; its idle page fetches Plotly's code from the URL
-    Streamlit imports it from, so the first Plotly view finds it loaded (dashboard/
-    plotly_preload.py) and the script is fetched once."""
+    """The default view draws no Plotly chart; once the reader is active on the page (here: the
+    pointer moves) and the page is idle, it fetches Plotly's code from the URL Streamlit
+    imports it from, so the first Plotly view finds it loaded (dashboard/plotly_preload.py)
+    and the script is fetched once. A page nobody acts on waits 5 s before it does."""
     app.open()
     assert app.page.locator('[data-testid="stPlotlyChart"]').count() == 0
+    app.page.wait_for_timeout(1500)  # past the first second, with no sign of a reader
+    assert app.page.evaluate(PLOTLY_FETCHES_JS) == 0
+    app.page.mouse.move(300, 300)
+    app.page.mouse.move(320, 310)
     app.page.wait_for_function(f"() => ({PLOTLY_FETCHES_JS})() === 1", timeout=30_000)
     app.click_tab(VIEWS["sinusoids"])
     assert app.page.locator('[data-testid="stPlotlyChart"]').count() > 0
