@@ -141,9 +141,63 @@ _ROW_SPEED_OPTIONS = "".join(
     f"<option{' selected' * (speed == FIRST_ROW_SPEED)}>{speed}</option>" for speed in ROW_SPEEDS
 )
 
-#: Box means for a screen with fewer pixels than the matrix has cells (shared with
-#: :mod:`dashboard.similarity_image`).
-BOX_MEANS_JS = """
+#: What the two image components share (:mod:`dashboard.similarity_image` too): reading the
+#: payload, box means for a screen with fewer pixels than the matrix has cells, colouring
+#: levels on a canvas, the hover box, and drawing again when the width changes.
+IMAGE_JS = """
+const number = (k) => k.toLocaleString("en-US");
+
+// A payload: a little-endian header length, the JSON header, then the body.
+function readPayload(data) {
+  const bytes = data instanceof Uint8Array ? data : new Uint8Array(data);
+  const length = new DataView(bytes.buffer, bytes.byteOffset, 4).getUint32(0, true);
+  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(4, 4 + length)));
+  return { bytes, header, body: bytes.subarray(4 + length) };
+}
+
+// A width x height canvas whose pixel p has the colour palette[levelAt(p)] (RGB triples).
+function paint(canvas, width, height, levelAt, palette) {
+  const image = new ImageData(width, height);
+  for (let p = 0; p < width * height; p++) {
+    const level = levelAt(p);
+    image.data[4 * p] = palette[3 * level];
+    image.data[4 * p + 1] = palette[3 * level + 1];
+    image.data[4 * p + 2] = palette[3 * level + 2];
+    image.data[4 * p + 3] = 255;
+  }
+  canvas.width = width;
+  canvas.height = height;
+  canvas.getContext("2d").putImageData(image, 0, 0);
+}
+
+// The hover box: one line each of `lines`, next to the pointer and inside `root`.
+function showTip(tip, root, event, lines) {
+  tip.textContent = "";
+  for (const line of lines) {
+    const div = document.createElement("div");
+    div.textContent = line;
+    tip.appendChild(div);
+  }
+  const rootBox = root.getBoundingClientRect();
+  tip.style.display = "block";
+  const left = event.clientX - rootBox.left + 14, top = event.clientY - rootBox.top + 14;
+  tip.style.left = Math.min(left, rootBox.width - tip.offsetWidth - 4) + "px";
+  tip.style.top = top + "px";
+}
+
+// Draw now, and again whenever the canvas changes width.
+function drawAndFollowWidth(root, frame, canvas, draw) {
+  draw();
+  let width = canvas.clientWidth;
+  root.__peObserver = new ResizeObserver(() => {
+    if (canvas.clientWidth !== width) {
+      width = canvas.clientWidth;
+      draw();
+    }
+  });
+  root.__peObserver.observe(frame);
+}
+
 // Box means of `levels` (rows x columns) on an outRows x outColumns grid: each output pixel is
 // the mean of the cells it covers, so a screen shorter than the matrix shows local means
 // (as a block-mean heatmap would), never a sample of every third row.
@@ -173,17 +227,12 @@ function boxMeans(levels, rows, columns, outRows, outColumns) {
 
 JS = (
     ui.PAGE_IS_DARK_JS
-    + BOX_MEANS_JS
+    + IMAGE_JS
     + """
-const number = (k) => k.toLocaleString("en-US");
-
 export default function (component) {
   const { data, parentElement } = component;
   if (!data) return;
-  const bytes = data instanceof Uint8Array ? data : new Uint8Array(data);
-  const length = new DataView(bytes.buffer, bytes.byteOffset, 4).getUint32(0, true);
-  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(4, 4 + length)));
-  const png = bytes.subarray(4 + length);
+  const { bytes, header, body: png } = readPayload(data);
   const host = parentElement.getRootNode().host || parentElement;
   let root = parentElement.querySelector(".pe-image");
   if (root) {
@@ -223,17 +272,7 @@ export default function (component) {
     const outColumns = Math.max(1, Math.min(columns, Math.round(canvas.clientWidth * ratio)));
     const outRows = Math.max(1, Math.min(rows, Math.round(height * ratio)));
     const means = boxMeans(levels, rows, columns, outRows, outColumns);
-    const image = new ImageData(outColumns, outRows);
-    for (let p = 0; p < means.length; p++) {
-      const level = Math.round(means[p]);
-      image.data[4 * p] = palette[3 * level];
-      image.data[4 * p + 1] = palette[3 * level + 1];
-      image.data[4 * p + 2] = palette[3 * level + 2];
-      image.data[4 * p + 3] = 255;
-    }
-    canvas.width = outColumns;
-    canvas.height = outRows;
-    canvas.getContext("2d").putImageData(image, 0, 0);
+    paint(canvas, outColumns, outRows, (p) => Math.round(means[p]), palette);
     const merged = [];
     if (outRows < rows) merged.push(`${(rows / outRows).toFixed(1)} rows`);
     if (outColumns < columns) merged.push(`${(columns / outColumns).toFixed(1)} columns`);
@@ -255,15 +294,7 @@ export default function (component) {
     const gray = context.getImageData(0, 0, columns, rows).data;
     levels = new Uint8Array(columns * rows);
     for (let p = 0; p < columns * rows; p++) levels[p] = gray[4 * p];
-    draw();
-    let width = canvas.clientWidth;
-    root.__peObserver = new ResizeObserver(() => {
-      if (canvas.clientWidth !== width) {
-        width = canvas.clientWidth;
-        draw();
-      }
-    });
-    root.__peObserver.observe(frame);
+    drawAndFollowWidth(root, frame, canvas, draw);
   });
 
   // Axes: round positions on the left, round column numbers below, the colour bar right.
@@ -286,18 +317,8 @@ export default function (component) {
   }
   const bar = root.querySelector(".pe-bar");
   const barLevels = 2 * header.zeroLevel + 1;  // -1 at the bottom, 1 at the top
-  bar.width = 1;
-  bar.height = barLevels;
+  paint(bar, 1, barLevels, (p) => barLevels - 1 - p, palette);
   bar.style.height = height + "px";
-  const barImage = new ImageData(1, barLevels);
-  for (let level = 0; level < barLevels; level++) {
-    const at = 4 * (barLevels - 1 - level);
-    barImage.data[at] = palette[3 * level];
-    barImage.data[at + 1] = palette[3 * level + 1];
-    barImage.data[at + 2] = palette[3 * level + 2];
-    barImage.data[at + 3] = 255;
-  }
-  bar.getContext("2d").putImageData(barImage, 0, 0);
   for (const value of [1, 0.5, 0, -0.5, -1]) {
     const label = document.createElement("div");
     label.className = "pe-axis";
@@ -321,17 +342,7 @@ export default function (component) {
       : `positions ${number(first[row])}\\u2013${number(last[row])} (mean)`;
     const what = header.columnLabels[column];
     const value = (levels[row * columns + column] - header.zeroLevel) * header.valueStep;
-    tip.textContent = "";
-    for (const line of [where, what, `value \\u2248 ${value.toFixed(3)} (\\u00b1${bound})`]) {
-      const div = document.createElement("div");
-      div.textContent = line;
-      tip.appendChild(div);
-    }
-    const rootBox = root.getBoundingClientRect();
-    tip.style.display = "block";
-    const left = event.clientX - rootBox.left + 14, top = event.clientY - rootBox.top + 14;
-    tip.style.left = Math.min(left, rootBox.width - tip.offsetWidth - 4) + "px";
-    tip.style.top = top + "px";
+    showTip(tip, root, event, [where, what, `value \\u2248 ${value.toFixed(3)} (\\u00b1${bound})`]);
   });
   canvas.addEventListener("mouseleave", () => { tip.style.display = "none"; });
 

@@ -177,10 +177,8 @@ CSS = """
 
 JS = (
     ui.PAGE_IS_DARK_JS
-    + encoding_image.BOX_MEANS_JS
+    + encoding_image.IMAGE_JS
     + """
-const number = (k) => k.toLocaleString("en-US");
-
 async function inflate(bytes) {
   const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
   return new Float32Array(await new Response(stream).arrayBuffer());
@@ -189,9 +187,7 @@ async function inflate(bytes) {
 export default function (component) {
   const { data, parentElement } = component;
   if (!data) return;
-  const bytes = data instanceof Uint8Array ? data : new Uint8Array(data);
-  const length = new DataView(bytes.buffer, bytes.byteOffset, 4).getUint32(0, true);
-  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(4, 4 + length)));
+  const { bytes, header, body } = readPayload(data);
   const host = parentElement.getRootNode().host || parentElement;
   let root = parentElement.querySelector(".pe-image");
   if (root) {
@@ -247,17 +243,7 @@ export default function (component) {
     const ratio = window.devicePixelRatio || 1;
     const out = Math.max(1, Math.min(n, Math.round(side * ratio)));
     const means = out < n ? boxMeans(values, n, n, out, out) : values;
-    const image = new ImageData(out, out);
-    for (let p = 0; p < out * out; p++) {
-      const level = levelOf(means[p]);
-      image.data[4 * p] = palette[3 * level];
-      image.data[4 * p + 1] = palette[3 * level + 1];
-      image.data[4 * p + 2] = palette[3 * level + 2];
-      image.data[4 * p + 3] = 255;
-    }
-    canvas.width = out;
-    canvas.height = out;
-    canvas.getContext("2d").putImageData(image, 0, 0);
+    paint(canvas, out, out, (p) => levelOf(means[p]), palette);
     bar.style.height = side + "px";
     for (const label of frame.querySelectorAll(".pe-xtick")) label.style.top = side + 4 + "px";
     screenNote.textContent = out < n
@@ -284,17 +270,7 @@ export default function (component) {
     frame.append(left, below);
   }
   const bar = root.querySelector(".pe-bar");
-  bar.width = 1;
-  bar.height = top + 1;
-  const barImage = new ImageData(1, top + 1);
-  for (let level = 0; level <= top; level++) {
-    const at = 4 * (top - level);  // the lowest value at the bottom
-    barImage.data[at] = palette[3 * level];
-    barImage.data[at + 1] = palette[3 * level + 1];
-    barImage.data[at + 2] = palette[3 * level + 2];
-    barImage.data[at + 3] = 255;
-  }
-  bar.getContext("2d").putImageData(barImage, 0, 0);
+  paint(bar, 1, top + 1, (p) => top - p, palette);  // the lowest value at the bottom
   for (const [fraction, text] of header.valueTicks) {
     const label = document.createElement("div");
     label.className = "pe-axis";
@@ -313,33 +289,14 @@ export default function (component) {
     if (column < 0 || row < 0) return;
     const a = positions[row], b = positions[column];
     const value = values[row * n + column].toPrecision(6);
-    tip.textContent = "";
-    for (const line of [`positions ${number(a)} and ${number(b)}`,
-      `offset ${number(Math.abs(b - a))}`,
-      `${header.kind} ${value.replace("-", "\\u2212")}`]) {
-      const div = document.createElement("div");
-      div.textContent = line;
-      tip.appendChild(div);
-    }
-    const rootBox = root.getBoundingClientRect();
-    tip.style.display = "block";
-    const left = event.clientX - rootBox.left + 14, top = event.clientY - rootBox.top + 14;
-    tip.style.left = Math.min(left, rootBox.width - tip.offsetWidth - 4) + "px";
-    tip.style.top = top + "px";
+    showTip(tip, root, event, [`positions ${number(a)} and ${number(b)}`,
+      `offset ${number(Math.abs(b - a))}`, `${header.kind} ${value.replace("-", "\\u2212")}`]);
   });
   canvas.addEventListener("mouseleave", () => { tip.style.display = "none"; });
 
-  inflate(bytes.subarray(4 + length)).then((matrix) => {
+  inflate(body).then((matrix) => {
     values = matrix;
-    draw();
-    let width = canvas.clientWidth;
-    root.__peObserver = new ResizeObserver(() => {
-      if (canvas.clientWidth !== width) {
-        width = canvas.clientWidth;
-        draw();
-      }
-    });
-    root.__peObserver.observe(frame);
+    drawAndFollowWidth(root, frame, canvas, draw);
   });
 }
 """.replace("__CHOSEN__", figures.CHOSEN_COLOUR)
