@@ -126,8 +126,9 @@ def textbook_encoding(
     Raises
     ------
     TypeError, ValueError
-        For invalid arguments, and for positions or angles beyond ``compute_dtype``'s range
-        (float16 ends at 65504: a library would write inf and NaN).
+        For invalid arguments, and for positions, angles or a ``d_model`` (the exponent's terms
+        ``n_i`` and, for "pow", ``D``) beyond ``compute_dtype``'s range (float16 ends at 65504:
+        a library would write inf and NaN).
 
     Notes
     -----
@@ -170,6 +171,17 @@ def textbook_encoding(
         raise ValueError(
             f"positions must lie within {fmt.name}'s range (|k| <= {fmt.max_finite:g}) when "
             f"compute_dtype={fmt.name!r}, got a position of magnitude {checked.max_abs:.6g}"
+        )
+    n, denominator = _exponent_terms(conv, d_model)
+    rounded_terms = n if formula == "exp" else np.append(n, denominator)  # "exp" divides in float64
+    with np.errstate(over="ignore"):
+        terms_fit = np.all(np.isfinite(rounded(rounded_terms)))
+    if not terms_fit:
+        terms = "the exponents n_i" + ("" if formula == "exp" else " and their divisor D")
+        raise ValueError(
+            f"d_model={d_model} is too large for compute_dtype={fmt.name!r}: {terms} of "
+            f"w_i = base^(-n_i / D) exceed {fmt.name}'s largest finite value {fmt.max_finite:g} "
+            "(a library would write inf)"
         )
     w = _frequencies(conv, d_model, base, formula, rounded)
     with np.errstate(over="ignore", invalid="ignore"):

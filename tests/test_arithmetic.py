@@ -12,6 +12,7 @@ tables are reproduced bit for bit. In float32 an entry may differ by one unit in
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 
 import ml_dtypes
@@ -122,9 +123,23 @@ def test_identify_names_the_arithmetic():
         ({"base": 1e-30, "positions": [60_000], "compute_dtype": "float16"}, "base"),
         ({"d_model": 0}, "d_model"),
         ({"dtype": "int32"}, "dtype"),
+        # Found by the fuzz test: float16 rounded D = 65,520 to inf, so every w_i was 1.
+        ({"d_model": 65_520, "compute_dtype": "float16", "formula": "pow"}, "d_model"),
+        ({"d_model": 65_522, "compute_dtype": "float16"}, "d_model"),  # n_i = 65,520: inf
     ],
 )
 def test_errors_name_the_argument(kwargs, argument):
     call = {"positions": 4, "d_model": 8, **kwargs}
     with pytest.raises((TypeError, ValueError), match=argument):
         textbook_encoding(call.pop("positions"), call.pop("d_model"), **call)
+
+
+def test_float16_holds_the_widest_d_model_its_exponents_allow():
+    # The largest widths whose exponent terms float16 still holds (65,518 rounds to 65,504).
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert textbook_encoding(2, 65_519, compute_dtype="float16", formula="pow").shape == (
+            2,
+            65_519,
+        )
+        assert textbook_encoding(2, 65_520, compute_dtype="float16").shape == (2, 65_520)
