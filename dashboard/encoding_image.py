@@ -142,8 +142,9 @@ _ROW_SPEED_OPTIONS = "".join(
 )
 
 #: What the two image components share (:mod:`dashboard.similarity_image` too): reading the
-#: payload, box means for a screen with fewer pixels than the matrix has cells, colouring
-#: levels on a canvas, the hover box, and drawing again when the width changes.
+#: payload, the titled root in place of the last one, box means for a screen with fewer pixels
+#: than the matrix has cells, colouring levels on a canvas, the hover box, and drawing again
+#: when the width changes.
 IMAGE_JS = """
 const number = (k) => k.toLocaleString("en-US");
 
@@ -153,6 +154,26 @@ function readPayload(data) {
   const length = new DataView(bytes.buffer, bytes.byteOffset, 4).getUint32(0, true);
   const header = JSON.parse(new TextDecoder().decode(bytes.subarray(4, 4 + length)));
   return { bytes, header, body: bytes.subarray(4 + length) };
+}
+
+// A new .pe-image in `parentElement` in place of the last one (its observer and timer
+// stopped): described by the header's description, its title, its subtitle, then `html`.
+function newImageRoot(parentElement, header, html) {
+  const old = parentElement.querySelector(".pe-image");
+  if (old) {
+    old.__peObserver?.disconnect();
+    clearInterval(old.__peTimer);
+    old.remove();
+  }
+  const root = document.createElement("div");
+  root.className = "pe-image";
+  root.setAttribute("role", "img");
+  root.setAttribute("aria-label", header.description);
+  root.innerHTML = `<div class="pe-title"></div><div class="pe-subtitle"></div>${html}`;
+  parentElement.appendChild(root);
+  root.querySelector(".pe-title").textContent = header.title;
+  root.querySelector(".pe-subtitle").textContent = header.subtitle;
+  return root;
 }
 
 // A width x height canvas whose pixel p has the colour palette[levelAt(p)] (RGB triples).
@@ -234,27 +255,14 @@ export default function (component) {
   if (!data) return;
   const { bytes, header, body: png } = readPayload(data);
   const host = parentElement.getRootNode().host || parentElement;
-  let root = parentElement.querySelector(".pe-image");
-  if (root) {
-    root.__peObserver?.disconnect();
-    clearInterval(root.__peTimer);
-    root.remove();
-  }
-  root = document.createElement("div");
-  root.className = "pe-image";
-  root.setAttribute("role", "img");
-  root.setAttribute("aria-label", header.description);
-  root.innerHTML = `<div class="pe-title"></div><div class="pe-subtitle"></div>
+  const root = newImageRoot(parentElement, header, `
     <div class="pe-frame"><canvas class="pe-canvas"></canvas><div class="pe-yname">position</div>
     <canvas class="pe-bar"></canvas><div class="pe-row"></div></div>
     <div class="pe-xname">dimension (column)</div><div class="pe-screen"></div>
     <div class="pe-play"><button type="button" class="pe-play-button">\u25b6 Play</button>
     <label>speed <select class="pe-speed" aria-label="Play speed (rows per second)">
     __ROW_SPEED_OPTIONS__</select> rows a second</label>
-    <span class="pe-played" aria-live="polite"></span></div><div class="pe-tip"></div>`;
-  parentElement.appendChild(root);
-  root.querySelector(".pe-title").textContent = header.title;
-  root.querySelector(".pe-subtitle").textContent = header.subtitle;
+    <span class="pe-played" aria-live="polite"></span></div><div class="pe-tip"></div>`);
   const frame = root.querySelector(".pe-frame");
   const canvas = root.querySelector(".pe-canvas");
   const screenNote = root.querySelector(".pe-screen");

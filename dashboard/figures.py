@@ -143,11 +143,15 @@ def format_number(value: float) -> str:
     return f"{value:.3g}"
 
 
+def round_step(raw: float) -> float:
+    """The smallest 1, 2 or 5 times a power of ten that is at least ``raw`` (> 0)."""
+    magnitude = 10.0 ** np.floor(np.log10(raw))
+    return float(next(m * magnitude for m in (1, 2, 5, 10) if m * magnitude >= raw))
+
+
 def nice_step(span: float, n_ticks: int = 10) -> int:
-    """A round tick step (1, 2 or 5 times a power of ten) giving about ``n_ticks`` ticks."""
-    raw = max(span / n_ticks, 1.0)
-    magnitude = 10 ** int(np.floor(np.log10(raw)))
-    return int(next(m * magnitude for m in (1, 2, 5, 10) if m * magnitude >= raw))
+    """A whole round tick step (1, 2 or 5 times a power of ten) giving about ``n_ticks`` ticks."""
+    return int(round_step(max(span / n_ticks, 1.0)))
 
 
 def round_ticks(

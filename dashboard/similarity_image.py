@@ -63,9 +63,7 @@ def value_ticks(low: float, high: float, n_ticks: int = 5) -> list[tuple[float, 
     fraction 0 at ``low`` and 1 at ``high``; one tick at the middle when the range is a point."""
     if not high > low:
         return [(0.5, _value_text(low))]
-    raw = (high - low) / n_ticks
-    magnitude = 10.0 ** np.floor(np.log10(raw))
-    step = next(m * magnitude for m in (1, 2, 5, 10) if m * magnitude >= raw)
+    step = figures.round_step((high - low) / n_ticks)
     values = np.arange(np.ceil(low / step), np.floor(high / step) + 1) * step
     return [(float((v - low) / (high - low)), _value_text(v)) for v in values]
 
@@ -189,24 +187,12 @@ export default function (component) {
   if (!data) return;
   const { bytes, header, body } = readPayload(data);
   const host = parentElement.getRootNode().host || parentElement;
-  let root = parentElement.querySelector(".pe-image");
-  if (root) {
-    root.__peObserver?.disconnect();
-    root.remove();
-  }
-  root = document.createElement("div");
-  root.className = "pe-image";
-  root.setAttribute("role", "img");
-  root.setAttribute("aria-label", header.description);
-  root.innerHTML = `<div class="pe-title"></div><div class="pe-subtitle"></div>
+  const root = newImageRoot(parentElement, header, `
     <div class="pe-frame pe-square"><canvas class="pe-canvas"></canvas>
     <svg class="pe-lines" preserveAspectRatio="none"></svg>
     <div class="pe-yname">position</div><canvas class="pe-bar"></canvas></div>
     <div class="pe-xname pe-square">position</div><div class="pe-screen"></div>
-    <div class="pe-tip"></div>`;
-  parentElement.appendChild(root);
-  root.querySelector(".pe-title").textContent = header.title;
-  root.querySelector(".pe-subtitle").textContent = header.subtitle;
+    <div class="pe-tip"></div>`);
   const frame = root.querySelector(".pe-frame");
   const canvas = root.querySelector(".pe-canvas");
   const screenNote = root.querySelector(".pe-screen");

@@ -245,6 +245,21 @@ def chart(fig: go.Figure, key: str, *, select: bool = False, shapes: Sequence[di
     )
 
 
+def png_download(make: Callable[[], bytes], file_name: str, key: str) -> None:
+    """The "Image as PNG" link under the image component ``key``; ``make`` (the PNG's bytes)
+    runs only when it is clicked."""
+    st.download_button(
+        "Image as PNG",
+        data=make,
+        file_name=file_name,
+        mime="image/png",
+        key=f"png_{key}",
+        on_click="ignore",
+        type="tertiary",
+        icon=":material/download:",
+    )
+
+
 def drawn_before(key: str) -> bool:
     """Whether the chart ``key`` is on the page from before the code now running: in a
     fragment's own run, the charts of the last full run; in a full run, those it drew so far.

@@ -103,15 +103,10 @@ def _heatmap(config: Config) -> None:
         FIRST_COLUMN.value(config),
     )
     encoding_image.show(heatmap_image(*arguments), key="heatmap_main")
-    st.download_button(
-        "Image as PNG",
-        data=lambda: heatmap_png(*arguments),
-        file_name=f"heatmap_L{config.n_positions}_d{config.d_model}.png",
-        mime="image/png",
-        key="png_heatmap_main",
-        on_click="ignore",
-        type="tertiary",
-        icon=":material/download:",
+    ui.png_download(
+        lambda: heatmap_png(*arguments),
+        f"heatmap_L{config.n_positions}_d{config.d_model}.png",
+        key="heatmap_main",
     )
 
 

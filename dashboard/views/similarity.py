@@ -83,15 +83,10 @@ def render(config: Config) -> None:
     offset = ui.selected_whole_x(PROFILE_KEY, config.n_positions, shown=(config, kind))
     matrix_image = similarity_image.mark_offset(matrix_payload(config, kind, mode, first), offset)
     similarity_image.show(matrix_image, key="similarity_matrix")
-    st.download_button(
-        "Image as PNG",
-        data=lambda: matrix_png(config, kind, mode, first),
-        file_name=f"similarity_{kind}_L{config.n_positions}_d{config.d_model}.png",
-        mime="image/png",
-        key="png_similarity_matrix",
-        on_click="ignore",
-        type="tertiary",
-        icon=":material/download:",
+    ui.png_download(
+        lambda: matrix_png(config, kind, mode, first),
+        f"similarity_{kind}_L{config.n_positions}_d{config.d_model}.png",
+        key="similarity_matrix",
     )
     if config.d_model == 1:
         st.info(
