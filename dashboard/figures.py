@@ -63,6 +63,8 @@ CLICKED_VISIBLE_MARKER = {
     "selected": {"marker": {"opacity": 1, "size": 11, "color": CHOSEN_COLOUR}},
     "unselected": {"marker": {"opacity": 1}},
 }
+#: The ``meta`` of a trace that is not drawn and only carries words into a hover box.
+HOVER_ONLY = "hover only"
 CIRCLE_HOVER = "k = %{customdata}<br>sin = %{x:.4f}<br>cos = %{y:.4f}<extra></extra>"
 
 
@@ -303,32 +305,78 @@ def _played_position(positions: np.ndarray, values: np.ndarray, row: int) -> lis
     ]
 
 
+def _pair_words(
+    sin_columns: Sequence[int],
+    cos_columns: Sequence[int],
+    frequency: Sequence[float],
+    wavelength: Sequence[float],
+) -> list[dict]:
+    """Traces that are not drawn and carry each pair's words into the hover box of
+    :func:`dimension_lines`: its columns, ω and λ (one trace per set of columns a pair has)."""
+    n_pairs = len(frequency)
+    columns = np.full((n_pairs, 2), -1.0)
+    columns[: len(sin_columns), 0] = sin_columns
+    columns[: len(cos_columns), 1] = cos_columns
+    numbers = np.column_stack([columns, frequency, wavelength])
+    traces = []
+    for has, words in (
+        ((True, True), "sin column %{customdata[0]:d}, cos column %{customdata[1]:d}"),
+        ((True, False), "sin column %{customdata[0]:d}"),
+        ((False, True), "cos column %{customdata[1]:d}"),
+    ):
+        pairs = np.flatnonzero(((columns >= 0) == has).all(axis=1))
+        if pairs.size:
+            traces.append(
+                {
+                    "type": "scatter",
+                    "x": pairs,
+                    "y": np.zeros(pairs.size, dtype=np.int8),
+                    "mode": "markers",
+                    "marker": {"opacity": 0, "color": "#666666"},
+                    "showlegend": False,
+                    "customdata": numbers[pairs],
+                    "hovertemplate": words
+                    + "<br>ω=%{customdata[2]:.4~g} rad/pos, λ=%{customdata[3]:.4~g} pos"
+                    + "<extra></extra>",
+                    "meta": HOVER_ONLY,
+                }
+            )
+    return traces
+
+
 def dimension_lines(
     sines: np.ndarray,
     cosines: np.ndarray,
     *,
     positions: Sequence[int],
-    sin_hover: Sequence[str],
-    cos_hover: Sequence[str],
+    sin_columns: Sequence[int],
+    cos_columns: Sequence[int],
+    frequency: Sequence[float],
+    wavelength: Sequence[float],
     title: str = "",
     chosen: int | None = None,
 ) -> go.Figure:
     """Each chosen position's encoding across the pairs: its sin columns (solid) and its cos
     columns (dotted) against the pair index i, whatever the layout puts them.
 
-    ``chosen``, one of ``positions`` picked in another chart, is drawn thick in
-    :data:`CHOSEN_COLOUR` over the others, which fade.
+    ``sin_columns[i]`` and ``cos_columns[i]`` are pair i's columns (an odd d_model's last pair
+    has one of them only), ``frequency[i]`` and ``wavelength[i]`` its ω and λ. One hover box
+    per pair lists every line's value there under what the pair is, sent once to the browser,
+    not once per line. ``chosen``, one of ``positions`` picked in another chart, is drawn thick
+    in :data:`CHOSEN_COLOUR` over the others, which fade.
     """
-    traces = []
+    n_pairs = len(frequency)
+    traces = _pair_words(sin_columns, cos_columns, frequency, wavelength)
     order = sorted(range(len(positions)), key=lambda j: positions[j] == chosen)  # chosen last
     for j in order:
         position = positions[j]
         colour = CHOSEN_COLOUR if position == chosen else LINE_COLOURS[j % len(LINE_COLOURS)]
-        for values, hover, kind in ((sines[j], sin_hover, "sin"), (cosines[j], cos_hover, "cos")):
+        for values, kind in ((sines[j], "sin"), (cosines[j], "cos")):
             traces.append(
                 {
                     "type": "scatter",
-                    "x": np.arange(values.size),
+                    "x0": 0,
+                    "dx": 1,
                     "y": values,
                     "mode": "lines+markers" if values.size <= 32 else "lines",
                     "name": f"position {position:,}"
@@ -342,9 +390,7 @@ def dimension_lines(
                         "width": 3.2 if position == chosen else 1.6,
                         "dash": "solid" if kind == "sin" else "dot",
                     },
-                    "customdata": list(hover),
-                    "hovertemplate": f"position {position:,}<br>%{{customdata}}<br>"
-                    "value %{y:.6f}<extra></extra>",
+                    "hovertemplate": f"position {position:,}, {kind}: %{{y:.6f}}<extra></extra>",
                 }
             )
     for kind, dash in (("sin", "solid"), ("cos", "dot")):  # what the two line styles mean
@@ -359,13 +405,17 @@ def dimension_lines(
                 "hoverinfo": "skip",
             }
         )
-    n_pairs = max(sines.shape[1], cosines.shape[1]) if sines.ndim == 2 else 1
     return _figure(
         traces,
         title=title or "Value against pair index: every position is its own wave",
         subtitle="solid: sin columns, dotted: cos columns",
-        xaxis=index_axis("pair index i (slower to the right)", n_pairs),
+        xaxis=index_axis(
+            "pair index i (slower to the right)",
+            n_pairs,
+            unifiedhovertitle={"text": "pair i = %{x}"},
+        ),
         yaxis=_axis("value", range=[-1.08, 1.08]),
+        hovermode="x unified",
     )
 
 
@@ -1338,11 +1388,14 @@ def text_alternative(fig: go.Figure) -> str:
     x_title = _plain(layout.xaxis.title.text) if layout.xaxis and layout.xaxis.title else ""
     y_title = _plain(layout.yaxis.title.text) if layout.yaxis and layout.yaxis.title else ""
     words = [f"Chart: {_plain(layout.title.text) or 'untitled'}."]
-    # Drawn and not decoration (a circle's outline, the played vector: unnamed, no hover).
+    # Drawn and not decoration (a circle's outline, the played vector: unnamed, no hover; a
+    # trace that only carries words into the hover box).
     shown = [
         t
         for t in fig.data
-        if t.visible in (None, True) and (t.name or getattr(t, "hoverinfo", None) != "skip")
+        if t.visible in (None, True)
+        and (t.name or getattr(t, "hoverinfo", None) != "skip")
+        and getattr(t, "meta", None) != HOVER_ONLY
     ]
     described = [w for t in shown[:DESCRIBED_TRACES] if (w := _series_words(t, x_title, y_title))]
     words.extend(described)

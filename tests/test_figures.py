@@ -146,15 +146,60 @@ def test_dimension_lines_sin_solid_cos_dotted_by_pair():
         rows[:, role == "sin"],
         rows[:, role == "cos"],
         positions=[0, 5],
-        sin_hover=["s"] * 4,
-        cos_hover=["c"] * 4,
+        sin_columns=[0, 1, 2, 3],
+        cos_columns=[4, 5, 6, 7],
+        frequency=pe_core.frequencies(8),
+        wavelength=pe_core.wavelengths(8),
     )
-    assert [t.line.dash for t in fig.data[:4]] == ["solid", "dot", "solid", "dot"]
-    assert [t.showlegend for t in fig.data[:4]] == [True, False, True, False]
-    np.testing.assert_array_equal(fig.data[3].y, np.cos(5 * pe_core.frequencies(8)))
+    lines = fig.data[1:5]
+    assert [t.line.dash for t in lines] == ["solid", "dot", "solid", "dot"]
+    assert [t.showlegend for t in lines] == [True, False, True, False]
+    np.testing.assert_array_equal(lines[3].y, np.cos(5 * pe_core.frequencies(8)))
     # Issue 9: the legend had no entry for the dotted style.
-    assert [t.name for t in fig.data[4:]] == ["sin columns (solid)", "cos columns (dotted)"]
-    assert [t.line.dash for t in fig.data[4:]] == ["solid", "dot"]
+    assert [t.name for t in fig.data[5:]] == ["sin columns (solid)", "cos columns (dotted)"]
+    assert [t.line.dash for t in fig.data[5:]] == ["solid", "dot"]
+
+
+def test_dimension_lines_say_each_pair_once_in_one_hover_box():
+    # Each line's hover repeated every column's description: 2.8 MB of one chart at
+    # d_model 8192. The pair's columns, ω and λ now go once, as numbers, in traces that are
+    # not drawn, and one box lists every line's value at the pair.
+    rows = pe_core.sinusoidal_encoding([0, 5], 7)  # odd: the last pair has no cos column
+    _, role = pe_core.column_roles(7)
+    w = pe_core.frequencies(7)
+    fig = figures.dimension_lines(
+        rows[:, role == "sin"],
+        rows[:, role == "cos"],
+        positions=[0, 5],
+        sin_columns=[0, 2, 4, 6],
+        cos_columns=[1, 3, 5],
+        frequency=w,
+        wavelength=2 * np.pi / w,
+    )
+    assert fig.layout.hovermode == "x unified"
+    assert fig.layout.xaxis.unifiedhovertitle.text == "pair i = %{x}"
+    both, sin_only = fig.data[:2]
+    np.testing.assert_array_equal(both.x, [0, 1, 2])
+    np.testing.assert_array_equal(
+        both.customdata, np.column_stack([[0, 2, 4], [1, 3, 5], w[:3], 2 * np.pi / w[:3]])
+    )
+    assert both.hovertemplate.startswith("sin column %{customdata[0]:d}, cos column %{custom")
+    assert "ω=%{customdata[2]:.4~g} rad/pos, λ=%{customdata[3]:.4~g} pos" in both.hovertemplate
+    np.testing.assert_array_equal(sin_only.x, [3])
+    assert sin_only.customdata[0][0] == 6
+    assert sin_only.hovertemplate.startswith("sin column %{customdata[0]:d}<br>")
+    for words in (both, sin_only):
+        assert words.marker.opacity == 0 and not words.showlegend
+        assert words.meta == figures.HOVER_ONLY
+    lines = fig.data[2:6]
+    assert [t.hovertemplate for t in lines[:2]] == [
+        "position 0, sin: %{y:.6f}<extra></extra>",
+        "position 0, cos: %{y:.6f}<extra></extra>",
+    ]
+    assert all(t.customdata is None for t in lines)
+    # Not a series for a screen reader: the words start with the first line.
+    words = figures.text_alternative(fig)
+    assert words.split(". ", 1)[1].startswith("position 0: 4 points")
 
 
 class TestTextAlternative:
@@ -329,19 +374,20 @@ class TestLinkedHighlighting:
 
     def test_the_clicked_position_is_drawn_thick_over_the_others(self):
         rows = np.zeros((3, 4))
-        hover = [""] * 4
-        fig = figures.dimension_lines(
-            rows, rows, positions=[0, 5, 9], sin_hover=hover, cos_hover=hover, chosen=5
-        )
-        lines = [t for t in fig.data if t.x[0] is not None]
+        pairs = {
+            "sin_columns": [0, 2, 4, 6],
+            "cos_columns": [1, 3, 5, 7],
+            "frequency": np.ones(4),
+            "wavelength": np.ones(4),
+        }
+        fig = figures.dimension_lines(rows, rows, positions=[0, 5, 9], chosen=5, **pairs)
+        lines = [t for t in fig.data if t.meta is None and t.y[0] is not None]
         assert [t.name for t in lines][-2:] == ["position 5 (chosen above)"] * 2  # drawn last
         chosen = lines[-1]
         assert chosen.line.color == figures.CHOSEN_COLOUR and chosen.line.width > 3
         assert all(t.opacity < 0.5 for t in lines[:-2])
-        plain = figures.dimension_lines(
-            rows, rows, positions=[0, 5, 9], sin_hover=hover, cos_hover=hover
-        )
-        assert all(t.opacity == 1 for t in plain.data if t.x[0] is not None)
+        plain = figures.dimension_lines(rows, rows, positions=[0, 5, 9], **pairs)
+        assert all(t.opacity == 1 for t in plain.data if t.meta is None and t.y[0] is not None)
 
     def test_clickable_points_show_the_choice(self):
         # A point of a line can be selected only where the trace has markers: the profile's

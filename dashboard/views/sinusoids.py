@@ -201,20 +201,16 @@ def _by_dimension(config: Config) -> None:
 def dimension_figure(config: Config, at: tuple[int, ...], chosen: int | None = None):
     info = column_info(config)
     rows = np.asarray(rows_at(config, at))
-    hover = figures.column_labels(
-        list(range(config.d_model)),
-        info.pair.tolist(),
-        info.role.tolist(),
-        info.frequency.tolist(),
-        info.wavelength.tolist(),
-    )
     sin_columns = np.flatnonzero(info.role == "sin")  # in pair order, in every layout
     cos_columns = np.flatnonzero(info.role == "cos")
+    each_pair = sin_columns if sin_columns.size >= cos_columns.size else cos_columns
     return figures.dimension_lines(
         rows[:, sin_columns],
         rows[:, cos_columns],
         positions=list(at),
-        sin_hover=[hover[c] for c in sin_columns],
-        cos_hover=[hover[c] for c in cos_columns],
+        sin_columns=sin_columns,
+        cos_columns=cos_columns,
+        frequency=info.frequency[each_pair],
+        wavelength=info.wavelength[each_pair],
         chosen=chosen,
     )
