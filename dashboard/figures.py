@@ -331,8 +331,8 @@ def _pair_words(
                     "type": "scatter",
                     "x": pairs,
                     "y": np.zeros(pairs.size, dtype=np.int8),
-                    "mode": "markers",
-                    "marker": {"opacity": 0, "color": "#666666"},
+                    "mode": "none",  # hovered, not drawn: no element per point on the page
+                    "marker": {"color": "#666666"},
                     "showlegend": False,
                     "customdata": numbers[pairs],
                     "hovertemplate": words

@@ -189,7 +189,7 @@ def test_dimension_lines_say_each_pair_once_in_one_hover_box():
     assert sin_only.customdata[0][0] == 6
     assert sin_only.hovertemplate.startswith("sin column %{customdata[0]:d}<br>")
     for words in (both, sin_only):
-        assert words.marker.opacity == 0 and not words.showlegend
+        assert words.mode == "none" and not words.showlegend
         assert words.meta == figures.HOVER_ONLY
     lines = fig.data[2:6]
     assert [t.hovertemplate for t in lines[:2]] == [
