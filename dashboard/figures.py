@@ -63,6 +63,8 @@ CLICKED_VISIBLE_MARKER = {
     "selected": {"marker": {"opacity": 1, "size": 11, "color": CHOSEN_COLOUR}},
     "unselected": {"marker": {"opacity": 1}},
 }
+#: Markers a series of many points draws at most (Plotly's ``marker.maxdisplayed``).
+MARKERS_DRAWN = 512
 #: The ``meta`` of a trace that is not drawn and only carries words into a hover box.
 HOVER_ONLY = "hover only"
 CIRCLE_HOVER = "k = %{customdata}<br>sin = %{x:.4f}<br>cos = %{y:.4f}<extra></extra>"
@@ -1118,9 +1120,21 @@ def rope_pair_chart(
     subtitle: str = "",
 ) -> go.Figure:
     """Wavelength of each rotary pair before (line) and after scaling (markers coloured by
-    band), on a log axis, with horizontal lines at the given ``lengths`` (training, target)."""
+    band), on a log axis, with horizontal lines at the given ``lengths`` (training, target).
+
+    Over :data:`MARKERS_DRAWN` pairs, each series draws at most that many markers, evenly
+    spread over what is in view (every pair can still be hovered and clicked; zooming in
+    draws more): a marker is an element on the page, and 8,192 of them took seconds to draw.
+    """
     pairs = np.arange(original.size)
     band = np.asarray(band)
+    thinned = original.size > MARKERS_DRAWN
+    most = {"maxdisplayed": MARKERS_DRAWN} if thinned else {}
+    if thinned:
+        subtitle += (
+            f"{'; ' if subtitle else ''}at most {MARKERS_DRAWN} markers a series "
+            "(zoom in for every pair)"
+        )
     traces = [
         {
             "type": "scatter",
@@ -1129,7 +1143,7 @@ def rope_pair_chart(
             # Hidden markers: a click on the line (over the markers of unchanged pairs) picks
             # its pair too.
             "mode": "lines+markers",
-            "marker": {"size": 6, "opacity": 0},
+            "marker": {"size": 6, "opacity": 0, **most},
             "name": "before scaling",
             "line": {"color": "#9ca3af", "width": 2, "dash": "dot"},
             "hovertemplate": "pair %{x}<br>λ before %{y:,.6g} positions<extra></extra>",
@@ -1147,7 +1161,7 @@ def rope_pair_chart(
                 "y": scaled[shown],
                 "mode": "markers",
                 "name": f"after: {name}",
-                "marker": {"color": colour, "size": 7},
+                "marker": {"color": colour, "size": 7, **most},
                 "hovertemplate": f"pair %{{x}} ({name})<br>λ after %{{y:,.6g}} positions"
                 "<extra></extra>",
                 **CLICKED_VISIBLE_MARKER,

@@ -399,3 +399,28 @@ class TestLinkedHighlighting:
         assert "markers" in line.mode and line.marker.opacity == 0
         assert line.selected.marker.opacity == 1
         assert line.selected.marker.color == figures.CHOSEN_COLOUR
+
+
+def test_rope_pairs_draw_at_most_so_many_markers_and_say_so():
+    # Issue 14: at d_model 8192 the chart drew 8,192 markers (4,096 of them invisible click
+    # targets), one page element each, and took 2.4 s to switch to. Every pair stays in the
+    # data (hover and click); only what Plotly draws is thinned, and the subtitle says it.
+    def chart(n_pairs):
+        wavelengths = np.geomspace(6.28, 6e4, n_pairs)
+        return figures.rope_pair_chart(
+            wavelengths,
+            wavelengths,
+            ["unchanged"] * n_pairs,
+            lengths={"training": 4096},
+            title="t",
+            subtitle="head_dim 8",
+        )
+
+    few, many = chart(figures.MARKERS_DRAWN), chart(figures.MARKERS_DRAWN + 1)
+    assert all(t.marker.maxdisplayed is None for t in few.data)
+    assert "markers" not in few.layout.title.text
+    assert [t.marker.maxdisplayed for t in many.data] == [figures.MARKERS_DRAWN] * 2
+    assert [len(t.x) for t in many.data] == [figures.MARKERS_DRAWN + 1] * 2
+    assert "head_dim 8; at most 512 markers a series (zoom in for every pair)" in (
+        many.layout.title.text
+    )

@@ -333,10 +333,10 @@ def _pairs(rope: pe_core.RotaryEncoding, chosen: int | None) -> None:
     st.subheader("Each rotary pair, before and after scaling")
     band = rope.band
     counts = ", ".join(
-        f"{int(np.sum(band == b))} {b}" for b in figures.BAND_COLOURS if np.any(band == b)
+        f"{int(np.sum(band == b)):,} {b}" for b in figures.BAND_COLOURS if np.any(band == b)
     )
     st.caption(
-        f"{rope.n_pairs} pairs: {counts}. A pair whose wavelength exceeds the training length "
+        f"{rope.n_pairs:,} pairs: {counts}. A pair whose wavelength exceeds the training length "
         "never completed a turn in training; the methods slow those down so that longer "
         "contexts stay within the angles the model has seen."
     )
