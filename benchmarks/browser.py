@@ -7,10 +7,15 @@ misses), then six steps back (cached). Each latency runs from the key press to t
 
     .venv/bin/python benchmarks/browser.py            # slider redraws
     .venv/bin/python benchmarks/browser.py --views    # first chart and every view switch
+    .venv/bin/python benchmarks/browser.py --elements # what each view puts on the page
 
 ``--views``: for each configuration, the time from navigation to the first view settled (every
 chart drawn, the run over), then the time from a click on each view's link to that view
 settled, in registry order, twice (the second round hits the caches).
+
+``--elements``: for each view and configuration, the markers Plotly draws (one SVG element
+each, ``path.point``) and all the page's elements, once the view is settled: what a software
+renderer pays for on every switch.
 """
 
 from __future__ import annotations
@@ -90,6 +95,30 @@ def views_main(browser, server) -> None:
         context.close()
 
 
+def elements_main(browser, server) -> None:
+    print("| view | " + " | ".join(VIEW_CONFIGURATIONS) + " |")
+    print("|---|" + "---:|" * len(VIEW_CONFIGURATIONS))
+    context = browser.new_context(viewport=VIEWPORT)
+    context.add_init_script(PAGE_HOOK_JS)
+    page = context.new_page()
+    page.set_default_timeout(180_000)
+    app = AppPage(page, server)
+    for view in registry.VIEWS:
+        cells = []
+        for query in VIEW_CONFIGURATIONS.values():
+            path = "" if view is registry.DEFAULT else view.slug
+            app.open(path + query)
+            app.wait_quiet()
+            markers, everything = page.evaluate(
+                "[document.querySelectorAll('.js-plotly-plot path.point').length,"
+                " document.querySelectorAll('*').length]"
+            )
+            cells.append(f"{markers:,} / {everything:,}")
+        print(f"| {view.label} | " + " | ".join(cells) + " |", flush=True)
+    assert app.problems() == [], app.problems()
+    context.close()
+
+
 def main() -> None:
     from playwright.sync_api import sync_playwright
 
@@ -101,6 +130,10 @@ def main() -> None:
         browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
         if "--views" in sys.argv:
             views_main(browser, server)
+            browser.close()
+            return
+        if "--elements" in sys.argv:
+            elements_main(browser, server)
             browser.close()
             return
         for name, query in CONFIGURATIONS.items():
