@@ -320,6 +320,9 @@ def _pair_words(
     columns[: len(sin_columns), 0] = sin_columns
     columns[: len(cos_columns), 1] = cos_columns
     numbers = np.column_stack([columns, frequency, wavelength])
+    # Plotly's unified box also takes a trace's nearest point at another x: where the pairs
+    # need two traces (an odd d_model's last pair), each names its pair.
+    mixed = len(sin_columns) != len(cos_columns)
     traces = []
     for has, words in (
         ((True, True), "sin column %{customdata[0]:d}, cos column %{customdata[1]:d}"),
@@ -327,6 +330,8 @@ def _pair_words(
         ((False, True), "cos column %{customdata[1]:d}"),
     ):
         pairs = np.flatnonzero(((columns >= 0) == has).all(axis=1))
+        if mixed:
+            words = "pair %{x:,d}: " + words
         if pairs.size:
             traces.append(
                 {
@@ -392,7 +397,10 @@ def dimension_lines(
                         "width": 3.2 if position == chosen else 1.6,
                         "dash": "solid" if kind == "sin" else "dot",
                     },
-                    "hovertemplate": f"position {position:,}, {kind}: %{{y:.6f}}<extra></extra>",
+                    # A line shorter than the pairs is hovered at its last pair beyond its end.
+                    "hovertemplate": f"position {position:,}, {kind}"
+                    + (" at pair %{x:,d}" if values.size < n_pairs else "")
+                    + ": %{y:.6f}<extra></extra>",
                 }
             )
     for kind, dash in (("sin", "solid"), ("cos", "dot")):  # what the two line styles mean
@@ -414,7 +422,7 @@ def dimension_lines(
         xaxis=index_axis(
             "pair index i (slower to the right)",
             n_pairs,
-            unifiedhovertitle={"text": "pair i = %{x}"},
+            unifiedhovertitle={"text": "pair i = %{x:,d}"},
         ),
         yaxis=_axis("value", range=[-1.08, 1.08]),
         hovermode="x unified",

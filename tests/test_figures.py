@@ -177,29 +177,64 @@ def test_dimension_lines_say_each_pair_once_in_one_hover_box():
         wavelength=2 * np.pi / w,
     )
     assert fig.layout.hovermode == "x unified"
-    assert fig.layout.xaxis.unifiedhovertitle.text == "pair i = %{x}"
+    assert fig.layout.xaxis.unifiedhovertitle.text == "pair i = %{x:,d}"
     both, sin_only = fig.data[:2]
     np.testing.assert_array_equal(both.x, [0, 1, 2])
     np.testing.assert_array_equal(
         both.customdata, np.column_stack([[0, 2, 4], [1, 3, 5], w[:3], 2 * np.pi / w[:3]])
     )
-    assert both.hovertemplate.startswith("sin column %{customdata[0]:d}, cos column %{custom")
+    # Plotly's unified box also lists a trace's nearest point at a neighbouring pair: with two
+    # words traces and a cos line shorter than the pairs, each of them names its pair.
+    assert both.hovertemplate.startswith("pair %{x:,d}: sin column %{customdata[0]:d}, cos")
     assert "ω=%{customdata[2]:.4~g} rad/pos, λ=%{customdata[3]:.4~g} pos" in both.hovertemplate
     np.testing.assert_array_equal(sin_only.x, [3])
     assert sin_only.customdata[0][0] == 6
-    assert sin_only.hovertemplate.startswith("sin column %{customdata[0]:d}<br>")
+    assert sin_only.hovertemplate.startswith("pair %{x:,d}: sin column %{customdata[0]:d}<br>")
     for words in (both, sin_only):
         assert words.mode == "none" and not words.showlegend
         assert words.meta == figures.HOVER_ONLY
     lines = fig.data[2:6]
     assert [t.hovertemplate for t in lines[:2]] == [
         "position 0, sin: %{y:.6f}<extra></extra>",
-        "position 0, cos: %{y:.6f}<extra></extra>",
+        "position 0, cos at pair %{x:,d}: %{y:.6f}<extra></extra>",
     ]
+    # An even d_model: one words trace, every line as long as the pairs, no pair repeated.
+    even = figures.dimension_lines(
+        rows[:, [0, 2]],
+        rows[:, [1, 3]],
+        positions=[0, 5],
+        sin_columns=[0, 2],
+        cos_columns=[1, 3],
+        frequency=w[:2],
+        wavelength=2 * np.pi / w[:2],
+    )
+    assert [t.meta for t in even.data[:2]] == [figures.HOVER_ONLY, None]
+    assert even.data[0].hovertemplate.startswith("sin column")
+    assert "pair" not in even.data[2].hovertemplate
     assert all(t.customdata is None for t in lines)
     # Not a series for a screen reader: the words start with the first line.
     words = figures.text_alternative(fig)
     assert words.split(". ", 1)[1].startswith("position 0: 4 points")
+
+
+@pytest.mark.parametrize(("convention", "d_model"), [("split", 7), ("musicgen", 9), ("vaswani", 6)])
+def test_the_dimension_chart_names_each_pairs_columns_and_frequency(convention, d_model):
+    # The view's wiring: pair i's words carry its own sin and cos columns, ω_i and λ_i, in
+    # every layout (musicgen puts the cos half first and pads an odd d_model with a zero).
+    from dashboard.config import Config
+    from dashboard.views import sinusoids
+
+    fig = sinusoids.dimension_figure(Config(50, d_model, 10000.0, convention), (0, 7))
+    pair, role = pe_core.column_roles(d_model, convention=convention)
+    w = pe_core.frequencies(d_model, convention=convention)
+    shown = np.concatenate([t.customdata for t in fig.data if t.meta == figures.HOVER_ONLY])
+    pairs = np.concatenate([t.x for t in fig.data if t.meta == figures.HOVER_ONLY])
+    assert sorted(pairs) == list(range(w.size))
+    for i, (sin_column, cos_column, frequency, wavelength) in zip(pairs, shown, strict=True):
+        for column, kind in ((sin_column, "sin"), (cos_column, "cos")):
+            expected = np.flatnonzero((pair == i) & (role == kind))
+            assert [column] == (list(expected) if expected.size else [-1])
+        assert frequency == w[i] and wavelength == 2 * np.pi / w[i]
 
 
 class TestTextAlternative:
