@@ -325,9 +325,9 @@ def _pair_words(
     mixed = len(sin_columns) != len(cos_columns)
     traces = []
     for has, words in (
-        ((True, True), "sin column %{customdata[0]:d}, cos column %{customdata[1]:d}"),
-        ((True, False), "sin column %{customdata[0]:d}"),
-        ((False, True), "cos column %{customdata[1]:d}"),
+        ((True, True), "sin column %{customdata[0]:,d}, cos column %{customdata[1]:,d}"),
+        ((True, False), "sin column %{customdata[0]:,d}"),
+        ((False, True), "cos column %{customdata[1]:,d}"),
     ):
         pairs = np.flatnonzero(((columns >= 0) == has).all(axis=1))
         if mixed:
@@ -339,7 +339,6 @@ def _pair_words(
                     "x": pairs,
                     "y": np.zeros(pairs.size, dtype=np.int8),
                     "mode": "none",  # hovered, not drawn: no element per point on the page
-                    "marker": {"color": "#666666"},
                     "showlegend": False,
                     "customdata": numbers[pairs],
                     "hovertemplate": words

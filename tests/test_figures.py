@@ -185,11 +185,11 @@ def test_dimension_lines_say_each_pair_once_in_one_hover_box():
     )
     # Plotly's unified box also lists a trace's nearest point at a neighbouring pair: with two
     # words traces and a cos line shorter than the pairs, each of them names its pair.
-    assert both.hovertemplate.startswith("pair %{x:,d}: sin column %{customdata[0]:d}, cos")
+    assert both.hovertemplate.startswith("pair %{x:,d}: sin column %{customdata[0]:,d}, cos")
     assert "ω=%{customdata[2]:.4~g} rad/pos, λ=%{customdata[3]:.4~g} pos" in both.hovertemplate
     np.testing.assert_array_equal(sin_only.x, [3])
     assert sin_only.customdata[0][0] == 6
-    assert sin_only.hovertemplate.startswith("pair %{x:,d}: sin column %{customdata[0]:d}<br>")
+    assert sin_only.hovertemplate.startswith("pair %{x:,d}: sin column %{customdata[0]:,d}<br>")
     for words in (both, sin_only):
         assert words.mode == "none" and not words.showlegend
         assert words.meta == figures.HOVER_ONLY
