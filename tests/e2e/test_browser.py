@@ -66,9 +66,9 @@ def sidebar_values(app: AppPage) -> dict[str, str]:
 @pytest.mark.parametrize("slug", list(VIEWS))
 def test_view_draws_and_redraws_after_a_parameter_change(app: AppPage, slug: str):
     label = VIEWS[slug]
-    app.open()
-    if app.selected_tab() != label:
-        app.click_tab(label)  # waits until every chart of the tab has been drawn
+    # Opened on the view's own path (the navigation: test_tabs_switch_back_and_forth_... and
+    # test_every_view_fits_the_screen).
+    app.open("" if slug == DEFAULT_VIEW else slug)
     assert app.selected_tab() == label
     expect_view(app, slug)  # the view is the page's path, not a parameter
     expect_url(app, "view", None)
@@ -115,11 +115,13 @@ PLOTLY_FETCHES_JS = """() => performance.getEntriesByType("resource")
   .filter((entry) => /\\/PlotlyChart\\.[^/]+\\.js$/.test(entry.name)).length"""
 
 
-def test_plotly_code_loads_while_the_first_view_is_idle(app: AppPage):
+def test_plotly_code_loads_while_the_first_view_is_idle(fresh_app: AppPage):
     """The default view draws no Plotly chart; once the reader is active on the page (here: the
     pointer moves) and the page is idle, it fetches Plotly's code from the URL Streamlit
     imports it from, so the first Plotly view finds it loaded (dashboard/plotly_preload.py)
-    and the script is fetched once. A page nobody acts on waits 5 s before it does."""
+    and the script is fetched once. A page nobody acts on waits 5 s before it does. (In a
+    browser context of its own: an empty cache.)"""
+    app = fresh_app
     app.open()
     assert app.page.locator('[data-testid="stPlotlyChart"]').count() == 0
     app.page.wait_for_timeout(1500)  # past the first second, with no sign of a reader
