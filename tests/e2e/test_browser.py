@@ -66,8 +66,8 @@ def sidebar_values(app: AppPage) -> dict[str, str]:
 @pytest.mark.parametrize("slug", list(VIEWS))
 def test_view_draws_and_redraws_after_a_parameter_change(app: AppPage, slug: str):
     label = VIEWS[slug]
-    # Opened on the view's own path (the navigation: test_tabs_switch_back_and_forth_... and
-    # test_every_view_fits_the_screen).
+    # Opened on the view's own path: reaching it through the navigation is what
+    # test_tabs_switch_back_and_forth_in_one_session and test_every_view_fits_the_screen check.
     app.open("" if slug == DEFAULT_VIEW else slug)
     assert app.selected_tab() == label
     expect_view(app, slug)  # the view is the page's path, not a parameter
