@@ -71,7 +71,8 @@ def browser(chromium_path, server):  # after `server`, so it closes before the s
 @pytest.fixture(scope="session")
 def shared_context(browser):
     """One browser context for the tests' pages: they share its HTTP cache, so the app's
-    scripts are compiled once, not once a test (about a sixth of what opening the app costs)."""
+    scripts are not fetched again for every test (a page load alone: 2.2 s in a new context,
+    1.8 to 2.0 s as a new page of a used one)."""
     context = browser.new_context(viewport=VIEWPORT)
     context.add_init_script(PAGE_HOOK_JS)
     try:
