@@ -38,6 +38,15 @@ CONFIGURATIONS = {
 STEPS = 6
 
 
+def _app_page(browser, server, timeout_ms: int) -> tuple:
+    """A new browser context with the page hook, and an AppPage on the app in it."""
+    context = browser.new_context(viewport=VIEWPORT)
+    context.add_init_script(PAGE_HOOK_JS)
+    page = context.new_page()
+    page.set_default_timeout(timeout_ms)
+    return context, AppPage(page, server)
+
+
 def latencies(app: AppPage, query: str) -> tuple[list[float], list[float]]:
     app.open(query)
     app.wait_quiet()
@@ -83,11 +92,8 @@ def views_main(browser, server) -> None:
     )
     print("|---|---:|" + "---:|" * len(registry.VIEWS))
     for name, query in VIEW_CONFIGURATIONS.items():
-        context = browser.new_context(viewport=VIEWPORT)
-        context.add_init_script(PAGE_HOOK_JS)
-        page = context.new_page()
-        page.set_default_timeout(180_000)
-        first, switches = view_switches(AppPage(page, server), query)
+        context, app = _app_page(browser, server, 180_000)
+        first, switches = view_switches(app, query)
         cells = [f"{first:.0f} ms"] + [
             f"{times[0]:.0f} / {times[1]:.0f}" for times in switches.values()
         ]
@@ -98,18 +104,14 @@ def views_main(browser, server) -> None:
 def elements_main(browser, server) -> None:
     print("| view | " + " | ".join(VIEW_CONFIGURATIONS) + " |")
     print("|---|" + "---:|" * len(VIEW_CONFIGURATIONS))
-    context = browser.new_context(viewport=VIEWPORT)
-    context.add_init_script(PAGE_HOOK_JS)
-    page = context.new_page()
-    page.set_default_timeout(180_000)
-    app = AppPage(page, server)
+    context, app = _app_page(browser, server, 180_000)
     for view in registry.VIEWS:
         cells = []
         for query in VIEW_CONFIGURATIONS.values():
             path = "" if view is registry.DEFAULT else view.slug
             app.open(path + query)
             app.wait_quiet()
-            markers, everything = page.evaluate(
+            markers, everything = app.page.evaluate(
                 "[document.querySelectorAll('.js-plotly-plot path.point').length,"
                 " document.querySelectorAll('*').length]"
             )
@@ -137,11 +139,8 @@ def main() -> None:
             browser.close()
             return
         for name, query in CONFIGURATIONS.items():
-            context = browser.new_context(viewport=VIEWPORT)
-            context.add_init_script(PAGE_HOOK_JS)
-            page = context.new_page()
-            page.set_default_timeout(120_000)
-            fresh, cached = latencies(AppPage(page, server), query)
+            context, app = _app_page(browser, server, 120_000)
+            fresh, cached = latencies(app, query)
             everything = fresh + cached
             cells = [statistics.median(fresh), statistics.median(cached)]
             cells += [statistics.median(everything), max(everything)]

@@ -68,13 +68,25 @@ def browser(chromium_path, server):  # after `server`, so it closes before the s
             instance.close()
 
 
+def _app_context(browser):
+    """A browser context whose pages get PAGE_HOOK_JS before the app loads."""
+    context = browser.new_context(viewport=VIEWPORT)
+    context.add_init_script(PAGE_HOOK_JS)
+    return context
+
+
+def _app_page(context, server: StreamlitServer) -> AppPage:
+    page = context.new_page()
+    page.set_default_timeout(RUN_TIMEOUT_MS)
+    return AppPage(page, server)
+
+
 @pytest.fixture(scope="session")
 def shared_context(browser):
     """One browser context for the tests' pages: they share its HTTP cache, so the app's
     scripts are not fetched again for every test (a page load alone: 2.2 s in a new context,
     1.8 to 2.0 s as a new page of a used one)."""
-    context = browser.new_context(viewport=VIEWPORT)
-    context.add_init_script(PAGE_HOOK_JS)
+    context = _app_context(browser)
     try:
         yield context
     finally:
@@ -86,11 +98,8 @@ def app(shared_context, server):
     """A new page on the app (a new Streamlit session per test) in the shared context. What
     Streamlit keeps in the browser's storage (the sidebar's width, its list of views expanded,
     a theme) is cleared after the test, and the pages it opened are closed."""
-    page = shared_context.new_page()
-    page.set_default_timeout(RUN_TIMEOUT_MS)
-    driver = AppPage(page, server)
     try:
-        yield driver
+        yield _app_page(shared_context, server)
     finally:
         for opened in shared_context.pages:
             if opened.url.startswith(server.url):
@@ -102,12 +111,9 @@ def app(shared_context, server):
 @pytest.fixture
 def fresh_app(browser, server):
     """A page in a context of its own, for a test of what the page loads (an empty cache)."""
-    context = browser.new_context(viewport=VIEWPORT)
-    context.add_init_script(PAGE_HOOK_JS)
-    page = context.new_page()
-    page.set_default_timeout(RUN_TIMEOUT_MS)
+    context = _app_context(browser)
     try:
-        yield AppPage(page, server)
+        yield _app_page(context, server)
     finally:
         context.close()
 
@@ -153,9 +159,7 @@ class AppPage:
 
     def new_page(self) -> AppPage:
         """Another page in the same browser context (a second Streamlit session)."""
-        page = self.page.context.new_page()
-        page.set_default_timeout(RUN_TIMEOUT_MS)
-        return AppPage(page, self.server)
+        return _app_page(self.page.context, self.server)
 
     def open(self, query: str = "") -> None:
         """Load the app (``query`` like ``"?L=100&view=sinusoids"``) and wait for its charts."""
