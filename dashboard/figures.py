@@ -92,6 +92,25 @@ def for_dark_page(spec: dict) -> dict:
     return {**spec, "data": data}
 
 
+#: Margins (pixels) that hold what the axes ask for in Streamlit's chart theme at the usual
+#: sizes: tick labels and the axis title with its stand-off on the left and at the bottom, a
+#: colour bar with its tick labels on the right. A margin too small for them makes Plotly
+#: measure, widen it and draw the whole chart a second time before it shows (its
+#: "automargin", which emits no event of its own); longer labels and a legend's rows still get
+#: their room that way. Plotly narrows the margins it widened itself on a narrow chart, not the
+#: ones it is given: a chart drawn in a narrow column passes smaller ones.
+MARGIN_LEFT = 80
+MARGIN_BOTTOM = 75
+MARGIN_RIGHT = 30
+MARGIN_RIGHT_COLOUR_BAR = 85
+
+
+def _has_colour_bar(trace: dict) -> bool:
+    if trace.get("type") == "heatmap":
+        return trace.get("showscale", True) is not False
+    return bool(trace.get("marker", {}).get("showscale"))
+
+
 def _axis(title: str | None = None, **options) -> dict:
     return {"title": {"text": title}, **options} if title else options
 
@@ -112,7 +131,12 @@ def _figure(
     common = {
         "title": {"text": text, "x": 0.0, "xanchor": "left"},
         "height": height,
-        "margin": {"l": 70, "r": 20, "t": 80 if subtitle else 50, "b": 110 if with_legend else 50},
+        "margin": {
+            "l": MARGIN_LEFT,
+            "r": MARGIN_RIGHT_COLOUR_BAR if any(map(_has_colour_bar, traces)) else MARGIN_RIGHT,
+            "t": 80 if subtitle else 50,
+            "b": 110 if with_legend else MARGIN_BOTTOM,
+        },
         "hoverlabel": {"align": "left"},
         # Below the x axis title, at the bottom of the figure: never over the title or the data.
         "legend": {
@@ -260,7 +284,7 @@ def sinusoid_lines(
         title=title,
         subtitle=subtitle,
         height=620,
-        margin={"l": 70, "r": 20, "t": 80, "b": 270},
+        margin={"l": MARGIN_LEFT, "r": MARGIN_RIGHT, "t": 80, "b": 270},
         **axes,
     )
     fig.frames = [
@@ -911,7 +935,7 @@ def unit_circles(
             title=title,
             height=400,
             annotations=annotations,
-            margin={"l": 70, "r": 20, "t": 100, "b": 50},
+            margin={"l": MARGIN_LEFT, "r": MARGIN_RIGHT_COLOUR_BAR, "t": 100, "b": MARGIN_BOTTOM},
             **layout,
         )
     vectors = list(range(len(traces), len(traces) + n))
@@ -921,7 +945,7 @@ def unit_circles(
         title=title,
         height=580,
         annotations=annotations,
-        margin={"l": 70, "r": 20, "t": 100, "b": 240},
+        margin={"l": MARGIN_LEFT, "r": MARGIN_RIGHT_COLOUR_BAR, "t": 100, "b": 240},
         **layout,
     )
     fig.frames = [
@@ -1082,6 +1106,81 @@ def matrix_heatmap(
         height=height,
         xaxis=index_axis(column_title, len(columns), column_ticks, showgrid=False),
         yaxis=yaxis,
+    )
+
+
+def matrix_panels(
+    panels: Mapping[str, np.ndarray],
+    *,
+    title: str,
+    value_range: float = 1.0,
+    row_title: str = "position",
+    column_title: str = "column",
+    height: int = 380,
+) -> go.Figure:
+    """Matrices of the same shape side by side in one chart, to compare them cell for cell:
+    one row axis, one colour scale over [-``value_range``, ``value_range``] and its one colour
+    bar, each panel named above it. Row i of every matrix is position i."""
+    names = list(panels)
+    n = len(names)
+    gap = 0.02
+    width = (1.0 - gap * (n - 1)) / n
+    traces, annotations, layout = [], [], {}
+    for j, name in enumerate(names):
+        values = np.asarray(panels[name])
+        suffix = "" if j == 0 else str(j + 1)
+        start = j * (width + gap)
+        traces.append(
+            {
+                "type": "heatmap",
+                "z": values.astype(np.float32),
+                "x": np.arange(values.shape[1]),
+                "y": np.arange(values.shape[0]),
+                "xaxis": f"x{suffix}",
+                "yaxis": "y",
+                "name": name,
+                "showlegend": False,
+                "zmin": -value_range,
+                "zmax": value_range,
+                "colorscale": DIVERGING,
+                "showscale": j == n - 1,
+                "colorbar": {"thickness": 12},
+                "hovertemplate": f"{name}<br>{row_title} %{{y}}<br>{column_title} %{{x}}"
+                "<br>value %{z:.4f}<extra></extra>",
+            }
+        )
+        # One axis title, under the middle panel: five would run into each other on a phone.
+        layout[f"xaxis{suffix}"] = index_axis(
+            column_title if j == n // 2 else None,
+            values.shape[1],
+            3,
+            showgrid=False,
+            domain=[start, start + width],
+            anchor="y",
+        )
+        annotations.append(
+            {
+                "text": f"<b>{name}</b>",
+                "showarrow": False,
+                "xref": "paper",
+                "yref": "paper",
+                "x": start + width / 2,
+                "xanchor": "center",
+                "y": 1.0,
+                "yanchor": "bottom",
+                # Every other name a line higher: on a phone a panel is narrower than a name.
+                "yshift": 16 * (j % 2),
+            }
+        )
+    n_rows = max((np.shape(panels[name])[0] for name in names), default=1)
+    return _figure(
+        traces,
+        title=title,
+        height=height,
+        annotations=annotations,
+        margin={"l": MARGIN_LEFT, "r": MARGIN_RIGHT_COLOUR_BAR, "t": 95, "b": MARGIN_BOTTOM},
+        yaxis=index_axis(row_title, n_rows, autorange="reversed", showgrid=False),
+        **layout,
     )
 
 

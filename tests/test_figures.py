@@ -459,3 +459,30 @@ def test_rope_pairs_draw_at_most_so_many_markers_and_say_so():
     assert "head_dim 8; at most 512 markers a series (zoom in for every pair)" in (
         many.layout.title.text
     )
+
+
+def test_matrix_panels_share_one_row_axis_and_one_colour_bar():
+    panels = {
+        "vaswani": pe_core.sinusoidal_encoding(5, 4),
+        "split": pe_core.sinusoidal_encoding(5, 4, convention="split"),
+    }
+    fig = figures.matrix_panels(panels, title="t")
+    assert [t.name for t in fig.data] == ["vaswani", "split"]
+    assert [t.showscale for t in fig.data] == [False, True]  # one colour bar
+    assert {(t.zmin, t.zmax) for t in fig.data} == {(-1.0, 1.0)}  # one fixed colour range
+    assert [t.xaxis for t in fig.data] == ["x", "x2"] and {t.yaxis for t in fig.data} == {"y"}
+    for trace, values in zip(fig.data, panels.values(), strict=True):
+        np.testing.assert_array_equal(trace.z, values.astype(np.float32))
+    # Side by side, apart, in the order given; each named above its panel.
+    assert fig.layout.xaxis.domain[1] < fig.layout.xaxis2.domain[0]
+    assert [a.text for a in fig.layout.annotations] == ["<b>vaswani</b>", "<b>split</b>"]
+    # Room for the colour bar, so that Plotly does not widen the margin and draw again.
+    assert fig.layout.margin.r == figures.MARGIN_RIGHT_COLOUR_BAR
+    assert "vaswani: 5 × 4 cells" in figures.text_alternative(fig)
+
+
+def test_a_colour_bar_gets_its_margin():
+    heatmap = figures.matrix_heatmap(np.eye(2), rows=[0, 1], columns=[0, 1], title="m")
+    lines = figures.curves(np.arange(3), {"a": np.ones(3)}, title="c", x_title="x", y_title="y")
+    assert heatmap.layout.margin.r == figures.MARGIN_RIGHT_COLOUR_BAR
+    assert lines.layout.margin.r == figures.MARGIN_RIGHT

@@ -74,27 +74,21 @@ def _side_by_side(config: Config) -> None:
         + ": enough to see where each convention puts its sin and cos columns. Drag on a panel "
         "to zoom."
     )
-    panels = st.columns(len(pe_core.CONVENTIONS))
-    for column, name in zip(panels, pe_core.CONVENTIONS, strict=True):
-        with column:
-            ui.chart(caching.figure(_panel_figure, config, name), f"lab_panel_{name}")
-            # Below the panel, where it wraps: five panels leave a title about 200 px.
-            st.caption(pe_core.CONVENTIONS[name].formula)
+    ui.chart(caching.figure(_panels_figure, config), "lab_panels")
+    st.markdown(
+        "\n".join(
+            f"- **{name}**: `{convention.formula}`"
+            for name, convention in pe_core.CONVENTIONS.items()
+        )
+    )
     other = OTHER.widget(config, label=f"Difference: {config.convention} minus")
     ui.chart(caching.figure(_difference_figure, config, other), "lab_difference")
 
 
-def _panel_figure(config: Config, name: str):
-    values, n_rows = _panel(config, name)
-    return figures.matrix_heatmap(
-        values,
-        rows=list(range(n_rows)),
-        columns=list(range(values.shape[1])),
-        title=name,
-        symmetric_range=1.0,
-        column_title="column",  # five panels side by side: short words, few numbers
-        column_ticks=3,
-        height=340,
+def _panels_figure(config: Config):
+    return figures.matrix_panels(
+        {name: _panel(config, name)[0] for name in pe_core.CONVENTIONS},
+        title="Each convention's columns at the same positions",
     )
 
 
