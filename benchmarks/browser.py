@@ -8,6 +8,7 @@ misses), then six steps back (cached). Each latency runs from the key press to t
     .venv/bin/python benchmarks/browser.py            # slider redraws
     .venv/bin/python benchmarks/browser.py --views    # first chart and every view switch
     .venv/bin/python benchmarks/browser.py --elements # what each view puts on the page
+    .venv/bin/python benchmarks/browser.py --page-time [ROUNDS]  # the page's work per switch
 
 ``--views``: for each configuration, the time from navigation to the first view settled (every
 chart drawn, the run over), then the time from a click on each view's link to that view
@@ -16,6 +17,13 @@ settled, in registry order, twice (the second round hits the caches).
 ``--elements``: for each view and configuration, the markers Plotly draws (one SVG element
 each, ``path.point``) and all the page's elements, once the view is settled: what a software
 renderer pays for on every switch.
+
+``--page-time``: for each view with Plotly charts, cached switches from the default view
+(ROUNDS of them, 5 unless given; every view visited once before): the medians of the time
+from the click to the view settled, to the last chart drawn, and of the page's main-thread
+time over the switch (Chromium's ``TaskDuration``, all of it: script, style, layout, paint),
+which is less at the mercy of the machine's other work than a wall-clock time; and the charts
+whose margins Plotly widened (each one drawn in full a second time, with no event to show it).
 """
 
 from __future__ import annotations
@@ -121,6 +129,53 @@ def elements_main(browser, server) -> None:
     context.close()
 
 
+#: For each Plotly chart: whether Plotly widened a margin given in its layout (its automargin).
+WIDENED_JS = """() => Array.from(document.querySelectorAll('.js-plotly-plot')).map((plot) =>
+  ['l', 'r', 't', 'b'].some(
+    (side) => plot._fullLayout._size[side] > (plot.layout.margin || {})[side]))"""
+LAST_DRAW_JS = """() => Math.max(window.__pe.lastDraw, ...Array.from(
+  document.querySelectorAll('[data-pe-image]'),
+  (el) => Number(el.getAttribute('data-pe-drawn')) || 0))"""
+
+
+def page_time_main(browser, server, rounds: int) -> None:
+    print("| view | charts (widened) | click to settled | click to last draw | page main thread |")
+    print("|---|---:|---:|---:|---:|")
+    context, app = _app_page(browser, server, 180_000)
+    session = context.new_cdp_session(app.page)
+    session.send("Performance.enable")
+
+    def main_thread_ms() -> float:
+        metrics = session.send("Performance.getMetrics")["metrics"]
+        return 1000 * next(m["value"] for m in metrics if m["name"] == "TaskDuration")
+
+    app.open()
+    others = [view for view in registry.VIEWS if view is not registry.DEFAULT]
+    for view in others:  # caches warm, Plotly's code loaded
+        app.click_tab(view.label)
+    app.click_tab(registry.DEFAULT.label)
+    for view in others:
+        settled, drawn, busy, widened = [], [], [], []
+        for _ in range(rounds):
+            busy_before, since = main_thread_ms(), app.now()
+            app.click_tab(view.label)  # settled, then quiet for 400 ms
+            busy.append(main_thread_ms() - busy_before)
+            settled.append(app.page.evaluate("window.__pe.settledAt") - since)
+            drawn.append(app.page.evaluate(LAST_DRAW_JS) - since)
+            widened = max(widened, app.page.evaluate(WIDENED_JS), key=len)
+            app.click_tab(registry.DEFAULT.label)
+        if widened:  # a view with Plotly charts
+            cells = [statistics.median(times) for times in (settled, drawn, busy)]
+            print(
+                f"| {view.label} | {len(widened)} ({sum(widened)}) | "
+                + " | ".join(f"{cell:.0f} ms" for cell in cells)
+                + " |",
+                flush=True,
+            )
+    assert app.problems() == [], app.problems()
+    context.close()
+
+
 def main() -> None:
     from playwright.sync_api import sync_playwright
 
@@ -136,6 +191,11 @@ def main() -> None:
             return
         if "--elements" in sys.argv:
             elements_main(browser, server)
+            browser.close()
+            return
+        if "--page-time" in sys.argv:
+            after = sys.argv[sys.argv.index("--page-time") + 1 :]
+            page_time_main(browser, server, int(after[0]) if after else 5)
             browser.close()
             return
         for name, query in CONFIGURATIONS.items():
