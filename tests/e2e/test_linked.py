@@ -36,14 +36,25 @@ def _click(app: AppPage, chart: int, x: float, curve: int) -> None:
     app.wait_settled(since, some=True)  # the clicked chart itself is not drawn again
 
 
+#: A spot near the top right corner of the first subplot where a double click reaches the plot
+#: area itself (Plotly's "nsewdrag"), not the drag handle of an axis: on a chart of several
+#: subplots, such as the unit circles, the next subplot's y axis handle lies along the edge.
+EMPTY_CORNER_JS = """(plot) => {
+  const box = plot.getBoundingClientRect();
+  const x = plot._fullLayout.xaxis, y = plot._fullLayout.yaxis;
+  for (const inset of [5, 15, 25, 40]) {
+    const spot = [box.left + x._offset + x._length - inset, box.top + y._offset + inset];
+    if (document.elementFromPoint(...spot)?.classList.contains("nsewdrag")) return spot;
+  }
+  return null;
+}"""
+
+
 def _clear(app: AppPage, chart: int) -> None:
     """A double click on the chart away from its points: Plotly clears the selection."""
     plot = app.page.locator(".js-plotly-plot").nth(chart)
-    box = plot.evaluate(
-        "p => { const r = p.getBoundingClientRect(), x = p._fullLayout.xaxis,"
-        " y = p._fullLayout.yaxis; return [r.left + x._offset + x._length - 5,"
-        " r.top + y._offset + 5]; }"
-    )
+    box = plot.evaluate(EMPTY_CORNER_JS)
+    assert box is not None, "no spot of the plot area near its top right corner"
     since = app.page.evaluate("performance.now()")
     app.page.mouse.dblclick(*box)
     app.wait_settled(since, some=True)
