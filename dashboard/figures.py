@@ -106,9 +106,33 @@ MARGIN_RIGHT_COLOUR_BAR = 85
 
 
 def _has_colour_bar(trace: dict) -> bool:
+    """Whether Plotly draws a colour bar for ``trace``: a heatmap shows its scale unless told
+    not to, a scatter's markers only when told to."""
     if trace.get("type") == "heatmap":
-        return trace.get("showscale", True) is not False
-    return bool(trace.get("marker", {}).get("showscale"))
+        return bool(trace.get("showscale", True))
+    return bool((trace.get("marker") or {}).get("showscale"))
+
+
+def _panel_domains(n: int, gap: float) -> list[tuple[float, float]]:
+    """The horizontal domains of ``n`` panels side by side, ``gap`` (a fraction of the plot's
+    width) apart."""
+    width = (1.0 - gap * (n - 1)) / n
+    return [(j * (width + gap), j * (width + gap) + width) for j in range(n)]
+
+
+def _panel_heading(text: str, domain: tuple[float, float], **options) -> dict:
+    """An annotation centred above a panel."""
+    return {
+        "text": text,
+        "showarrow": False,
+        "xref": "paper",
+        "yref": "paper",
+        "x": (domain[0] + domain[1]) / 2,
+        "xanchor": "center",
+        "y": 1.0,
+        "yanchor": "bottom",
+        **options,
+    }
 
 
 def _axis(title: str | None = None, **options) -> dict:
@@ -125,7 +149,8 @@ def _figure(
     yaxis: dict | None = None,
     **layout,
 ) -> go.Figure:
-    """The figure, with the app's common layout: title and subtitle on the left, legend on top."""
+    """The figure, with the app's common layout: title and subtitle on the left, legend at the
+    bottom, margins that hold the axes and a colour bar."""
     text = f"{title}<br><sup>{subtitle}</sup>" if subtitle else title
     with_legend = any(trace.get("showlegend", True) and trace.get("name") for trace in traces)
     common = {
@@ -153,9 +178,9 @@ def _figure(
     return go.Figure(data=traces, layout={**common, **layout})
 
 
-def index_axis(title: str, count: int, n_ticks: int = 10, **options) -> dict:
+def index_axis(title: str | None, count: int, n_ticks: int = 10, **options) -> dict:
     """An axis of indices 0 .. count-1 (pairs, columns): whole-number ticks at a round step,
-    about ``n_ticks`` of them."""
+    about ``n_ticks`` of them; no title for ``None``."""
     step = nice_step(max(count - 1, 1), n_ticks)
     return _axis(title, tick0=0, dtick=step, tickformat=",d", **options)
 
@@ -864,8 +889,7 @@ def unit_circles(
     drag k by hand.
     """
     n = len(pairs)
-    gap = 0.03
-    width = (1.0 - gap * (n - 1)) / n
+    domains = _panel_domains(n, gap=0.03)
     theta = np.linspace(0, 2 * np.pi, 200)
     k = np.arange(points.shape[0])
     traces, layout, annotations = [], {}, []
@@ -909,22 +933,15 @@ def unit_circles(
                 **CLICKED_VISIBLE_MARKER,
             }
         )
-        start = j * (width + gap)
         axis = {"range": [-1.15, 1.15], "showticklabels": False, "zeroline": True}
-        layout[f"xaxis{suffix}"] = {**axis, "domain": [start, start + width], "anchor": y_axis}
+        layout[f"xaxis{suffix}"] = {**axis, "domain": list(domains[j]), "anchor": y_axis}
         layout[f"yaxis{suffix}"] = {**axis, "anchor": x_axis, "scaleanchor": x_axis}
         annotations.append(
-            {
-                "text": f"pair i={i}<br>ω={w:.3g}, λ={format_number(2 * np.pi / w)}",
-                "showarrow": False,
-                "xref": "paper",
-                "yref": "paper",
-                "x": start + width / 2,
-                "xanchor": "center",
-                "y": 1.0,
-                "yanchor": "bottom",
-                "font": {"size": 11},
-            }
+            _panel_heading(
+                f"pair i={i}<br>ω={w:.3g}, λ={format_number(2 * np.pi / w)}",
+                domains[j],
+                font={"size": 11},
+            )
         )
     layout["xaxis"]["title"] = {"text": "sin(k·ω)"}
     layout["yaxis"]["title"] = {"text": "cos(k·ω)"}
@@ -1109,27 +1126,32 @@ def matrix_heatmap(
     )
 
 
+#: Pixels between the two lines of :func:`matrix_panels`' panel names (12 px type).
+PANEL_NAME_LINE = 16
+
+
 def matrix_panels(
     panels: Mapping[str, np.ndarray],
     *,
     title: str,
-    value_range: float = 1.0,
+    symmetric_range: float = 1.0,
     row_title: str = "position",
     column_title: str = "column",
     height: int = 380,
 ) -> go.Figure:
-    """Matrices of the same shape side by side in one chart, to compare them cell for cell:
-    one row axis, one colour scale over [-``value_range``, ``value_range``] and its one colour
-    bar, each panel named above it. Row i of every matrix is position i."""
+    """Matrices side by side in one chart, to compare them cell for cell: row r of each is
+    drawn at r on one shared row axis, zooming one panel zooms them all, and one colour scale
+    over [-``symmetric_range``, ``symmetric_range``] has one colour bar. Each panel is named
+    above it by its key in ``panels`` (at least one)."""
+    if not panels:
+        raise ValueError("panels must hold at least one matrix, got none")
     names = list(panels)
     n = len(names)
-    gap = 0.02
-    width = (1.0 - gap * (n - 1)) / n
+    domains = _panel_domains(n, gap=0.02)
     traces, annotations, layout = [], [], {}
     for j, name in enumerate(names):
         values = np.asarray(panels[name])
         suffix = "" if j == 0 else str(j + 1)
-        start = j * (width + gap)
         traces.append(
             {
                 "type": "heatmap",
@@ -1140,8 +1162,8 @@ def matrix_panels(
                 "yaxis": "y",
                 "name": name,
                 "showlegend": False,
-                "zmin": -value_range,
-                "zmax": value_range,
+                "zmin": -symmetric_range,
+                "zmax": symmetric_range,
                 "colorscale": DIVERGING,
                 "showscale": j == n - 1,
                 "colorbar": {"thickness": 12},
@@ -1155,24 +1177,18 @@ def matrix_panels(
             values.shape[1],
             3,
             showgrid=False,
-            domain=[start, start + width],
+            domain=list(domains[j]),
             anchor="y",
+            **({"matches": "x"} if j else {}),
         )
+        # Every other name a line higher: on a phone a panel is narrower than a name. The size
+        # is fixed, so that the line stays a line in presentation mode's larger type too.
         annotations.append(
-            {
-                "text": f"<b>{name}</b>",
-                "showarrow": False,
-                "xref": "paper",
-                "yref": "paper",
-                "x": start + width / 2,
-                "xanchor": "center",
-                "y": 1.0,
-                "yanchor": "bottom",
-                # Every other name a line higher: on a phone a panel is narrower than a name.
-                "yshift": 16 * (j % 2),
-            }
+            _panel_heading(
+                f"<b>{name}</b>", domains[j], font={"size": 12}, yshift=PANEL_NAME_LINE * (j % 2)
+            )
         )
-    n_rows = max((np.shape(panels[name])[0] for name in names), default=1)
+    n_rows = max(np.shape(panels[name])[0] for name in names)
     return _figure(
         traces,
         title=title,

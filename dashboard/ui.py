@@ -100,6 +100,8 @@ PRESENT_STYLE = """<style>
 #: Charts in presentation mode: at least this tall (px), with text of this size.
 PRESENT_HEIGHT = 640
 PRESENT_FONT = 18
+#: How much larger presentation mode draws text that sets its own size (about 12 px at most).
+PRESENT_SCALE = 1.5
 
 
 def presentation_style() -> None:
@@ -129,6 +131,24 @@ def _presented(fig: go.Figure) -> dict:
         bottom = max(margin.get("b", 80), 60 + 26 * entries)
         layout["height"] += bottom - margin.get("b", 80)
         layout["margin"] = {**margin, "b": bottom}
+    # Headings over panels (annotations) set their own size: larger by the same factor, with
+    # their offsets, and the top margin grows by what the raised ones grew.
+    annotations = [dict(a) for a in layout.get("annotations", ())]
+    raised = 0.0
+    for annotation in annotations:
+        font = annotation.get("font", {})
+        if "size" in font:
+            annotation["font"] = {**font, "size": font["size"] * PRESENT_SCALE}
+        if annotation.get("yshift"):
+            raised = max(raised, annotation["yshift"] * (PRESENT_SCALE - 1))
+            annotation["yshift"] *= PRESENT_SCALE
+    if annotations:
+        layout["annotations"] = annotations
+    if raised:
+        margin = dict(layout.get("margin", {}))
+        margin["t"] = margin.get("t", 100) + raised
+        layout["margin"] = margin
+        layout["height"] += raised
     title = layout.get("title", {})
     layout["title"] = {**title, "font": {**title.get("font", {}), "size": PRESENT_FONT + 6}}
     return {**spec, "layout": layout}

@@ -11,6 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import pe_core
+from dashboard import figures as figures_module
 from dashboard import registry, ui
 from dashboard.views import rotation
 from tests.apptest_helpers import decode, figures, new_app, no_errors, open_view, page_of
@@ -171,6 +172,22 @@ class TestConventionsLab:
         assert float(values["split vs permuted vaswani"]) == 0.0
         assert float(values["Similarity: vaswani vs split"]) == 0.0
         assert float(values["Similarity: vaswani vs tensor2tensor"]) > 1e-3
+
+
+@pytest.mark.parametrize(("n_positions", "d_model"), [(200, 64), (1, 7), (2, 1)])
+def test_conventions_panels_show_each_convention_s_table(n_positions, d_model):
+    at = new_app(view="conventions", L=n_positions, d=d_model)
+    at.run()
+    no_errors(at)
+    spec = next(f for f in figures(at) if len(f["data"]) == len(pe_core.CONVENTIONS))
+    rows, columns = min(n_positions, 64), min(d_model, 32)
+    for trace, name in zip(spec["data"], pe_core.CONVENTIONS, strict=True):
+        assert trace["name"] == name
+        expected = pe_core.sinusoidal_encoding(rows, d_model, convention=name)[:, :columns]
+        np.testing.assert_array_equal(decode(trace["z"]), expected.astype(np.float32))
+    listed = " ".join(m.value for m in at.markdown)
+    for name, convention in pe_core.CONVENTIONS.items():
+        assert f"**{name}**" in listed and convention.formula in listed
 
 
 def _upload_to_check(name: str, data: bytes, mime: str = "application/octet-stream") -> AppTest:
@@ -420,6 +437,17 @@ class TestPresentationMode:
         assert layout["legend"]["font"]["size"] == ui.PRESENT_FONT
         styles = [e.proto.body for e in at.get("html")]
         assert any(ui.PRESENT_STYLE in body for body in styles)
+
+    def test_panel_names_grow_with_their_offsets_and_keep_their_room(self):
+        panels = figures_module.matrix_panels({"a": np.eye(2), "b": np.eye(2)}, title="t")
+        presented = ui._presented(panels)["layout"]
+        shown = [(a["font"]["size"], a.get("yshift", 0)) for a in presented["annotations"]]
+        drawn = [(a.font.size, a.yshift or 0) for a in panels.layout.annotations]
+        scale = ui.PRESENT_SCALE
+        assert shown == [(size * scale, shift * scale) for size, shift in drawn]
+        raised = figures_module.PANEL_NAME_LINE * (ui.PRESENT_SCALE - 1)
+        assert presented["margin"]["t"] == panels.layout.margin.t + raised
+        assert panels.layout.annotations[1].yshift == figures_module.PANEL_NAME_LINE  # untouched
 
     def test_off_by_default_and_the_cached_figure_is_untouched(self):
         at = new_app(view="wavelengths", present="true")

@@ -471,6 +471,7 @@ def test_matrix_panels_share_one_row_axis_and_one_colour_bar():
     assert [t.showscale for t in fig.data] == [False, True]  # one colour bar
     assert {(t.zmin, t.zmax) for t in fig.data} == {(-1.0, 1.0)}  # one fixed colour range
     assert [t.xaxis for t in fig.data] == ["x", "x2"] and {t.yaxis for t in fig.data} == {"y"}
+    assert fig.layout.xaxis2.matches == "x"  # zooming one panel zooms both
     for trace, values in zip(fig.data, panels.values(), strict=True):
         np.testing.assert_array_equal(trace.z, values.astype(np.float32))
     # Side by side, apart, in the order given; each named above its panel.
@@ -479,6 +480,27 @@ def test_matrix_panels_share_one_row_axis_and_one_colour_bar():
     # Room for the colour bar, so that Plotly does not widen the margin and draw again.
     assert fig.layout.margin.r == figures.MARGIN_RIGHT_COLOUR_BAR
     assert "vaswani: 5 × 4 cells" in figures.text_alternative(fig)
+
+
+@pytest.mark.parametrize(
+    ("trace", "drawn"),
+    [
+        ({"type": "heatmap"}, True),  # Plotly shows a heatmap's scale by default
+        ({"type": "heatmap", "showscale": False}, False),
+        ({"type": "heatmap", "showscale": np.False_}, False),
+        ({"type": "scatter"}, False),
+        ({"type": "scatter", "marker": None}, False),
+        ({"type": "scatter", "marker": {"color": [1, 2]}}, False),  # a scatter's only if told
+        ({"type": "scatter", "marker": {"showscale": True}}, True),
+    ],
+)
+def test_which_traces_draw_a_colour_bar(trace, drawn):
+    assert figures._has_colour_bar(trace) is drawn
+
+
+def test_matrix_panels_need_a_matrix():
+    with pytest.raises(ValueError, match="panels"):
+        figures.matrix_panels({}, title="t")
 
 
 def test_a_colour_bar_gets_its_margin():

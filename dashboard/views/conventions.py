@@ -63,26 +63,32 @@ def _panel(config: Config, name: str) -> tuple[np.ndarray, int]:
 
 def _side_by_side(config: Config) -> None:
     st.subheader("The same positions under each convention")
+    rows = min(config.n_positions, PANEL_ROWS)
     shown = min(config.d_model, PANEL_COLUMNS)
+    if shown < config.d_model:
+        columns = f"the first {shown} of {config.d_model:,} columns"
+    else:
+        columns = "the only column" if shown == 1 else f"all {shown} columns"
     st.caption(
-        f"Positions 0–{min(config.n_positions, PANEL_ROWS) - 1} and "
-        + (
-            f"the first {shown} of {config.d_model:,} columns"
-            if shown < config.d_model
-            else f"all {config.d_model} columns"
-        )
-        + ": enough to see where each convention puts its sin and cos columns. Drag on a panel "
-        "to zoom."
+        ("Position 0" if rows == 1 else f"Positions 0–{rows - 1}")
+        + f" and {columns}: enough to see where each convention puts its sin and cos columns. "
+        "Drag on a panel to zoom; the others follow."
     )
     ui.chart(caching.figure(_panels_figure, config), "lab_panels")
-    st.markdown(
-        "\n".join(
-            f"- **{name}**: `{convention.formula}`"
-            for name, convention in pe_core.CONVENTIONS.items()
-        )
-    )
+    st.markdown("\n".join(_layout_and_formula(name) for name in pe_core.CONVENTIONS))
     other = OTHER.widget(config, label=f"Difference: {config.convention} minus")
     ui.chart(caching.figure(_difference_figure, config, other), "lab_difference")
+
+
+def _layout_and_formula(name: str) -> str:
+    """A Markdown list item: where the convention puts its columns, and its frequencies."""
+    convention = pe_core.CONVENTIONS[name]
+    layout = (
+        "sin and cos interleaved"
+        if convention.layout == "interleaved"
+        else f"two halves, the {convention.first} half first"
+    )
+    return f"- **{name}**: {layout}; `{convention.formula}`"
 
 
 def _panels_figure(config: Config):

@@ -238,6 +238,18 @@ PLAY_FRAMES_JS = """(chart = -1) => {
 #: and the Play button's call does not catch it. Nothing else goes wrong.
 PLOTLY_INTERRUPTED = "pageerror: undefined"
 
+
+def widened_margins_js(sides: str = "lrtb") -> str:
+    """A page function giving, for each Plotly chart, its title and whether Plotly widened one
+    of the margins on ``sides`` (of "l", "r", "t", "b") that its layout sets. Such a chart was
+    drawn in full a second time before it showed (Plotly's automargin), with no
+    ``plotly_afterplot`` of its own to tell."""
+    return f"""() => Array.from(document.querySelectorAll('.js-plotly-plot')).map((plot) => [
+  plot.layout.title?.text ?? "",
+  {list(sides)!r}.some((side) => plot._fullLayout._size[side] > (plot.layout.margin || {{}})[side]),
+])"""
+
+
 PAGE_HOOK_JS = r"""
 (() => {
   if (window.__pe) return;

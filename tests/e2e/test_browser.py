@@ -13,6 +13,7 @@ import pytest
 
 from dashboard import registry, sidebar
 
+from . import widened_margins_js
 from .conftest import SCREENSHOTS, AppPage
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
@@ -63,16 +64,6 @@ def sidebar_values(app: AppPage) -> dict[str, str]:
     }
 
 
-#: The titles of the Plotly charts whose left or right margin Plotly widened (its
-#: "automargin": the y axis's labels and title, a colour bar or the last x tick label did not
-#: fit, so it drew the whole chart again). The bottom margin is left to Plotly: a legend's
-#: rows depend on the width.
-WIDENED_AT_THE_SIDES_JS = """() => Array.from(document.querySelectorAll('.js-plotly-plot'))
-  .filter((plot) => plot._fullLayout._size.l > plot.layout.margin.l
-                    || plot._fullLayout._size.r > plot.layout.margin.r)
-  .map((plot) => plot.layout.title.text)"""
-
-
 @pytest.mark.parametrize("slug", list(VIEWS))
 def test_view_draws_and_redraws_after_a_parameter_change(app: AppPage, slug: str):
     label = VIEWS[slug]
@@ -85,8 +76,10 @@ def test_view_draws_and_redraws_after_a_parameter_change(app: AppPage, slug: str
     app.assert_clean()
     app.screenshot(SCREENSHOTS / f"{slug}.png")
     # figures.MARGIN_* hold the axes and colour bars of the default configuration: each chart
-    # is drawn once, not widened and drawn again.
-    assert app.page.evaluate(WIDENED_AT_THE_SIDES_JS) == []
+    # is drawn once, not widened and drawn again. (The bottom is left to Plotly: a legend's
+    # rows depend on the width.)
+    widened = app.page.evaluate(widened_margins_js("lr"))
+    assert [title for title, wider in widened if wider] == []
 
     charts = app.signature()  # "" for a view without charts (text, tables, code only)
     new_d = 64 if app.number_input("d_model").input_value() != "64" else 96
