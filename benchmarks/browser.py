@@ -21,7 +21,9 @@ renderer pays for on every switch.
 ``--page-time``: for each view with Plotly charts, cached switches from the default view
 (ROUNDS of them, 5 unless given; every view visited once before): the medians of the time
 from the click to the view settled, to the last chart drawn, and of the page's main-thread
-time over the switch (Chromium's ``TaskDuration``, all of it: script, style, layout, paint),
+time from the click until every one of the view's Plotly charts (counted on the first visit)
+was drawn and nothing drew for 400 ms (Chromium's ``TaskDuration``, all of it: script, style,
+layout, paint),
 which is less at the mercy of the machine's other work than a wall-clock time; and the charts
 whose margins Plotly widened (each one drawn in full a second time, with no event to show it).
 """
@@ -141,6 +143,14 @@ LAST_DRAW_JS = """() => Math.max(window.__pe.lastDraw, ...Array.from(
   (el) => Number(el.getAttribute('data-pe-drawn')) || 0))"""
 
 
+PLOTS_JS = "() => document.querySelectorAll('.js-plotly-plot').length"
+#: Every one of the view's ``count`` Plotly charts is on the page and was drawn after ``since``.
+ALL_PLOTS_DRAWN_JS = """([since, count]) => {
+  const plots = Array.from(document.querySelectorAll('.js-plotly-plot'));
+  return plots.length === count && plots.every((p) => (p.__peDraws || []).some((t) => t > since));
+}"""
+
+
 def page_time_main(browser, server, rounds: int) -> None:
     print("| view | charts (widened) | click to settled | click to last draw | page main thread |")
     print("|---|---:|---:|---:|---:|")
@@ -154,22 +164,27 @@ def page_time_main(browser, server, rounds: int) -> None:
 
     app.open()
     others = [view for view in registry.VIEWS if view is not registry.DEFAULT]
-    for view in others:  # caches warm, Plotly's code loaded
+    n_plots = {}
+    for view in others:  # caches warm, Plotly's code loaded, each view's charts counted
         app.click_tab(view.label)
+        n_plots[view.label] = app.page.evaluate(PLOTS_JS)
     app.click_tab(registry.DEFAULT.label)
     for view in others:
         settled, drawn, busy, widened = [], [], [], []
         for _ in range(rounds):
             busy_before, since = main_thread_ms(), app.now()
             app.click_tab(view.label)  # settled, then quiet for 400 ms
+            # The settle can come before a chart is on the page at all: wait for every one.
+            app.page.wait_for_function(
+                ALL_PLOTS_DRAWN_JS, arg=[since, n_plots[view.label]], polling=50
+            )
+            app.wait_quiet()
             busy.append(main_thread_ms() - busy_before)
             settled.append(app.page.evaluate("window.__pe.settledAt") - since)
             drawn.append(app.page.evaluate(LAST_DRAW_JS) - since)
             widened.append([wider for _, wider in app.page.evaluate(widened_margins_js())])
             app.click_tab(registry.DEFAULT.label)
-        # A chart counts as widened if it was in any round (of those that found every chart).
-        complete = [w for w in widened if len(w) == max(map(len, widened))]
-        widened = [any(chart) for chart in zip(*complete, strict=True)]
+        widened = [any(chart) for chart in zip(*widened, strict=True)]  # in any round
         if widened:  # a view with Plotly charts
             cells = [statistics.median(times) for times in (settled, drawn, busy)]
             print(
