@@ -23,9 +23,9 @@ renderer pays for on every switch.
 from the click to the view settled, to the last chart drawn, and of the page's main-thread
 time from the click until every one of the view's Plotly charts (counted on the first visit)
 was drawn and nothing drew for 400 ms (Chromium's ``TaskDuration``, all of it: script, style,
-layout, paint),
-which is less at the mercy of the machine's other work than a wall-clock time; and the charts
-whose margins Plotly widened (each one drawn in full a second time, with no event to show it).
+layout, paint), which is less at the mercy of the machine's other work than a wall-clock time;
+and the charts whose margins Plotly widened (each one drawn in full a second time, with no
+event to show it).
 """
 
 from __future__ import annotations
