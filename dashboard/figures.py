@@ -147,10 +147,11 @@ def _figure(
     height: int = 460,
     xaxis: dict | None = None,
     yaxis: dict | None = None,
+    margin: Mapping[str, float] | None = None,
     **layout,
 ) -> go.Figure:
     """The figure, with the app's common layout: title and subtitle on the left, legend at the
-    bottom, margins that hold the axes and a colour bar."""
+    bottom, margins that hold the axes and a colour bar (``margin`` sets some sides anew)."""
     text = f"{title}<br><sup>{subtitle}</sup>" if subtitle else title
     with_legend = any(trace.get("showlegend", True) and trace.get("name") for trace in traces)
     common = {
@@ -161,6 +162,7 @@ def _figure(
             "r": MARGIN_RIGHT_COLOUR_BAR if any(map(_has_colour_bar, traces)) else MARGIN_RIGHT,
             "t": 80 if subtitle else 50,
             "b": 110 if with_legend else MARGIN_BOTTOM,
+            **(margin or {}),
         },
         "hoverlabel": {"align": "left"},
         # Below the x axis title, at the bottom of the figure: never over the title or the data.
@@ -309,7 +311,7 @@ def sinusoid_lines(
         title=title,
         subtitle=subtitle,
         height=620,
-        margin={"l": MARGIN_LEFT, "r": MARGIN_RIGHT, "t": 80, "b": 270},
+        margin={"t": 80, "b": 270},
         **axes,
     )
     fig.frames = [
@@ -952,7 +954,7 @@ def unit_circles(
             title=title,
             height=400,
             annotations=annotations,
-            margin={"l": MARGIN_LEFT, "r": MARGIN_RIGHT_COLOUR_BAR, "t": 100, "b": MARGIN_BOTTOM},
+            margin={"t": 100},
             **layout,
         )
     vectors = list(range(len(traces), len(traces) + n))
@@ -962,7 +964,7 @@ def unit_circles(
         title=title,
         height=580,
         annotations=annotations,
-        margin={"l": MARGIN_LEFT, "r": MARGIN_RIGHT_COLOUR_BAR, "t": 100, "b": 240},
+        margin={"t": 100, "b": 240},
         **layout,
     )
     fig.frames = [
@@ -1194,7 +1196,7 @@ def matrix_panels(
         title=title,
         height=height,
         annotations=annotations,
-        margin={"l": MARGIN_LEFT, "r": MARGIN_RIGHT_COLOUR_BAR, "t": 95, "b": MARGIN_BOTTOM},
+        margin={"t": 95},
         yaxis=index_axis(row_title, n_rows, autorange="reversed", showgrid=False),
         **layout,
     )
