@@ -13,7 +13,7 @@ bank, plus its import line here (and its names in ``__all__``).
 (2048, 512)
 """
 
-from pe_core._validation import MAX_ELEMENTS
+from pe_core._validation import MAX_ELEMENTS, MAX_JSON_DEPTH, load_json
 from pe_core.alibi import alibi_bias, alibi_slopes
 from pe_core.arithmetic import FORMULAS, TextbookFormula, textbook_encoding
 from pe_core.bank import ColumnLayout, FrequencyBank
@@ -75,6 +75,7 @@ __all__ = [
     "GRID_LAYOUTS",
     "LAYOUTS",
     "MAX_ELEMENTS",
+    "MAX_JSON_DEPTH",
     "PAIRWISE_LIMIT",
     "PRECISIONS",
     "ROPE_TYPES",
@@ -106,6 +107,7 @@ __all__ = [
     "identify_encoding",
     "identify_grid",
     "learned_position_table",
+    "load_json",
     "merged_position_ids",
     "mrope_axes",
     "mrope_position_ids",

@@ -10,10 +10,13 @@ float64 can carry.
 from __future__ import annotations
 
 import contextlib
+import json
 import math
 import numbers
 import operator
+import re
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -380,3 +383,100 @@ def as_integer_array(values: ArrayLike, name: str) -> NDArray[np.int64]:
     if np.any(array != np.round(array)):
         raise ValueError(f"{name} must be whole numbers, got {_describe(values)}")
     return array.astype(np.int64)
+
+
+#: Deepest nesting of arrays and objects accepted in JSON input (a pasted or linked config.json,
+#: a file given to the command line). A real config.json is 2 to 4 levels deep; the limit is the
+#: project's own, checked before parsing, so the answer does not depend on the interpreter's
+#: recursion limit (Python 3.11's json gives up near 1,000 levels, 3.13's parses far deeper).
+MAX_JSON_DEPTH = 100
+
+# A JSON string literal (or an unterminated one, to the end of the text): escapes are skipped
+# whole, so an escaped quote does not end it.
+_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*(?:"|\Z)', re.DOTALL)
+
+
+def _nesting_error(name: str) -> ValueError:
+    return ValueError(
+        f"{name} nests arrays and objects more than {MAX_JSON_DEPTH} levels deep (the limit "
+        "for JSON input; a config.json has 2 to 4 levels)"
+    )
+
+
+def check_json_text_depth(text: str, name: str) -> None:
+    """Raise if the brackets of JSON ``text`` (outside strings) nest deeper than the limit.
+
+    A linear scan without recursion: strings are blanked out, then the running count of open
+    brackets is taken with one cumulative sum.
+    """
+    if text.count("[") + text.count("{") <= MAX_JSON_DEPTH:
+        return
+    outside_strings = _JSON_STRING.sub("", text).encode("utf-8", "surrogatepass")
+    codes = np.frombuffer(outside_strings, dtype=np.uint8)
+    steps = np.isin(codes, (ord("["), ord("{"))).astype(np.int64)
+    steps -= np.isin(codes, (ord("]"), ord("}")))
+    if steps.size and np.cumsum(steps).max() > MAX_JSON_DEPTH:
+        raise _nesting_error(name)
+
+
+def check_json_depth(value: object, name: str) -> None:
+    """Raise if lists, tuples and mappings in ``value`` nest deeper than the limit.
+
+    Iterative, so that a deep (or self-referencing) structure given from Python is refused
+    without recursion.
+    """
+    stack = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, Mapping):
+            children = item.values()
+        elif isinstance(item, (list, tuple)):
+            children = item
+        else:
+            continue
+        if depth + 1 > MAX_JSON_DEPTH:
+            raise _nesting_error(name)
+        stack.extend((child, depth + 1) for child in children)
+
+
+def load_json(text: str | bytes | bytearray, name: str = "config") -> object:
+    """Parse JSON text, refusing nesting deeper than :data:`MAX_JSON_DEPTH` before parsing.
+
+    Parameters
+    ----------
+    text : str, bytes or bytearray
+        The JSON document (bytes in UTF-8, -16 or -32, as :func:`json.loads` reads them).
+    name : str, optional
+        What the text is, for error messages.
+
+    Returns
+    -------
+    object
+        What :func:`json.loads` returns.
+
+    Raises
+    ------
+    ValueError
+        If the text is not valid JSON, or nests arrays and objects more than
+        :data:`MAX_JSON_DEPTH` levels deep: the same message on every Python version, whatever
+        its recursion limit.
+
+    Examples
+    --------
+    >>> load_json('{"rope_theta": 500000.0}')
+    {'rope_theta': 500000.0}
+    >>> load_json("[" * 101 + "]" * 101)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: config nests arrays and objects more than 100 levels deep ...
+    """
+    if isinstance(text, (bytes, bytearray)):
+        try:
+            text = bytes(text).decode(json.detect_encoding(text))
+        except UnicodeDecodeError as error:
+            raise ValueError(f"{name} is not valid JSON: {error}") from None
+    check_json_text_depth(text, name)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{name} is not valid JSON: {error}") from None

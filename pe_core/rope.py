@@ -20,7 +20,6 @@ of :mod:`pe_core` (wavelengths, similarity, uniqueness at low precision) apply t
 
 from __future__ import annotations
 
-import json
 import math
 import warnings
 from collections.abc import Mapping
@@ -38,11 +37,13 @@ from pe_core._validation import (
     as_array,
     as_real_array,
     check_choice,
+    check_json_depth,
     check_output_dtype,
     check_positions_for,
     check_precision,
     check_real,
     check_size,
+    load_json,
 )
 from pe_core.bank import ColumnLayout, FrequencyBank
 
@@ -624,7 +625,8 @@ def rope_from_config(
         older one); ``qk_rope_head_dim`` (DeepSeek), else ``head_dim``, else
         ``hidden_size // num_attention_heads``;
         ``partial_rotary_factor``; ``max_position_embeddings``. A multimodal configuration's
-        ``text_config`` is read when the top level has no attention heads.
+        ``text_config`` is read when the top level has no attention heads. Arrays and objects
+        may nest at most :data:`MAX_JSON_DEPTH` (100) levels deep.
     seq_len : int, optional
         As in Hugging Face's functions (dynamic NTK and LongRoPE depend on it).
 
@@ -640,14 +642,10 @@ def rope_from_config(
     (128, 'default')
     """
     if isinstance(config, (str, bytes, bytearray)):
-        try:
-            config = json.loads(config)
-        except (json.JSONDecodeError, UnicodeDecodeError) as error:
-            raise ValueError(f"config is not valid JSON: {error}") from None
-        except RecursionError:  # tens of thousands of nested brackets
-            raise ValueError("config is not valid JSON: nested too deeply") from None
+        config = load_json(config, "config")
     if not isinstance(config, Mapping):
         raise TypeError(f"config must be a mapping (a parsed config.json), got {_describe(config)}")
+    check_json_depth(config, "config")
     if "num_attention_heads" not in config and "head_dim" not in config:
         text = config.get("text_config")
         if isinstance(text, Mapping):

@@ -116,12 +116,15 @@ def test_layouts_agree_after_the_permutation():
 @pytest.mark.parametrize(
     ("text", "shown"),
     [
-        ("[" * 5000 + "]" * 5000, "nested too deeply"),  # json's recursion limit, in the URL
+        # Past MAX_JSON_DEPTH, in the URL: one message at every depth up to the length cap.
+        ("[" * 101 + "]" * 101, "more than 100 levels deep"),
+        ("[" * 5000 + "]" * 5000, "more than 100 levels deep"),
+        ('{"head_dim": 64, "a": ' + "[" * 9_980 + "]" * 9_980 + "}", "more than 100 levels deep"),
         ('{"head_dim": 64, "rope_theta": NaN}', "rope_theta"),
         ('{"head_dim": 64, "rope_scaling": {"type": "su"}}', "rope_type"),
         ("x" * 20_001, "longer than 20000 characters"),
     ],
-    ids=["deep", "nan", "unknown-type", "too-long"],
+    ids=["deep-101", "deep-5000", "deep-9981-beside-keys", "nan", "unknown-type", "too-long"],
 )
 def test_hostile_config_links_keep_the_app_working(text, shown):
     # Issue 16: a hostile config in a shared link is a message, never a traceback.

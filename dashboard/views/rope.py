@@ -115,10 +115,7 @@ MAX_CONFIG_CHARS = 20_000
 
 def _config_rule(text: str, config) -> None:
     if text.strip():
-        try:
-            json.loads(text)  # JSONDecodeError is a ValueError: shown as the reason
-        except RecursionError:
-            raise ValueError("nested too deeply") from None
+        pe_core.load_json(text)  # its ValueError is shown as the reason
 
 
 SOURCE = params.Choice(
@@ -604,7 +601,7 @@ def snippets(config: dict, rope: pe_core.RotaryEncoding) -> tuple[str, str]:
 
 def _code_and_downloads(text: str, rope: pe_core.RotaryEncoding) -> None:
     st.subheader("Reproduce these numbers")
-    code, torch_code = snippets(json.loads(text), rope)
+    code, torch_code = snippets(pe_core.load_json(text), rope)
     numpy_tab, torch_tab = st.tabs(["pe_core", "PyTorch"])
     numpy_tab.code(code, language="python")
     torch_tab.code(torch_code, language="python")
