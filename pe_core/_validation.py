@@ -439,7 +439,7 @@ def check_json_depth(value: object, name: str) -> None:
         stack.extend((child, depth + 1) for child in children)
 
 
-def load_json(text: str | bytes | bytearray, name: str = "config") -> object:
+def load_json(text: str | bytes | bytearray, *, name: str = "text") -> object:
     """Parse JSON text, refusing nesting deeper than :data:`MAX_JSON_DEPTH` before parsing.
 
     Parameters
@@ -447,7 +447,7 @@ def load_json(text: str | bytes | bytearray, name: str = "config") -> object:
     text : str, bytes or bytearray
         The JSON document (bytes in UTF-8, -16 or -32, as :func:`json.loads` reads them).
     name : str, optional
-        What the text is, for error messages.
+        What the text is, for error messages (``rope_from_config`` says ``"config"``).
 
     Returns
     -------
@@ -468,8 +468,10 @@ def load_json(text: str | bytes | bytearray, name: str = "config") -> object:
     >>> load_json("[" * 101 + "]" * 101)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: config nests arrays and objects more than 100 levels deep ...
+    ValueError: text nests arrays and objects more than 100 levels deep ...
     """
+    if not isinstance(text, (str, bytes, bytearray)):
+        raise TypeError(f"{name} must be JSON as str or bytes, got {_describe(text)}")
     if isinstance(text, (bytes, bytearray)):
         try:
             text = bytes(text).decode(json.detect_encoding(text))

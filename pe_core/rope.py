@@ -642,7 +642,7 @@ def rope_from_config(
     (128, 'default')
     """
     if isinstance(config, (str, bytes, bytearray)):
-        config = load_json(config, "config")
+        config = load_json(config, name="config")
     if not isinstance(config, Mapping):
         raise TypeError(f"config must be a mapping (a parsed config.json), got {_describe(config)}")
     check_json_depth(config, "config")

@@ -578,6 +578,7 @@ SPECS = {
     "rope_from_config": Spec(
         pe_core.rope_from_config, ("config",), ("seq_len",), {"config": ROPE_CONFIG, "seq_len": 32}
     ),
+    "load_json": Spec(pe_core.load_json, ("text",), (), {"text": json.dumps(ROPE_CONFIG)}),
     "apply_rope": Spec(
         pe_core.apply_rope,
         ("x", "positions", "rope"),
@@ -743,6 +744,15 @@ PLAUSIBLE = {
     "partial_rotary_factor": st.sampled_from([0.25, 0.5, 1.0, 0.0]),
     "max_position_embeddings": st.integers(1, 10**6),
     "seq_len": st.one_of(st.none(), st.integers(1, 10**6)),
+    "text": st.one_of(
+        st.recursive(
+            st.none() | st.booleans() | st.floats(allow_nan=False) | st.text(max_size=8),
+            lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner),
+            max_leaves=20,
+        ).map(json.dumps),
+        st.integers(1, 3 * pe_core.MAX_JSON_DEPTH).map(lambda depth: "[" * depth + "]" * depth),
+        st.text(alphabet='[]{}":,\\ab1', max_size=300),
+    ),
     "config": st.builds(
         lambda scaling, text: (
             json.dumps({**ROPE_CONFIG, "rope_scaling": scaling})
@@ -1085,6 +1095,9 @@ def check_result(name: str, arguments: dict, result) -> None:
         assert isinstance(result.summary(), str) and result.summary(), call
         if result.matches:
             assert result.height * result.width + result.extra_tokens == len(arg("matrix")), call
+        return
+    if name == "load_json":  # within the depth limit: what json itself reads
+        assert result == json.loads(arg("text")), call
         return
     if name == "identify_encoding":
         shape = np.shape(np.asarray(arg("matrix")))

@@ -163,7 +163,7 @@ class TestJsonNesting:
         with pytest.raises(ValueError, match=self.MESSAGE):
             pe_core.rope_from_config(text)
         with pytest.raises(ValueError, match=self.MESSAGE):
-            pe_core.load_json(text)
+            pe_core.load_json(text, name="config")
 
     @pytest.mark.parametrize("depth", DEPTHS_PAST)
     def test_a_deep_mapping_from_python(self, depth):
@@ -199,7 +199,7 @@ class TestJsonNesting:
         ids=["unclosed", "unterminated-string", "escaped-quote", "lone-surrogate"],
     )
     def test_broken_text(self, text):
-        with pytest.raises(ValueError, match="config is not valid JSON"):
+        with pytest.raises(ValueError, match="text is not valid JSON"):
             pe_core.load_json(text)
 
 

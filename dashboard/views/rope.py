@@ -115,7 +115,7 @@ MAX_CONFIG_CHARS = 20_000
 
 def _config_rule(text: str, config) -> None:
     if text.strip():
-        pe_core.load_json(text)  # its ValueError is shown as the reason
+        pe_core.load_json(text, name="config")  # its ValueError is shown as the reason
 
 
 SOURCE = params.Choice(
@@ -601,7 +601,7 @@ def snippets(config: dict, rope: pe_core.RotaryEncoding) -> tuple[str, str]:
 
 def _code_and_downloads(text: str, rope: pe_core.RotaryEncoding) -> None:
     st.subheader("Reproduce these numbers")
-    code, torch_code = snippets(pe_core.load_json(text), rope)
+    code, torch_code = snippets(pe_core.load_json(text, name="config"), rope)
     numpy_tab, torch_tab = st.tabs(["pe_core", "PyTorch"])
     numpy_tab.code(code, language="python")
     torch_tab.code(torch_code, language="python")
