@@ -27,9 +27,9 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-import torch  # noqa: E402
-import transformers  # noqa: E402
-from transformers import CONFIG_MAPPING  # noqa: E402
+import torch
+import transformers
+from transformers import CONFIG_MAPPING
 
 HERE = Path(__file__).resolve().parent
 CORPUS = HERE.parent / "tests" / "data" / "hf_configs"
@@ -58,7 +58,11 @@ def modeling_module(text_cfg):
 
 
 def rotary_class(module):
-    names = [n for n in dir(module) if n.endswith("RotaryEmbedding") and "Vision" not in n and "Vit" not in n]
+    names = [
+        n
+        for n in dir(module)
+        if n.endswith("RotaryEmbedding") and "Vision" not in n and "Vit" not in n
+    ]
     if not names:
         raise LookupError(f"no text RotaryEmbedding class in {module.__name__}")
     text_named = [n for n in names if "Text" in n]
@@ -66,8 +70,13 @@ def rotary_class(module):
 
 
 def pair_layout(module, text_cfg) -> tuple[str, str]:
-    """'halves' (rotate_half: cat(-x2, x1)) or 'interleaved' (pairs (0,1),(2,3),...), read from the code."""
-    if getattr(text_cfg, "rope_interleave", False) and hasattr(module, "apply_rotary_pos_emb_interleave"):
+    """'halves' (rotate_half: cat(-x2, x1)) or 'interleaved' (pairs (0,1), (2,3), ...).
+
+    Read from the model's code.
+    """
+    if getattr(text_cfg, "rope_interleave", False) and hasattr(
+        module, "apply_rotary_pos_emb_interleave"
+    ):
         return "interleaved", "apply_rotary_pos_emb_interleave (config.rope_interleave=True)"
     rot = getattr(module, "rotate_half", None)
     if rot is not None:
@@ -92,15 +101,21 @@ def rotating_layers(model_type: str, text_cfg) -> tuple[list[int], str]:
     layer_types = getattr(text_cfg, "layer_types", None)
     mt = getattr(text_cfg, "model_type", model_type)
     if mt in ("smollm3", "llama4_text") and getattr(text_cfg, "no_rope_layers", None) is not None:
-        return [i for i, v in enumerate(text_cfg.no_rope_layers[:n]) if v], "no_rope_layers[i] truthy -> use_rope"
+        return [
+            i for i, v in enumerate(text_cfg.no_rope_layers[:n]) if v
+        ], "no_rope_layers[i] truthy -> use_rope"
     if mt == "exaone4":
         if getattr(text_cfg, "sliding_window", None) is None:
             return list(range(n)), "sliding_window is None: every layer rotates"
-        return [i for i, t in enumerate(layer_types) if t == "sliding_attention"], \
-            "Exaone4Attention: rope only if sliding_window is None or layer is sliding_attention"
-    if layer_types is not None and any(t in ("linear_attention", "conv", "mamba") for t in layer_types):
-        return [i for i, t in enumerate(layer_types) if t == "full_attention"], \
-            "only full_attention layers apply rotary (linear_attention / conv layers have none)"
+        return [
+            i for i, t in enumerate(layer_types) if t == "sliding_attention"
+        ], "Exaone4Attention: rope only if sliding_window is None or layer is sliding_attention"
+    if layer_types is not None and any(
+        t in ("linear_attention", "conv", "mamba") for t in layer_types
+    ):
+        return [
+            i for i, t in enumerate(layer_types) if t == "full_attention"
+        ], "only full_attention layers apply rotary (linear_attention / conv layers have none)"
     return list(range(n)), "every attention layer rotates"
 
 
@@ -113,7 +128,9 @@ def call_rotary(rot, x, positions: list[int], layer_type):
         cos, sin = rot(x, pos2, **kwargs)
         shape = "2d"
     except Exception:
-        pos3 = pos2[None].expand(3, 1, len(positions))  # multimodal RoPE: same t/h/w index for text tokens
+        pos3 = pos2[None].expand(
+            3, 1, len(positions)
+        )  # multimodal RoPE: same t/h/w index for text tokens
         cos, sin = rot(x, pos3, **kwargs)
         shape = "3d (t=h=w=position)"
     return cos[0], sin[0], shape
@@ -124,16 +141,23 @@ def compute(path: Path) -> dict:
     model_type = raw.get("model_type")
     rec: dict = {"model_type": model_type}
     if model_type not in CONFIG_MAPPING:
-        raise KeyError(f"model_type {model_type!r} has no config class in this transformers (remote code only)")
+        raise KeyError(
+            f"model_type {model_type!r} has no config class in this transformers (remote code only)"
+        )
     cfg = CONFIG_MAPPING[model_type].from_dict(raw)  # as from_pretrained would, without the hub
     text = text_config_of(cfg)
     rec["text_model_type"] = getattr(text, "model_type", None)
     module = modeling_module(text)
     cls = rotary_class(module)
     rec["rotary_class"] = f"{module.__name__}.{cls.__name__}"
-    rec["rope_parameters"] = json.loads(json.dumps(getattr(text, "rope_parameters", None), default=str))
-    head_dim = getattr(text, "qk_rope_head_dim", None) or getattr(text, "head_dim", None) \
+    rec["rope_parameters"] = json.loads(
+        json.dumps(getattr(text, "rope_parameters", None), default=str)
+    )
+    head_dim = (
+        getattr(text, "qk_rope_head_dim", None)
+        or getattr(text, "head_dim", None)
         or text.hidden_size // text.num_attention_heads
+    )
     rec["head_dim"] = int(head_dim)  # qk_rope_head_dim for MLA models
     rec["layout"], rec["layout_source"] = pair_layout(module, text)
     rec["rotating_layers"], rec["rotating_layers_rule"] = rotating_layers(model_type, text)
@@ -163,19 +187,30 @@ def compute(path: Path) -> dict:
         }
         if inv_after != inv0:
             entry["inv_freq_after_forward"] = inv_after
-            entry["note"] = "dynamic update: forward saw max position + 1 = %d" % (max(POSITIONS) + 1)
+            entry["note"] = f"dynamic update: forward saw max position + 1 = {max(POSITIONS) + 1}"
         out_types[lt if lt is not None else "all"] = entry
     rec["per_layer_type"] = out_types
     rec["attention_softmax_scaling"] = attention_scaling_of(module, text, rec["rotating_layers"])
-    if isinstance(rec["rope_parameters"], dict) and "llama_4_scaling_beta" in rec["rope_parameters"]:
-        rec["note"] = ("llama_4_scaling_beta: the attention code also scales queries by a position-dependent "
-                       "factor (attention temperature); that is outside the rotary class and not in cos/sin here")
+    if (
+        isinstance(rec["rope_parameters"], dict)
+        and "llama_4_scaling_beta" in rec["rope_parameters"]
+    ):
+        rec["note"] = (
+            "llama_4_scaling_beta: the attention code also scales queries by a "
+            "position-dependent factor (attention temperature); that is outside the rotary "
+            "class and not in cos/sin here"
+        )
     return rec
 
 
 def attention_scaling_of(module, text_cfg, rotating: list[int]):
-    """softmax scale the model's attention module uses (e.g. DeepSeek multiplies it by mscale**2), built on the meta device."""
-    layer_cls = [getattr(module, n) for n in dir(module) if n.endswith("DecoderLayer") and "Vision" not in n]
+    """The softmax scale of the model's attention module, built on the meta device.
+
+    DeepSeek, for one, multiplies it by mscale**2.
+    """
+    layer_cls = [
+        getattr(module, n) for n in dir(module) if n.endswith("DecoderLayer") and "Vision" not in n
+    ]
     if not layer_cls:
         return None
     idx = rotating[0] if rotating else 0
@@ -209,9 +244,12 @@ def main() -> int:
         "positions": POSITIONS,
         "dtype": "float32",
         "notes": [
-            "cos/sin are the rotary class's own forward outputs (already multiplied by attention_scaling),",
-            "for one call holding all listed positions, so dynamic types see seq_len = max position + 1.",
-            "rotary_dim = 2 * len(inv_freq); cos/sin have rotary_dim entries laid out as the model applies them.",
+            "cos/sin are the rotary class's own forward outputs (already multiplied by "
+            "attention_scaling),",
+            "for one call holding all listed positions, so dynamic types see seq_len = max "
+            "position + 1.",
+            "rotary_dim = 2 * len(inv_freq); cos/sin have rotary_dim entries laid out as the "
+            "model applies them.",
         ],
         "results": results,
     }
