@@ -21,7 +21,8 @@ import plotly.colors
 import streamlit as st
 from PIL import Image
 
-from dashboard import figures, ui
+from dashboard import formatting, ui
+from dashboard.figures import base
 
 #: Gray level of the value 0: level ``ZERO + round(127 v)`` holds ``v``, so -1, 0 and 1 are
 #: exact (levels 0, 127 and 254; 255 is not used).
@@ -40,10 +41,10 @@ def palette_of(scale) -> np.ndarray:
 
 
 #: The diverging scale of every [-1, 1] chart of the app, one colour per gray level.
-PALETTE = palette_of(figures.DIVERGING)
-#: The same on the dark theme (:data:`dashboard.figures.DIVERGING_DARK`); the component picks
-#: the palette of the page's theme each time it draws.
-PALETTE_DARK = palette_of(figures.DIVERGING_DARK)
+PALETTE = palette_of(base.DIVERGING)
+#: The same on the dark theme (:data:`dashboard.figures.base.DIVERGING_DARK`); the component
+#: picks the palette of the page's theme each time it draws.
+PALETTE_DARK = palette_of(base.DIVERGING_DARK)
 
 
 def gray_levels(values: np.ndarray) -> np.ndarray:
@@ -86,8 +87,8 @@ def payload(
         "rows": rows,
         "columns": columns,
         "rowFirst": [int(k) for k in row_first],
-        "rowTicks": list(zip(*figures.round_ticks(row_first, row_last, 8), strict=True)),
-        "columnTicks": list(zip(*figures.round_ticks(column_numbers, None, 8), strict=True)),
+        "rowTicks": list(zip(*formatting.round_ticks(row_first, row_last, 8), strict=True)),
+        "columnTicks": list(zip(*formatting.round_ticks(column_numbers, None, 8), strict=True)),
         # null when every row is one position (11 kB less for the default 2,048 rows)
         "rowLast": None if list(row_last) == list(row_first) else [int(k) for k in row_last],
         "columnLabels": list(column_labels),

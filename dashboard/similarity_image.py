@@ -21,7 +21,8 @@ import zlib
 import numpy as np
 import streamlit as st
 
-from dashboard import encoding_image, figures, ui
+from dashboard import encoding_image, formatting, ui
+from dashboard.figures import linked
 
 #: The page's name for each measure, for the title, the colour bar and the hover.
 TITLES = {"cosine": "Cosine similarity", "dot": "Dot product", "distance": "Euclidean distance"}
@@ -63,7 +64,7 @@ def value_ticks(low: float, high: float, n_ticks: int = 5) -> list[tuple[float, 
     fraction 0 at ``low`` and 1 at ``high``; one tick at the middle when the range is a point."""
     if not high > low:
         return [(0.5, _value_text(low))]
-    step = figures.round_step((high - low) / n_ticks)
+    step = formatting.round_step((high - low) / n_ticks)
     values = np.arange(np.ceil(low / step), np.floor(high / step) + 1) * step
     return [(float((v - low) / (high - low)), _value_text(v)) for v in values]
 
@@ -82,7 +83,7 @@ def cells(positions: np.ndarray, values: np.ndarray) -> np.ndarray:
 def position_ticks(positions: np.ndarray, n_ticks: int = 8) -> list[tuple[float, str]]:
     """Round positions on both axes, as ``(cell coordinate, text)``."""
     first, last = int(positions[0]), int(positions[-1])
-    step = figures.nice_step(last - first, n_ticks)
+    step = formatting.nice_step(last - first, n_ticks)
     rounds = np.arange(-(-first // step) * step, last + 1, step)
     return [(float(c), f"{r:,}") for c, r in zip(cells(positions, rounds), rounds, strict=True)]
 
@@ -285,7 +286,7 @@ export default function (component) {
     drawAndFollowWidth(root, frame, canvas, draw);
   });
 }
-""".replace("__CHOSEN__", figures.CHOSEN_COLOUR)
+""".replace("__CHOSEN__", linked.CHOSEN_COLOUR)
 )
 
 

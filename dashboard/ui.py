@@ -9,7 +9,8 @@ from collections.abc import Callable, Hashable, Sequence
 import plotly.graph_objects as go
 import streamlit as st
 
-from dashboard import caching, exports, figures
+from dashboard import caching, exports
+from dashboard.figures import accessibility, base
 
 logger = logging.getLogger("pe_explorer")
 
@@ -221,11 +222,11 @@ def _shown(fig: go.Figure, shapes: Sequence[dict] = ()):
 
 
 def _dark(fig: go.Figure) -> dict:
-    return figures.for_dark_page(fig.to_plotly_json())
+    return base.for_dark_page(fig.to_plotly_json())
 
 
 def _presented_dark(fig: go.Figure) -> dict:
-    return figures.for_dark_page(_presented(fig))
+    return base.for_dark_page(_presented(fig))
 
 
 _DRAWN_AS = {(True, False): _dark, (False, True): _presented, (True, True): _presented_dark}
@@ -242,7 +243,7 @@ def chart(fig: go.Figure, key: str, *, select: bool = False, shapes: Sequence[di
     st.session_state[f"_last_chart_{key}"] = fig
     st.session_state.setdefault("_charts_this_run", set()).add(key)
     with st.container(gap=None):  # the words take no room on screen
-        words = caching.derived(fig, figures.text_alternative)
+        words = caching.derived(fig, accessibility.text_alternative)
         title = caching.derived(fig, narrow_title)
         st.markdown(title + screen_reader_text(words), unsafe_allow_html=True)
         st.plotly_chart(
