@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from dashboard.figures.base import RED
+
 #: Colour of the position being played (the vector on the circles, the line on the sinusoids).
-PLAYED_COLOUR = "#d62728"
+PLAYED_COLOUR = RED
 
 
 def _animation(frame_ms: int) -> dict:

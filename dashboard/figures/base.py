@@ -27,26 +27,28 @@ DIVERGING_DARK = [
     [0.75, "rgb(196, 66, 58)"],
     [1.0, "rgb(255, 184, 166)"],
 ]
+#: The named colours of the charts: Plotly's and matplotlib's category colours (D3's
+#: ``category10``, two of ``category20b``), and the grays of reference lines and text.
+BLUE = "#1f77b4"
+ORANGE = "#ff7f0e"
+GREEN = "#2ca02c"
+RED = "#d62728"
+PURPLE = "#9467bd"
+BROWN = "#8c564b"
+PINK = "#e377c2"
+GRAY = "#7f7f7f"
+OLIVE = "#bcbd22"
+CYAN = "#17becf"
+INDIGO = "#393b79"
+BRICK = "#ad494a"
+DARK_GRAY = "#555555"
+SLATE = "#374151"
 #: Each convention's line, by its ``colour_index``: colour and dash, so overlaid lines stay
 #: apart where they coincide.
-CONVENTION_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b")
+CONVENTION_COLOURS = (BLUE, ORANGE, GREEN, RED, PURPLE, BROWN)
 CONVENTION_DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
-LINE_COLOURS = (
-    "#1f77b4",
-    "#d62728",
-    "#2ca02c",
-    "#9467bd",
-    "#ff7f0e",
-    "#17becf",
-    "#8c564b",
-    "#e377c2",
-    "#7f7f7f",
-    "#bcbd22",
-    "#393b79",
-    "#ad494a",
-)
-
-
+#: The colours of lines in order (the j-th line takes the j-th, round again after the last).
+LINE_COLOURS = (BLUE, RED, GREEN, PURPLE, ORANGE, CYAN, BROWN, PINK, GRAY, OLIVE, INDIGO, BRICK)
 #: The ``meta`` of a trace that is not drawn and only carries words into a hover box.
 HOVER_ONLY = "hover only"
 
@@ -171,7 +173,7 @@ def index_axis(title: str | None, count: int, n_ticks: int = 10, **options) -> d
 def convention_line(name: str, *, width: float = 2) -> dict:
     """The line style of convention ``name`` (its colour and dash); grey for other names."""
     if name not in CONVENTIONS:
-        return {"color": "#7f7f7f", "width": width, "dash": "solid"}
+        return {"color": GRAY, "width": width, "dash": "solid"}
     index = CONVENTIONS[name].colour_index
     return {
         "color": CONVENTION_COLOURS[index % len(CONVENTION_COLOURS)],

@@ -8,12 +8,12 @@ from collections.abc import Mapping
 import numpy as np
 import plotly.graph_objects as go
 
-from dashboard.figures.base import LINE_COLOURS, _axis, _figure, index_axis
+from dashboard.figures.base import BLUE, GREEN, LINE_COLOURS, RED, _axis, _figure, index_axis
 
 
 def norms_chart(norms: Mapping[str, np.ndarray]) -> go.Figure:
     """Per-position norms of the embedding, the encoding and their sum."""
-    colours = ("#2ca02c", "#1f77b4", "#d62728")
+    colours = (GREEN, BLUE, RED)
     traces = [
         {
             "type": "scatter",

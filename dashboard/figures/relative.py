@@ -10,7 +10,9 @@ import plotly.graph_objects as go
 
 from dashboard.figures.animation import PLAYED_COLOUR, _play_buttons, _position_slider
 from dashboard.figures.base import (
+    BLUE,
     DIVERGING,
+    RED,
     _axis,
     _figure,
     _panel_domains,
@@ -85,7 +87,7 @@ def vector_comparison(
             "y": shifted[:max_columns],
             "mode": "lines",
             "name": f"PE({k:,} + {format_offset(offset)}) computed directly",
-            "line": {"color": "#1f77b4", "width": 3},
+            "line": {"color": BLUE, "width": 3},
             "hovertemplate": "column %{x}<br>%{y:.6f}<extra>PE(k + offset)</extra>",
         },
         {
@@ -94,7 +96,7 @@ def vector_comparison(
             "y": rotated[:max_columns],
             "mode": "markers",
             "name": f"M({format_offset(offset)}) @ PE({k:,})",
-            "marker": {"color": "#d62728", "size": 5},
+            "marker": {"color": RED, "size": 5},
             "hovertemplate": "column %{x}<br>%{y:.6f}<extra>M @ PE(k)</extra>",
         },
     ]

@@ -9,7 +9,17 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from dashboard.figures.base import LINE_COLOURS, _axis, _figure, index_axis
+from dashboard.figures.base import (
+    BLUE,
+    GRAY,
+    LINE_COLOURS,
+    ORANGE,
+    RED,
+    SLATE,
+    _axis,
+    _figure,
+    index_axis,
+)
 from dashboard.figures.linked import CLICKED_MARKER, CLICKED_VISIBLE_MARKER
 
 #: Markers a series of many points draws at most (Plotly's ``marker.maxdisplayed``).
@@ -18,10 +28,10 @@ MARKERS_DRAWN = 512
 
 #: Colour of each band of rotary pairs (pe_core.RotaryEncoding.band).
 BAND_COLOURS = {
-    "unchanged": "#1f77b4",
-    "ramp": "#ff7f0e",
-    "scaled": "#d62728",
-    "not rotated": "#7f7f7f",
+    "unchanged": BLUE,
+    "ramp": ORANGE,
+    "scaled": RED,
+    "not rotated": GRAY,
 }
 
 
@@ -92,7 +102,7 @@ def rope_pair_chart(
                 "x1": 1,
                 "y0": length,
                 "y1": length,
-                "line": {"color": "#374151", "width": 1.5, "dash": dash},
+                "line": {"color": SLATE, "width": 1.5, "dash": dash},
             }
         )
         annotations.append(
@@ -104,7 +114,7 @@ def rope_pair_chart(
                 "showarrow": False,
                 "yanchor": "bottom",
                 "xanchor": "left",
-                "font": {"size": 11, "color": "#374151"},
+                "font": {"size": 11, "color": SLATE},
                 "bgcolor": "rgba(255,255,255,0.8)",
             }
         )

@@ -8,7 +8,16 @@ from collections.abc import Mapping
 import numpy as np
 import plotly.graph_objects as go
 
-from dashboard.figures.base import LINE_COLOURS, _axis, _figure, convention_line
+from dashboard.figures.base import (
+    BLUE,
+    DARK_GRAY,
+    LINE_COLOURS,
+    PURPLE,
+    RED,
+    _axis,
+    _figure,
+    convention_line,
+)
 from dashboard.figures.linked import CLICKED_MARKER, CLICKED_VISIBLE_MARKER
 
 
@@ -35,7 +44,7 @@ def offset_profile_chart(
                 "y": upper,
                 "mode": "lines",
                 "hoverinfo": "skip",
-                "line": {"width": 0.5, "color": "#1f77b4"},
+                "line": {"width": 0.5, "color": BLUE},
                 "showlegend": False,
                 "name": "closed form (highest in run)",
             }
@@ -47,7 +56,7 @@ def offset_profile_chart(
                 "y": values,
                 "mode": "lines",
                 "fill": "tonexty",
-                "line": {"width": 0.5, "color": "#1f77b4"},
+                "line": {"width": 0.5, "color": BLUE},
                 "name": "closed form (envelope)",
                 "hovertemplate": "offset %{x:,}<br>lowest %{y:.6f}<extra></extra>",
             }
@@ -62,7 +71,7 @@ def offset_profile_chart(
                 # where the trace has markers (linked highlighting).
                 "mode": "lines+markers",
                 "name": "closed form",
-                "line": {"color": "#1f77b4", "width": 1.6},
+                "line": {"color": BLUE, "width": 1.6},
                 "marker": {"size": 6, "opacity": 0},
                 **CLICKED_MARKER,
                 "hovertemplate": f"offset %{{x:,}}<br>{kind} %{{y:.6f}}<extra></extra>",
@@ -125,7 +134,7 @@ def neighbour_distance_chart(
                 # points show the zeros (collisions) and the other distances as separate rows.
                 "mode": "markers",
                 "name": stored_label,
-                "marker": {"size": 4 if stored.size > 200 else 6, "color": "#9467bd"},
+                "marker": {"size": 4 if stored.size > 200 else 6, "color": PURPLE},
                 "hovertemplate": "position %{x:,} and the next<br>distance %{y:.6g}"
                 f"<extra>{stored_label}</extra>",
             }
@@ -137,7 +146,7 @@ def neighbour_distance_chart(
             "y": exact_next,
             "mode": "lines",
             "name": "exact (float64): to the next position",
-            "line": {"color": "#555555", "width": 1.5, "dash": "dot"},
+            "line": {"color": DARK_GRAY, "width": 1.5, "dash": "dot"},
             "hovertemplate": "position %{x:,} and the next<br>exact distance %{y:.6g}"
             "<extra></extra>",
         }
@@ -150,7 +159,7 @@ def neighbour_distance_chart(
                 "y": exact_nearest,
                 "mode": "lines",
                 "name": "exact (float64): to the nearest of all other positions",
-                "line": {"color": "#1f77b4", "width": 1.2, "dash": "dash"},
+                "line": {"color": BLUE, "width": 1.2, "dash": "dash"},
                 "hovertemplate": "position %{x:,}<br>nearest distance %{y:.6g}<extra></extra>",
             }
         )
@@ -163,7 +172,7 @@ def neighbour_distance_chart(
                 "y": [0.0],
                 "mode": "markers",
                 "name": f"first collision: {earlier:,} and {later:,}",
-                "marker": {"color": "#d62728", "size": 11, "symbol": "x"},
+                "marker": {"color": RED, "size": 11, "symbol": "x"},
                 "hovertemplate": f"positions {earlier:,} and {later:,}: the same encoding"
                 "<extra></extra>",
             }
