@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pe_core
-from dashboard.figures import number_text
+from dashboard.formatting import number_text
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from typing import Any
 
 import streamlit as st
 
-from dashboard import figures
+from dashboard import formatting
 from dashboard.ui import escape_markdown
 
 #: Bounds, options or defaults that depend on the shared parameters (the last position is L - 1).
@@ -120,7 +120,7 @@ class Number(Param):
         return self._typed(min(max(number, low), high))
 
     def to_url(self, value) -> str:
-        return str(int(value)) if self.integer else figures.number_text(value)
+        return str(int(value)) if self.integer else formatting.number_text(value)
 
     def widget(self, config=None, container=None, label=None, **options) -> Any:
         low, high = self.bounds(config)
@@ -271,7 +271,7 @@ class Slider(Param):
         return number
 
     def to_url(self, value) -> str:
-        return figures.number_text(value)
+        return formatting.number_text(value)
 
     def widget(self, config=None, container=None, **options) -> Any:
         return (container or st).slider(

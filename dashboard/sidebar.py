@@ -8,7 +8,7 @@ from typing import Any
 import streamlit as st
 
 import pe_core
-from dashboard import figures, params
+from dashboard import formatting, params
 from dashboard.config import Config
 
 MAX_POSITIONS = 1_000_000
@@ -67,7 +67,7 @@ BASE = params.Choice(
     help="The longest wavelength is about 2π·base. 10,000 in the paper.",
     options=_base_choices,
     kind="select_slider",
-    format_func=figures.number_text,  # also the URL's text: base=10000, as links always had it
+    format_func=formatting.number_text,  # also the URL's text: base=10000, as links always had it
     convert=float,
 )
 #: The base as a link gives it, before the slider exists (any value in range, not only stops).

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import html
 import logging
+import re
 from collections.abc import Callable, Hashable, Sequence
 
 import plotly.graph_objects as go
 import streamlit as st
 
-from dashboard import caching, exports, figures
+from dashboard import caching, exports, static
+from dashboard.figures import accessibility, base
 
 logger = logging.getLogger("pe_explorer")
 
@@ -30,31 +32,23 @@ def escape_markdown(text: str) -> str:
     return "".join("\\" + c if c in _MARKDOWN_SPECIAL else c for c in str(text))
 
 
+def _style(css: str) -> str:
+    """A page style (``dashboard/static/*.css``) as the ``<style>`` element ``st.html`` takes."""
+    return f"<style>\n{css}</style>"
+
+
 #: Keyboard focus drawn the same everywhere (the navigation's links had none): a blue ring that
 #: reads on the light and the dark background (contrast 3.7:1 on white, 5:1 on the dark
 #: theme's background), never red, which means an error.
-FOCUS_STYLE = """<style>
-a:focus-visible, button:focus-visible, summary:focus-visible, [role="radio"]:focus-visible,
-[role="tab"]:focus-visible, [tabindex]:focus-visible {
-  outline: 2px solid #3b82f6 !important;
-  outline-offset: 2px;
-}
-</style>"""
+FOCUS_STYLE = _style(static.text("focus.css"))
 
 
 #: Below this width Plotly's one-line chart titles pass the chart's edge (it does not wrap
-#: them): there each chart's title is drawn above it as text that wraps, and Plotly's is hidden.
-NARROW_WIDTH = 768
-NARROW_TITLE_STYLE = f"""<style>
-.pe-narrow-title {{ display: none; }}
-@media (max-width: {NARROW_WIDTH - 1}px) {{
-  .pe-narrow-title {{ display: block; font-weight: 600; font-size: 1rem; line-height: 1.3;
-    margin: 0.25rem 0 1rem; overflow-wrap: anywhere; }}  /* Streamlit pulls Markdown up 1rem */
-  .pe-narrow-title sup {{ display: block; font-size: 0.8rem; font-weight: 400; opacity: .85;
-    vertical-align: baseline; margin-top: 0.2rem; }}
-  [data-testid="stPlotlyChart"] .gtitle {{ display: none; }}
-}}
-</style>"""
+#: them): there each chart's title is drawn above it as text that wraps, and Plotly's is hidden
+#: (narrow_title.css holds the width, in its media query: one pixel less).
+_NARROW_TITLE_CSS = static.text("narrow_title.css")
+NARROW_WIDTH = int(re.search(r"max-width: (\d+)px", _NARROW_TITLE_CSS)[1]) + 1
+NARROW_TITLE_STYLE = _style(_NARROW_TITLE_CSS)
 
 #: The tags Plotly's titles use, kept when a title is written as HTML (all else is escaped).
 _TITLE_TAGS = ("br", "sup", "/sup", "sub", "/sub", "b", "/b", "i", "/i")
@@ -86,17 +80,7 @@ def screen_reader_text(text: str) -> str:
 
 
 #: Presentation mode: text a room can read from the back, the page's full width.
-PRESENT_STYLE = """<style>
-[data-testid="stMain"] .block-container { max-width: 100%; }
-[data-testid="stMain"] [data-testid="stMarkdownContainer"] p,
-[data-testid="stMain"] [data-testid="stMarkdownContainer"] li,
-[data-testid="stMain"] [data-testid="stCaptionContainer"] { font-size: 1.35rem; }
-[data-testid="stMain"] [data-testid="stMetricValue"] [data-testid="stMarkdownContainer"] p {
-  font-size: 3rem;
-}
-[data-testid="stMain"] h1 { font-size: 3.2rem; }
-[data-testid="stMain"] h2, [data-testid="stMain"] h3 { font-size: 2.2rem; }
-</style>"""
+PRESENT_STYLE = _style(static.text("present.css"))
 #: Charts in presentation mode: at least this tall (px), with text of this size.
 PRESENT_HEIGHT = 640
 PRESENT_FONT = 18
@@ -156,33 +140,13 @@ def _presented(fig: go.Figure) -> dict:
 
 #: Light or dark, as the browser draws the page: read from the page's background colour (the
 #: theme's ``--st-background-color``), the same test as the image heatmap's.
-PAGE_IS_DARK_JS = """
-function pageIsDark(element) {
-  const context = document.createElement("canvas").getContext("2d");
-  context.fillStyle = getComputedStyle(element).getPropertyValue("--st-background-color").trim()
-    || "#ffffff";
-  const colour = context.fillStyle;  // "#rrggbb", or "rgba(r, g, b, a)"
-  const [red, green, blue] = colour.startsWith("#")
-    ? [1, 3, 5].map((at) => parseInt(colour.slice(at, at + 2), 16))
-    : colour.match(/[\\d.]+/g).map(Number);
-  return 0.2126 * red + 0.7152 * green + 0.0722 * blue < 128;
-}
-"""
+PAGE_IS_DARK_JS = static.text("page_is_dark.js")
 
 #: Runs in the browser each time the page's theme changes (Streamlit draws its components
 #: again then) and tells the server when it is not the theme the server last drew for: the
 #: app menu's switch does not rerun the app by itself, and the charts' colour scales are
 #: chosen on the server.
-_THEME_WATCH_JS = (
-    PAGE_IS_DARK_JS
-    + """
-export default function ({ data, parentElement, setStateValue }) {
-  const host = parentElement.host || parentElement;
-  const theme = pageIsDark(host) ? "dark" : "light";
-  if (theme !== data) setStateValue("theme", theme);
-}
-"""
-)
+_THEME_WATCH_JS = PAGE_IS_DARK_JS + static.text("theme_watch.js")
 _THEME_WATCH = st.components.v2.component("pe_theme_watch", js=_THEME_WATCH_JS)
 _THEME_KEY = "_theme_watch"
 
@@ -221,11 +185,11 @@ def _shown(fig: go.Figure, shapes: Sequence[dict] = ()):
 
 
 def _dark(fig: go.Figure) -> dict:
-    return figures.for_dark_page(fig.to_plotly_json())
+    return base.for_dark_page(fig.to_plotly_json())
 
 
 def _presented_dark(fig: go.Figure) -> dict:
-    return figures.for_dark_page(_presented(fig))
+    return base.for_dark_page(_presented(fig))
 
 
 _DRAWN_AS = {(True, False): _dark, (False, True): _presented, (True, True): _presented_dark}
@@ -242,7 +206,7 @@ def chart(fig: go.Figure, key: str, *, select: bool = False, shapes: Sequence[di
     st.session_state[f"_last_chart_{key}"] = fig
     st.session_state.setdefault("_charts_this_run", set()).add(key)
     with st.container(gap=None):  # the words take no room on screen
-        words = caching.derived(fig, figures.text_alternative)
+        words = caching.derived(fig, accessibility.text_alternative)
         title = caching.derived(fig, narrow_title)
         st.markdown(title + screen_reader_text(words), unsafe_allow_html=True)
         st.plotly_chart(

@@ -11,8 +11,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import pe_core
-from dashboard import figures as figures_module
 from dashboard import registry, ui
+from dashboard.figures import matrices
 from dashboard.views import rotation
 from tests.apptest_helpers import decode, figures, new_app, no_errors, open_view, page_of
 
@@ -439,15 +439,15 @@ class TestPresentationMode:
         assert any(ui.PRESENT_STYLE in body for body in styles)
 
     def test_panel_names_grow_with_their_offsets_and_keep_their_room(self):
-        panels = figures_module.matrix_panels({"a": np.eye(2), "b": np.eye(2)}, title="t")
+        panels = matrices.matrix_panels({"a": np.eye(2), "b": np.eye(2)}, title="t")
         presented = ui._presented(panels)["layout"]
         shown = [(a["font"]["size"], a.get("yshift", 0)) for a in presented["annotations"]]
         drawn = [(a.font.size, a.yshift or 0) for a in panels.layout.annotations]
         scale = ui.PRESENT_SCALE
         assert shown == [(size * scale, shift * scale) for size, shift in drawn]
-        raised = figures_module.PANEL_NAME_LINE * (ui.PRESENT_SCALE - 1)
+        raised = matrices.PANEL_NAME_LINE * (ui.PRESENT_SCALE - 1)
         assert presented["margin"]["t"] == panels.layout.margin.t + raised
-        assert panels.layout.annotations[1].yshift == figures_module.PANEL_NAME_LINE  # untouched
+        assert panels.layout.annotations[1].yshift == matrices.PANEL_NAME_LINE  # untouched
 
     def test_off_by_default_and_the_cached_figure_is_untouched(self):
         at = new_app(view="wavelengths", present="true")

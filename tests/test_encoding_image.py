@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import pe_core
-from dashboard import encoding_image, figures
+from dashboard import encoding_image, formatting
 
 
 def _payload(values, first, last, columns):
@@ -17,7 +17,7 @@ def _payload(values, first, last, columns):
         row_first=first,
         row_last=last,
         column_numbers=columns,
-        column_labels=figures.column_labels(columns, pair, role, freq, 2 * np.pi / freq),
+        column_labels=formatting.column_labels(columns, pair, role, freq, 2 * np.pi / freq),
         title="t",
         subtitle="s",
         description="d",

@@ -4,14 +4,25 @@ import numpy as np
 import pytest
 
 import pe_core
-from dashboard import figures
+from dashboard import formatting
+from dashboard.figures import (
+    accessibility,
+    base,
+    charts,
+    linked,
+    matrices,
+    relative,
+    rotary,
+    similarity,
+    sinusoidal,
+)
 
 
 def _column_labels(d_model, convention="vaswani"):
     pair, role = pe_core.column_roles(d_model, convention=convention)
     w = pe_core.frequencies(d_model, convention=convention)
     freq = np.where(pair >= 0, w[np.maximum(pair, 0)], np.nan)
-    return figures.column_labels(range(d_model), pair, role, freq, 2 * np.pi / freq)
+    return formatting.column_labels(range(d_model), pair, role, freq, 2 * np.pi / freq)
 
 
 def test_block_rows_tick_at_round_positions():
@@ -19,7 +30,7 @@ def test_block_rows_tick_at_round_positions():
     block = 1954  # 1,000,000 positions in 512 rows
     first = np.arange(512) * block
     last = np.minimum(first + block - 1, 999_999)
-    rows, texts = figures.round_ticks(first.tolist(), last.tolist())
+    rows, texts = formatting.round_ticks(first.tolist(), last.tolist())
     assert texts == [f"{k:,}" for k in range(0, 1_000_000, 100_000)]
     # Each tick sits at the block that holds its position.
     for row, text in zip(rows, texts, strict=True):
@@ -27,9 +38,9 @@ def test_block_rows_tick_at_round_positions():
 
 
 def test_single_rows_tick_at_round_positions():
-    rows, texts = figures.round_ticks(list(range(30)))
+    rows, texts = formatting.round_ticks(list(range(30)))
     assert texts == ["0", "5", "10", "15", "20", "25"] and rows == [0, 5, 10, 15, 20, 25]
-    assert figures.round_ticks([]) == ([], [])
+    assert formatting.round_ticks([]) == ([], [])
 
 
 def test_zero_column_label():
@@ -38,18 +49,18 @@ def test_zero_column_label():
 
 @pytest.mark.parametrize(("span", "step"), [(9, 1), (100, 10), (2047, 500), (99_999, 10_000)])
 def test_nice_step(span, step):
-    assert figures.nice_step(span) == step
+    assert formatting.nice_step(span) == step
 
 
 def test_sinusoid_lines_curves_and_markers():
     smooth = np.linspace(0, 10, 50)
     integers = np.arange(11)
-    fig = figures.sinusoid_lines(
+    fig = sinusoidal.sinusoid_lines(
         smooth, np.sin(smooth)[:, None], integers, np.sin(integers)[:, None], labels=["dim 0"]
     )
     assert [t.mode for t in fig.data] == ["lines", "markers"]
     assert list(fig.layout.yaxis.range) == [-1.08, 1.08]
-    no_markers = figures.sinusoid_lines(
+    no_markers = sinusoidal.sinusoid_lines(
         smooth, np.sin(smooth)[:, None], np.zeros(0), np.zeros((0, 1)), labels=["dim 0"]
     )
     assert len(no_markers.data) == 1
@@ -57,8 +68,11 @@ def test_sinusoid_lines_curves_and_markers():
 
 def test_wavelength_chart_log_axis_and_marks():
     lam = {name: pe_core.wavelengths(64, convention=name) for name in pe_core.CONVENTIONS}
-    marks = [figures.Mark(500.0, "L = 500 positions", "#d62728"), figures.Mark(7.5, "x", "#555")]
-    fig = figures.wavelength_chart(lam, current="split", marks=marks)
+    marks = [
+        sinusoidal.Mark(500.0, "L = 500 positions", "#d62728"),
+        sinusoidal.Mark(7.5, "x", "#555"),
+    ]
+    fig = sinusoidal.wavelength_chart(lam, current="split", marks=marks)
     assert fig.layout.yaxis.type == "log"
     n = len(pe_core.CONVENTIONS)
     assert [t.name for t in fig.data[:n]] == [
@@ -77,15 +91,15 @@ def test_wavelength_chart_log_axis_and_marks():
 def test_index_axes_have_whole_number_ticks():
     # Issue 9: index axes showed fractional ticks (0.5, 1.5) at small d_model.
     lam = {"vaswani": pe_core.wavelengths(7)}
-    axis = figures.wavelength_chart(lam, current="vaswani").layout.xaxis
+    axis = sinusoidal.wavelength_chart(lam, current="vaswani").layout.xaxis
     assert (axis.dtick, axis.tick0, axis.tickformat) == (1, 0, ",d")
-    wide = figures.index_axis("pair", 4096)
+    wide = base.index_axis("pair", 4096)
     assert wide["dtick"] == 500
 
 
 def test_legend_below_the_plot_not_over_the_title():
     # Issue 9: a legend overlapped its chart title ("PE(999999 + 1e+06) computed directly").
-    fig = figures.vector_comparison(np.zeros(8), np.zeros(8), k=999_999, offset=1e6)
+    fig = relative.vector_comparison(np.zeros(8), np.zeros(8), k=999_999, offset=1e6)
     legend = fig.layout.legend
     assert (legend.yref, legend.y, legend.yanchor) == ("container", 0.0, "bottom")
     assert fig.data[0].name == "PE(999,999 + 1,000,000) computed directly"
@@ -93,13 +107,13 @@ def test_legend_below_the_plot_not_over_the_title():
 
 def test_offset_profile_line_or_envelope_plus_checks():
     checks = {0: (np.arange(3), np.ones(3)), 7: (np.arange(3), np.ones(3))}
-    line = figures.offset_profile_chart(
+    line = similarity.offset_profile_chart(
         np.arange(10), np.ones(10), upper=None, checks=checks, kind="dot"
     )
     # The line carries hidden markers, so that a click can select one of its points.
     assert [t.mode for t in line.data] == ["lines+markers", "markers", "markers"]
     assert line.data[2].name == "direct, from k = 7"
-    band = figures.offset_profile_chart(
+    band = similarity.offset_profile_chart(
         np.arange(10), np.zeros(10), upper=np.ones(10), checks={}, kind="cosine"
     )
     assert [t.fill for t in band.data] == [None, "tonexty"]
@@ -107,7 +121,7 @@ def test_offset_profile_line_or_envelope_plus_checks():
 
 def test_rotation_heatmap_permuted_columns():
     indices = [0, 1, 4, 5]
-    fig = figures.rotation_heatmap(
+    fig = relative.rotation_heatmap(
         np.eye(4), indices=indices, d_model=8, hover=["a", "b", "c", "d"]
     )
     assert "sin and cos columns of 2 pairs" in fig.layout.title.text
@@ -116,7 +130,7 @@ def test_rotation_heatmap_permuted_columns():
 
 def test_unit_circles_one_axis_pair_per_pair():
     points = np.random.default_rng(0).uniform(-1, 1, size=(10, 3, 2))
-    fig = figures.unit_circles(points, pairs=[0, 2, 5], frequencies=[1.0, 0.5, 0.1])
+    fig = relative.unit_circles(points, pairs=[0, 2, 5], frequencies=[1.0, 0.5, 0.1])
     assert len(fig.data) == 6
     assert {t.xaxis for t in fig.data} == {"x", "x2", "x3"}
     assert fig.layout.yaxis2.scaleanchor == "x2"
@@ -124,16 +138,14 @@ def test_unit_circles_one_axis_pair_per_pair():
 
 
 def test_matrix_heatmap_symmetric_range():
-    fig = figures.matrix_heatmap(np.array([[0.5, -2.0]]), rows=["r"], columns=[0, 1], title="m")
+    fig = matrices.matrix_heatmap(np.array([[0.5, -2.0]]), rows=["r"], columns=[0, 1], title="m")
     assert (fig.data[0].zmin, fig.data[0].zmax) == (-2.0, 2.0)
 
 
 def test_norms_and_profiles():
-    norms = figures.norms_chart(
-        {"embedding": np.ones(3), "encoding": np.ones(3), "sum": np.ones(3)}
-    )
+    norms = charts.norms_chart({"embedding": np.ones(3), "encoding": np.ones(3), "sum": np.ones(3)})
     assert [t.name for t in norms.data] == ["embedding", "encoding", "sum"]
-    overlay = figures.profiles_overlay(
+    overlay = similarity.profiles_overlay(
         {"vaswani": np.ones(4), "split": np.ones(4)}, current="split"
     )
     assert overlay.data[1].name == "split (current)" and overlay.data[1].line.dash == "dot"
@@ -142,7 +154,7 @@ def test_norms_and_profiles():
 def test_dimension_lines_sin_solid_cos_dotted_by_pair():
     rows = pe_core.sinusoidal_encoding([0, 5], 8, convention="split")
     _, role = pe_core.column_roles(8, convention="split")
-    fig = figures.dimension_lines(
+    fig = sinusoidal.dimension_lines(
         rows[:, role == "sin"],
         rows[:, role == "cos"],
         positions=[0, 5],
@@ -167,7 +179,7 @@ def test_dimension_lines_say_each_pair_once_in_one_hover_box():
     rows = pe_core.sinusoidal_encoding([0, 5], 7)  # odd: the last pair has no cos column
     _, role = pe_core.column_roles(7)
     w = pe_core.frequencies(7)
-    fig = figures.dimension_lines(
+    fig = sinusoidal.dimension_lines(
         rows[:, role == "sin"],
         rows[:, role == "cos"],
         positions=[0, 5],
@@ -192,14 +204,14 @@ def test_dimension_lines_say_each_pair_once_in_one_hover_box():
     assert sin_only.hovertemplate.startswith("pair %{x:,d}: sin column %{customdata[0]:,d}<br>")
     for words in (both, sin_only):
         assert words.mode == "none" and not words.showlegend
-        assert words.meta == figures.HOVER_ONLY
+        assert words.meta == base.HOVER_ONLY
     lines = fig.data[2:6]
     assert [t.hovertemplate for t in lines[:2]] == [
         "position 0, sin: %{y:.6f}<extra></extra>",
         "position 0, cos at pair %{x:,d}: %{y:.6f}<extra></extra>",
     ]
     # An even d_model: one words trace, every line as long as the pairs, no pair repeated.
-    even = figures.dimension_lines(
+    even = sinusoidal.dimension_lines(
         rows[:, [0, 2]],
         rows[:, [1, 3]],
         positions=[0, 5],
@@ -208,12 +220,12 @@ def test_dimension_lines_say_each_pair_once_in_one_hover_box():
         frequency=w[:2],
         wavelength=2 * np.pi / w[:2],
     )
-    assert [t.meta for t in even.data[:2]] == [figures.HOVER_ONLY, None]
+    assert [t.meta for t in even.data[:2]] == [base.HOVER_ONLY, None]
     assert even.data[0].hovertemplate.startswith("sin column")
     assert "pair" not in even.data[2].hovertemplate
     assert all(t.customdata is None for t in lines)
     # Not a series for a screen reader: the words start with the first line.
-    words = figures.text_alternative(fig)
+    words = accessibility.text_alternative(fig)
     assert words.split(". ", 1)[1].startswith("position 0: 4 points")
 
 
@@ -227,8 +239,8 @@ def test_the_dimension_chart_names_each_pairs_columns_and_frequency(convention, 
     fig = sinusoids.dimension_figure(Config(50, d_model, 10000.0, convention), (0, 7))
     pair, role = pe_core.column_roles(d_model, convention=convention)
     w = pe_core.frequencies(d_model, convention=convention)
-    shown = np.concatenate([t.customdata for t in fig.data if t.meta == figures.HOVER_ONLY])
-    pairs = np.concatenate([t.x for t in fig.data if t.meta == figures.HOVER_ONLY])
+    shown = np.concatenate([t.customdata for t in fig.data if t.meta == base.HOVER_ONLY])
+    pairs = np.concatenate([t.x for t in fig.data if t.meta == base.HOVER_ONLY])
     assert sorted(pairs) == list(range(w.size))
     for i, (sin_column, cos_column, frequency, wavelength) in zip(pairs, shown, strict=True):
         for column, kind in ((sin_column, "sin"), (cos_column, "cos")):
@@ -241,7 +253,7 @@ class TestTextAlternative:
     """Issue 15: every chart's words for a screen reader, from the figure's own data."""
 
     def test_a_line_says_its_range_and_where_its_extremes_are(self):
-        fig = figures._figure(
+        fig = base._figure(
             [
                 {
                     "type": "scatter",
@@ -252,48 +264,48 @@ class TestTextAlternative:
             ],
             title="Cosine against offset",
             subtitle="every offset",
-            xaxis=figures._axis("offset"),
-            yaxis=figures._axis("cosine"),
+            xaxis=base._axis("offset"),
+            yaxis=base._axis("cosine"),
         )
-        assert figures.text_alternative(fig) == (
+        assert accessibility.text_alternative(fig) == (
             "Chart: Cosine against offset (every offset). closed form: 4 points from 0 to 3 "
             "(offset); cosine lowest -0.3 at 3, highest 1 at 0."
         )
 
     def test_a_heatmap_says_its_size_and_range(self):
         z = np.array([[0.0, -1.0, 0.5], [1.0, 0.25, 0.0]])
-        fig = figures._figure([{"type": "heatmap", "z": z, "name": "M"}], title="Rotation")
-        assert figures.text_alternative(fig) == (
+        fig = base._figure([{"type": "heatmap", "z": z, "name": "M"}], title="Rotation")
+        assert accessibility.text_alternative(fig) == (
             "Chart: Rotation. M: 2 × 3 cells, values from -1 to 1."
         )
 
     def test_a_constant_series_and_text_positions(self):
-        fig = figures._figure(
+        fig = base._figure(
             [{"type": "scatter", "name": "distance", "x": ["a", "b"], "y": [3.5, 3.5]}],
             title="Distances",
         )
         # x that is not numbers: the points are counted from 0.
-        assert figures.text_alternative(fig).endswith(
+        assert accessibility.text_alternative(fig).endswith(
             "distance: 2 points from 0 to 1; value 3.5 at every point."
         )
 
     def test_many_series_are_counted(self):
         traces = [{"type": "scatter", "name": f"s{i}", "y": [i, i + 1]} for i in range(11)]
-        text = figures.text_alternative(figures._figure(traces, title="Many"))
-        assert text.count("points from") == figures.DESCRIBED_TRACES
+        text = accessibility.text_alternative(base._figure(traces, title="Many"))
+        assert text.count("points from") == accessibility.DESCRIBED_TRACES
         assert text.endswith("And 3 more series.")
 
     def test_a_real_chart(self):
         lengths = pe_core.wavelengths(512)
-        fig = figures.wavelength_chart({"vaswani": lengths}, current="vaswani", marks=[])
-        text = figures.text_alternative(fig)
-        assert f"highest {figures.format_number(lengths[-1])} at 255" in text
+        fig = sinusoidal.wavelength_chart({"vaswani": lengths}, current="vaswani", marks=[])
+        text = accessibility.text_alternative(fig)
+        assert f"highest {formatting.format_number(lengths[-1])} at 255" in text
 
 
 def test_unit_circles_play_frames_carry_each_position():
     """Issue 15: the Play control's frames are the given points, position by position."""
     points = np.random.default_rng(1).uniform(-1, 1, size=(7, 2, 2))
-    fig = figures.unit_circles(points, pairs=[0, 3], frequencies=[1.0, 0.2], frame_ms=100)
+    fig = relative.unit_circles(points, pairs=[0, 3], frequencies=[1.0, 0.2], frame_ms=100)
     assert len(fig.frames) == 7 and [f.name for f in fig.frames] == [str(k) for k in range(7)]
     vectors = list(fig.frames[0].traces)
     assert vectors == [4, 5]  # after the two circles' outline and points
@@ -306,7 +318,7 @@ def test_unit_circles_play_frames_carry_each_position():
     assert list(pause.args[0]) == [None]  # Plotly's "stop": animate to no frame
     assert [s.label for s in fig.layout.sliders[0].steps] == [str(k) for k in range(7)]
     # Without frame_ms: no frames, no buttons (the other uses of the circles).
-    still = figures.unit_circles(points, pairs=[0, 3], frequencies=[1.0, 0.2])
+    still = relative.unit_circles(points, pairs=[0, 3], frequencies=[1.0, 0.2])
     assert not still.frames and not still.layout.updatemenus
 
 
@@ -319,9 +331,9 @@ def test_what_a_chart_derives_from_a_figure_is_computed_once_and_goes_with_it():
 
     def words(fig):
         calls.append(fig)
-        return figures.text_alternative(fig)
+        return accessibility.text_alternative(fig)
 
-    fig = figures._figure([{"type": "scatter", "y": [1.0, 2.0]}], title="t")
+    fig = base._figure([{"type": "scatter", "y": [1.0, 2.0]}], title="t")
     first = caching.derived(fig, words)
     assert caching.derived(fig, words) == first and len(calls) == 1
     key = (words.__qualname__, id(fig))
@@ -331,19 +343,19 @@ def test_what_a_chart_derives_from_a_figure_is_computed_once_and_goes_with_it():
 
 
 def test_dark_page_restyles_the_diverging_scale_only():
-    cosine = figures.rotation_heatmap(np.eye(2), indices=[0, 1], d_model=2, hover=["a", "b"])
-    distance = figures._figure(
+    cosine = relative.rotation_heatmap(np.eye(2), indices=[0, 1], d_model=2, hover=["a", "b"])
+    distance = base._figure(
         [{"type": "heatmap", "z": np.eye(3), "colorscale": "Viridis"}], title="t"
     )
-    for fig, expected in ((cosine, figures.DIVERGING_DARK), (distance, None)):
+    for fig, expected in ((cosine, base.DIVERGING_DARK), (distance, None)):
         spec = fig.to_plotly_json()
         before = [list(step) for step in spec["data"][0]["colorscale"]]
-        dark = figures.for_dark_page(spec)
+        dark = base.for_dark_page(spec)
         after = dark["data"][0]["colorscale"]
         assert after == (expected or before)  # Viridis keeps its meaning on dark: untouched
         assert [list(step) for step in spec["data"][0]["colorscale"]] == before  # not changed
-    lines = figures._figure([{"type": "scatter", "y": [1.0]}], title="t").to_plotly_json()
-    assert figures.for_dark_page(lines)["data"] == lines["data"]
+    lines = base._figure([{"type": "scatter", "y": [1.0]}], title="t").to_plotly_json()
+    assert base.for_dark_page(lines)["data"] == lines["data"]
 
 
 def test_sinusoid_play_frames_mark_each_integer_position():
@@ -352,7 +364,7 @@ def test_sinusoid_play_frames_mark_each_integer_position():
     smooth = np.linspace(3, 9, 50)
     integers = np.arange(3, 10)
     values = np.random.default_rng(2).uniform(-1, 1, size=(7, 2))
-    fig = figures.sinusoid_lines(
+    fig = sinusoidal.sinusoid_lines(
         smooth, np.zeros((50, 2)), integers, values, labels=["a", "b"], frame_ms=50
     )
     assert [f.name for f in fig.frames] == [str(k) for k in range(3, 10)]
@@ -365,10 +377,10 @@ def test_sinusoid_play_frames_mark_each_integer_position():
     assert fig.layout.updatemenus[0].buttons[0].args[1]["frame"]["duration"] == 50
     # No integer positions marked (too many), or no frame_ms: nothing to play.
     for still in (
-        figures.sinusoid_lines(
+        sinusoidal.sinusoid_lines(
             smooth, np.zeros((50, 2)), np.zeros(0), np.zeros((0, 2)), labels=["a", "b"], frame_ms=50
         ),
-        figures.sinusoid_lines(smooth, np.zeros((50, 2)), integers, values, labels=["a", "b"]),
+        sinusoidal.sinusoid_lines(smooth, np.zeros((50, 2)), integers, values, labels=["a", "b"]),
     ):
         assert not still.frames and not still.layout.updatemenus
 
@@ -379,32 +391,32 @@ class TestLinkedHighlighting:
     def test_a_pair_clicked_on_the_circles_is_outlined_in_the_rotation_matrix(self):
         # Interleaved: pair 5 is columns 10 and 11, neighbours in the window 8 .. 15: one
         # square around window cells 2 and 3 (the axis counts the window's cells from 0).
-        (square,) = figures.block_outline(list(range(8, 16)), (10, 11))
+        (square,) = linked.block_outline(list(range(8, 16)), (10, 11))
         assert (square["x0"], square["x1"], square["y0"], square["y1"]) == (1.5, 3.5, 1.5, 3.5)
-        assert square["line"]["color"] == figures.CHOSEN_COLOUR
+        assert square["line"]["color"] == linked.CHOSEN_COLOUR
         # Split (tensor2tensor): the window holds sin columns 0..3 then cos columns 8..11;
         # pair 2 is columns 2 and 10, window cells 2 and 6: its four entries, one cell each.
-        cells = figures.block_outline([0, 1, 2, 3, 8, 9, 10, 11], (2, 10))
+        cells = linked.block_outline([0, 1, 2, 3, 8, 9, 10, 11], (2, 10))
         corners = sorted((s["x0"] + 0.5, s["y0"] + 0.5) for s in cells)
         assert corners == [(2, 2), (2, 6), (6, 2), (6, 6)]
         assert all(s["x1"] - s["x0"] == 1 == s["y1"] - s["y0"] for s in cells)
         # A pair outside the window, or none: nothing drawn.
-        assert figures.block_outline(list(range(8, 16)), (20, 21)) == []
-        assert figures.block_outline(list(range(8, 16)), ()) == []
+        assert linked.block_outline(list(range(8, 16)), (20, 21)) == []
+        assert linked.block_outline(list(range(8, 16)), ()) == []
 
     def test_columns_are_shaded_where_the_chart_draws_them(self):
-        bands = figures.column_bands([3, 6, 40], 16)
+        bands = linked.column_bands([3, 6, 40], 16)
         assert [(b["x0"], b["x1"]) for b in bands] == [(2.5, 3.5), (5.5, 6.5)]
         assert all(b["yref"] == "paper" and b["layer"] == "below" for b in bands)
 
     def test_each_trace_of_the_circles_names_its_circle(self):
         pairs = [0, 16, 64]
-        fig = figures.unit_circles(
+        fig = relative.unit_circles(
             np.zeros((10, 3, 2)), pairs=pairs, frequencies=[1.0, 0.5, 0.1], frame_ms=100
         )
         # Every trace of circle j (outline, points, played vector) is on its axes, x{j+1}.
         for curve, trace in enumerate(fig.data):
-            circle = figures.circle_of_curve(curve, len(pairs))
+            circle = relative.circle_of_curve(curve, len(pairs))
             assert trace.xaxis == ("x" if circle == 0 else f"x{circle + 1}")
 
     def test_the_clicked_position_is_drawn_thick_over_the_others(self):
@@ -415,25 +427,25 @@ class TestLinkedHighlighting:
             "frequency": np.ones(4),
             "wavelength": np.ones(4),
         }
-        fig = figures.dimension_lines(rows, rows, positions=[0, 5, 9], chosen=5, **pairs)
+        fig = sinusoidal.dimension_lines(rows, rows, positions=[0, 5, 9], chosen=5, **pairs)
         lines = [t for t in fig.data if t.meta is None and t.y[0] is not None]
         assert [t.name for t in lines][-2:] == ["position 5 (chosen above)"] * 2  # drawn last
         chosen = lines[-1]
-        assert chosen.line.color == figures.CHOSEN_COLOUR and chosen.line.width > 3
+        assert chosen.line.color == linked.CHOSEN_COLOUR and chosen.line.width > 3
         assert all(t.opacity < 0.5 for t in lines[:-2])
-        plain = figures.dimension_lines(rows, rows, positions=[0, 5, 9], **pairs)
+        plain = sinusoidal.dimension_lines(rows, rows, positions=[0, 5, 9], **pairs)
         assert all(t.opacity == 1 for t in plain.data if t.meta is None and t.y[0] is not None)
 
     def test_clickable_points_show_the_choice(self):
         # A point of a line can be selected only where the trace has markers: the profile's
         # line has hidden ones that appear, in the chosen colour, when clicked.
-        fig = figures.offset_profile_chart(
+        fig = similarity.offset_profile_chart(
             np.arange(5), np.ones(5), upper=None, checks={}, kind="cosine"
         )
         line = fig.data[0]
         assert "markers" in line.mode and line.marker.opacity == 0
         assert line.selected.marker.opacity == 1
-        assert line.selected.marker.color == figures.CHOSEN_COLOUR
+        assert line.selected.marker.color == linked.CHOSEN_COLOUR
 
 
 def test_rope_pairs_draw_at_most_so_many_markers_and_say_so():
@@ -442,7 +454,7 @@ def test_rope_pairs_draw_at_most_so_many_markers_and_say_so():
     # data (hover and click); only what Plotly draws is thinned, and the subtitle says it.
     def chart(n_pairs):
         wavelengths = np.geomspace(6.28, 6e4, n_pairs)
-        return figures.rope_pair_chart(
+        return rotary.rope_pair_chart(
             wavelengths,
             wavelengths,
             ["unchanged"] * n_pairs,
@@ -451,11 +463,11 @@ def test_rope_pairs_draw_at_most_so_many_markers_and_say_so():
             subtitle="head_dim 8",
         )
 
-    few, many = chart(figures.MARKERS_DRAWN), chart(figures.MARKERS_DRAWN + 1)
+    few, many = chart(rotary.MARKERS_DRAWN), chart(rotary.MARKERS_DRAWN + 1)
     assert all(t.marker.maxdisplayed is None for t in few.data)
     assert "markers" not in few.layout.title.text
-    assert [t.marker.maxdisplayed for t in many.data] == [figures.MARKERS_DRAWN] * 2
-    assert [len(t.x) for t in many.data] == [figures.MARKERS_DRAWN + 1] * 2
+    assert [t.marker.maxdisplayed for t in many.data] == [rotary.MARKERS_DRAWN] * 2
+    assert [len(t.x) for t in many.data] == [rotary.MARKERS_DRAWN + 1] * 2
     assert "head_dim 8; at most 512 markers a series (zoom in for every pair)" in (
         many.layout.title.text
     )
@@ -466,7 +478,7 @@ def test_matrix_panels_share_one_row_axis_and_one_colour_bar():
         "vaswani": pe_core.sinusoidal_encoding(5, 4),
         "split": pe_core.sinusoidal_encoding(5, 4, convention="split"),
     }
-    fig = figures.matrix_panels(panels, title="t")
+    fig = matrices.matrix_panels(panels, title="t")
     assert [t.name for t in fig.data] == ["vaswani", "split"]
     assert [t.showscale for t in fig.data] == [False, True]  # one colour bar
     assert {(t.zmin, t.zmax) for t in fig.data} == {(-1.0, 1.0)}  # one fixed colour range
@@ -478,8 +490,8 @@ def test_matrix_panels_share_one_row_axis_and_one_colour_bar():
     assert fig.layout.xaxis.domain[1] < fig.layout.xaxis2.domain[0]
     assert [a.text for a in fig.layout.annotations] == ["<b>vaswani</b>", "<b>split</b>"]
     # Room for the colour bar, so that Plotly does not widen the margin and draw again.
-    assert fig.layout.margin.r == figures.MARGIN_RIGHT_COLOUR_BAR
-    assert "vaswani: 5 × 4 cells" in figures.text_alternative(fig)
+    assert fig.layout.margin.r == base.MARGIN_RIGHT_COLOUR_BAR
+    assert "vaswani: 5 × 4 cells" in accessibility.text_alternative(fig)
 
 
 @pytest.mark.parametrize(
@@ -495,16 +507,16 @@ def test_matrix_panels_share_one_row_axis_and_one_colour_bar():
     ],
 )
 def test_which_traces_draw_a_colour_bar(trace, drawn):
-    assert figures._has_colour_bar(trace) is drawn
+    assert base._has_colour_bar(trace) is drawn
 
 
 def test_matrix_panels_need_a_matrix():
     with pytest.raises(ValueError, match="panels"):
-        figures.matrix_panels({}, title="t")
+        matrices.matrix_panels({}, title="t")
 
 
 def test_a_colour_bar_gets_its_margin():
-    heatmap = figures.matrix_heatmap(np.eye(2), rows=[0, 1], columns=[0, 1], title="m")
-    lines = figures.curves(np.arange(3), {"a": np.ones(3)}, title="c", x_title="x", y_title="y")
-    assert heatmap.layout.margin.r == figures.MARGIN_RIGHT_COLOUR_BAR
-    assert lines.layout.margin.r == figures.MARGIN_RIGHT
+    heatmap = matrices.matrix_heatmap(np.eye(2), rows=[0, 1], columns=[0, 1], title="m")
+    lines = charts.curves(np.arange(3), {"a": np.ones(3)}, title="c", x_title="x", y_title="y")
+    assert heatmap.layout.margin.r == base.MARGIN_RIGHT_COLOUR_BAR
+    assert lines.layout.margin.r == base.MARGIN_RIGHT

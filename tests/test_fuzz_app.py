@@ -439,7 +439,7 @@ def test_regression_uniqueness_angles_low_precision_hangs(monkeypatch, precision
 def test_regression_rotation_view_without_pairs():
     """?view=rotation&d=1&conv=tensor2tensor: one zero column, no sin/cos pair. The view shows
     "Something went wrong while drawing this view" (ui.guarded caught IndexError: list index out
-    of range in figures.rotation_heatmap, ``numbers[0]`` of an empty index list) instead of a
+    of range in rotation_heatmap, ``numbers[0]`` of an empty index list) instead of a
     message like the one for odd d_model with the other conventions."""
     at = new_app({"view": "rotation", "d": "1", "conv": "tensor2tensor"})
     with logged_errors() as records:

@@ -13,9 +13,10 @@ import pandas as pd
 import streamlit as st
 
 import pe_core
-from dashboard import caching, figures, params, ui, uploads
+from dashboard import caching, params, ui, uploads
 from dashboard.caching import cached
 from dashboard.config import Config
+from dashboard.figures import matrices
 
 #: Rows and columns of the difference heatmap (rows spread over the whole table).
 SHOWN_ROWS = 200
@@ -466,7 +467,7 @@ def _ranges(columns: np.ndarray) -> str:
 
 
 def _grid_figure(image: np.ndarray, column: int):
-    return figures.matrix_heatmap(
+    return matrices.matrix_heatmap(
         image,
         rows=list(range(image.shape[0])),
         columns=list(range(image.shape[1])),
@@ -495,7 +496,7 @@ def _difference(checked: Checked) -> None:
 
 
 def _difference_figure(values: np.ndarray, rows: tuple[int, ...]):
-    return figures.matrix_heatmap(
+    return matrices.matrix_heatmap(
         values,
         rows=[int(r) for r in rows],
         columns=list(range(values.shape[1])),

@@ -7,9 +7,10 @@ import pandas as pd
 import streamlit as st
 
 import pe_core
-from dashboard import caching, figures, params, ui
+from dashboard import caching, params, ui
 from dashboard.caching import cached
 from dashboard.config import Config
+from dashboard.figures import matrices, similarity
 from dashboard.views.heatmap import heatmap_data
 from dashboard.views.wavelengths import wavelength_figure
 
@@ -92,7 +93,7 @@ def _layout_and_formula(name: str) -> str:
 
 
 def _panels_figure(config: Config):
-    return figures.matrix_panels(
+    return matrices.matrix_panels(
         {name: _panel(config, name)[0] for name in pe_core.CONVENTIONS},
         title="Each convention's columns at the same positions",
     )
@@ -102,7 +103,7 @@ def _difference_figure(config: Config, other: str):
     mine, n_rows = _panel(config, config.convention)
     theirs, _ = _panel(config, other)
     difference = mine.astype(np.float64) - theirs
-    return figures.matrix_heatmap(
+    return matrices.matrix_heatmap(
         difference,
         rows=list(range(n_rows)),
         columns=list(range(difference.shape[1])),
@@ -197,7 +198,7 @@ def _no_profile_reason(config: Config) -> str:
 
 def _profiles_figure(config: Config, n_offsets: int):
     profiles = convention_profiles(config, n_offsets)
-    return figures.profiles_overlay(profiles, current=config.convention)
+    return similarity.profiles_overlay(profiles, current=config.convention)
 
 
 def _small_wavelength_figure(config: Config):

@@ -11,9 +11,10 @@ import pandas as pd
 import streamlit as st
 
 import pe_core
-from dashboard import caching, figures, params, ui
+from dashboard import caching, params, ui
 from dashboard.caching import cached
 from dashboard.config import Config
+from dashboard.figures import charts, rotary
 from dashboard.views.rope import query_and_key
 
 #: Distances drawn: 0 .. min(L - 1, MAX_DISTANCE), every one (the sinusoid and RoPE oscillate
@@ -223,7 +224,7 @@ def _comparison(config: Config) -> None:
 
 def _comparison_figure(config: Config, vector: str, shown: tuple) -> object:
     data = comparison(config, vector)
-    return figures.curves(
+    return charts.curves(
         data.distances,
         {name: data.curves[name] for name in shown},
         title="How the score changes with distance",
@@ -255,7 +256,7 @@ def _alibi(config: Config) -> None:
 
 def _slopes_figure(n_heads: int) -> object:
     slopes = pe_core.alibi_slopes(n_heads)
-    return figures.bars(
+    return charts.bars(
         np.arange(1, n_heads + 1),
         slopes,
         title="Slope m of each head",
@@ -312,7 +313,7 @@ def t5_buckets(n_buckets: int, max_distance: int, bidirectional: bool):
 
 def _buckets_figure(n_buckets: int, max_distance: int, bidirectional: bool) -> object:
     relative, buckets = t5_buckets(n_buckets, max_distance, bidirectional)
-    return figures.curves(
+    return charts.curves(
         relative,
         {"bucket": buckets},
         title="Bucket of each key − query offset",
@@ -400,7 +401,7 @@ def multi_axis_ids(segments: tuple) -> np.ndarray:
 
 def _ids_figure(segments: tuple) -> object:
     ids = multi_axis_ids(segments)
-    return figures.curves(
+    return charts.curves(
         np.arange(ids.shape[1]),
         dict(zip(pe_core.mrope.AXES, ids, strict=True)),
         title="Position id of each token, per axis",
@@ -424,7 +425,7 @@ def _axes_figure(layout: str) -> object:
             inv_freq.size, chosen["sections"], interleaved=chosen["interleaved"]
         )
         details = f"mrope_section {list(chosen['sections'])}"
-    return figures.pairs_by_axis(
+    return rotary.pairs_by_axis(
         2 * np.pi / inv_freq,
         axes,
         pe_core.mrope.AXES,

@@ -9,9 +9,10 @@ import pandas as pd
 import streamlit as st
 
 import pe_core
-from dashboard import budget, figures, params, ui
+from dashboard import budget, params, ui
 from dashboard.caching import cached
 from dashboard.config import Config
+from dashboard.figures import charts, matrices
 
 DEFAULT_SENTENCES = "the cat sat on the mat\na dog barked\nthe bird flew over the tall tree"
 EMBEDDING_STDS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0)
@@ -84,7 +85,7 @@ def render(config: Config) -> None:
     _shapes(config, data)
     item = _chosen_sequence(data)
     _panels(config, data, item)
-    ui.chart(figures.norms_chart(data.norms), "emb_norms")
+    ui.chart(charts.norms_chart(data.norms), "emb_norms")
 
 
 def _shapes(config: Config, data: EmbeddingData) -> None:
@@ -143,7 +144,7 @@ def _panels(config: Config, data: EmbeddingData, item: int) -> None:
     ):
         limit = float(np.max(np.abs(values[:, columns]), initial=0.0)) or 1.0
         ui.chart(
-            figures.matrix_heatmap(
+            matrices.matrix_heatmap(
                 values[:, columns],
                 rows=labels,
                 columns=columns,

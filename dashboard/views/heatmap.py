@@ -10,7 +10,7 @@ import pandas as pd
 import streamlit as st
 
 import pe_core
-from dashboard import encoding_image, figures, params, ui
+from dashboard import encoding_image, formatting, params, ui
 from dashboard.caching import cached
 from dashboard.config import Config
 from dashboard.data import column_info, rows_at
@@ -192,7 +192,7 @@ def heatmap_image(config: Config, mode: str, first_position: int, first_column: 
         row_first=data.row_first,
         row_last=data.row_last,
         column_numbers=columns,
-        column_labels=figures.column_labels(
+        column_labels=formatting.column_labels(
             columns.tolist(),
             info.pair[columns].tolist(),
             info.role[columns].tolist(),

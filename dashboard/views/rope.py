@@ -17,9 +17,10 @@ import pandas as pd
 import streamlit as st
 
 import pe_core
-from dashboard import caching, figures, params, ui
+from dashboard import caching, formatting, params, ui
 from dashboard.caching import cached
 from dashboard.config import Config
+from dashboard.figures import charts, linked, rotary
 
 #: Public configurations (the rotary part of each config.json). Sources, checked 2026-11-22:
 #: - Llama 2 7B: meta-llama/Llama-2-7b-hf config.json (mirrors philschmid/Llama-2-7b-hf
@@ -300,7 +301,7 @@ def _summary(config: Config, rope: pe_core.RotaryEncoding) -> None:
         f"{rope.rotary_dim} of {rope.head_dim}",
         help="head_dim x partial_rotary_factor; the other columns pass through unrotated.",
     )
-    base = figures.number_text(rope.base, grouping=True)
+    base = formatting.number_text(rope.base, grouping=True)
     if rope.effective_base != rope.base:
         base += f" → {rope.effective_base:,.6g}"
     columns[2].metric("Base (rope_theta)", base)
@@ -330,7 +331,7 @@ def _pairs(rope: pe_core.RotaryEncoding, chosen: int | None) -> None:
     st.subheader("Each rotary pair, before and after scaling")
     band = rope.band
     counts = ", ".join(
-        f"{int(np.sum(band == b)):,} {b}" for b in figures.BAND_COLOURS if np.any(band == b)
+        f"{int(np.sum(band == b)):,} {b}" for b in rotary.BAND_COLOURS if np.any(band == b)
     )
     st.caption(
         f"{rope.n_pairs:,} pairs: {counts}. A pair whose wavelength exceeds the training length "
@@ -403,14 +404,14 @@ def _layout_columns(rope: pe_core.RotaryEncoding, pair: int) -> tuple[tuple[int,
 
 
 def pair_figure(rope: pe_core.RotaryEncoding):
-    return figures.rope_pair_chart(
+    return rotary.rope_pair_chart(
         rope.original_wavelengths,
         rope.wavelengths,
         rope.band,
         lengths=_lengths(rope),
         title=f"Wavelength of each pair: {rope.rope_type}",
         subtitle=f"head_dim {rope.head_dim}, rotary {rope.rotary_dim}, "
-        f"base {figures.number_text(rope.base, grouping=True)}",
+        f"base {formatting.number_text(rope.base, grouping=True)}",
     )
 
 
@@ -420,7 +421,7 @@ def _scores(config: Config, data: RopeData) -> None:
     left, right = st.columns(2)
     with left:
         ui.chart(
-            figures.curves(
+            charts.curves(
                 data.offsets,
                 data.scores,
                 title="q·k after rotation",
@@ -433,7 +434,7 @@ def _scores(config: Config, data: RopeData) -> None:
         )
     with right:
         ui.chart(
-            figures.curves(
+            charts.curves(
                 data.offsets,
                 data.bounds,
                 title="RoFormer's relative upper bound",
@@ -472,7 +473,7 @@ def _layouts(rope: pe_core.RotaryEncoding, chosen: int | None) -> None:
     permutation = pe_core.rope_permutation(rope.head_dim, rope.rotary_dim)
     layouts = layout_comparison(rope)
     ui.chart(
-        figures.column_bars(
+        charts.column_bars(
             {
                 "x = 1, 2, 3, …": layouts.x[:LAYOUT_COLUMNS],
                 "rotated, halves": layouts.halves[:LAYOUT_COLUMNS],
@@ -484,7 +485,7 @@ def _layouts(rope: pe_core.RotaryEncoding, chosen: int | None) -> None:
             x_title="column",
         ),
         "rope_layouts",
-        shapes=figures.column_bands(sorted(set(shaded)), LAYOUT_COLUMNS),
+        shapes=linked.column_bands(sorted(set(shaded)), LAYOUT_COLUMNS),
     )
     if shaded:
         st.caption(
@@ -545,7 +546,7 @@ def _precision(config: Config, data: RopeData) -> None:
     )
     finite = np.isfinite(data.angle_errors)
     ui.chart(
-        figures.curves(
+        charts.curves(
             data.positions[finite],
             {f"{precision} angle error": np.maximum(data.angle_errors[finite], 1e-17)},
             title=f"Angle error against position ({precision})",

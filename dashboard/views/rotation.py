@@ -8,10 +8,11 @@ import numpy as np
 import streamlit as st
 
 import pe_core
-from dashboard import caching, figures, params, ui
+from dashboard import caching, params, ui
 from dashboard.caching import cached
 from dashboard.config import Config
 from dashboard.data import column_info
+from dashboard.figures import linked, relative
 
 CIRCLE_POINTS = 60
 #: Largest d_model whose full rotation matrix is built (2048**2 float64 = 32 MB).
@@ -152,8 +153,8 @@ def _matrix_and_vectors(config: Config, offset: float, k: int, first_pair: int) 
         if chosen is not None:
             st.caption(_chosen_words(data, chosen, columns, where=""))
         return
-    outline = figures.block_outline(data.indices.tolist(), columns)
-    n_drawn = min(config.d_model, figures.VECTOR_COLUMNS)
+    outline = linked.block_outline(data.indices.tolist(), columns)
+    n_drawn = min(config.d_model, relative.VECTOR_COLUMNS)
     shaded = sorted(column for column in columns if column < n_drawn)
     left, right = st.columns([1, 1])
     with left:
@@ -171,7 +172,7 @@ def _matrix_and_vectors(config: Config, offset: float, k: int, first_pair: int) 
         ui.chart(
             caching.figure(_vector_figure, config, offset, k, first_pair),
             "rotation_vectors",
-            shapes=figures.column_bands(shaded, n_drawn),
+            shapes=linked.column_bands(shaded, n_drawn),
         )
     if chosen is not None:
         marks = ["outlined in M"] if outline else []
@@ -233,14 +234,14 @@ def rotation_data(config: Config, offset: float, k: int, first_pair: int) -> Rot
 def _matrix_figure(config: Config, offset: float, k: int, first_pair: int):
     data = rotation_data(config, offset, k, first_pair)
     hover = _axis_hover(config, data.indices, data.angles)
-    return figures.rotation_heatmap(
+    return relative.rotation_heatmap(
         data.window, indices=data.indices.tolist(), d_model=config.d_model, hover=hover
     )
 
 
 def _vector_figure(config: Config, offset: float, k: int, first_pair: int):
     data = rotation_data(config, offset, k, first_pair)
-    return figures.vector_comparison(data.shifted, data.rotated, k=k, offset=offset)
+    return relative.vector_comparison(data.shifted, data.rotated, k=k, offset=offset)
 
 
 def _axis_hover(config: Config, columns: np.ndarray, angles: np.ndarray) -> list[str]:
@@ -296,7 +297,7 @@ def _clicked(shown: tuple) -> dict | None:
     if not pairs or not points or points[0].get("curve_number") is None:
         return None
     curve = int(points[0]["curve_number"])
-    circle = figures.circle_of_curve(curve, len(pairs))
+    circle = relative.circle_of_curve(curve, len(pairs))
     if circle >= len(pairs):
         return None
     return {"shown": shown, "point": (curve, points[0].get("point_index")), "pair": pairs[circle]}
@@ -313,6 +314,6 @@ def circle_points(config: Config, pairs: tuple[int, ...], n_points: int) -> np.n
 def _circles_figure(config: Config, pairs: tuple[int, ...], frame_ms: int):
     points = circle_points(config, pairs, min(config.n_positions, CIRCLE_POINTS))
     freqs = config.bank.frequencies
-    return figures.unit_circles(
+    return relative.unit_circles(
         points, pairs=list(pairs), frequencies=freqs[list(pairs)].tolist(), frame_ms=frame_ms
     )

@@ -9,10 +9,11 @@ import numpy as np
 import streamlit as st
 
 import pe_core
-from dashboard import caching, figures, params, similarity_image, ui
+from dashboard import caching, params, similarity_image, ui
 from dashboard.caching import cached
 from dashboard.config import Config
 from dashboard.data import PROFILE_POINTS, bucket_extremes
+from dashboard.figures import similarity
 
 #: Largest side of the (square) similarity heatmap.
 MAX_SIDE = 512
@@ -244,7 +245,7 @@ def matrix_png(config: Config, kind: str, mode: str, first: int) -> bytes:
 
 def profile_figure(config: Config, kind: str):
     profile = profile_data(config, kind)
-    return figures.offset_profile_chart(
+    return similarity.offset_profile_chart(
         profile.offsets,
         profile.values,
         upper=profile.upper,

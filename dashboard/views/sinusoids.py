@@ -8,10 +8,11 @@ import numpy as np
 import streamlit as st
 
 import pe_core
-from dashboard import caching, figures, params, ui
+from dashboard import caching, params, ui
 from dashboard.caching import cached
 from dashboard.config import Config
 from dashboard.data import column_info, rows_at
+from dashboard.figures import sinusoidal
 
 MAX_DIMS = 12
 #: Points of a smooth curve.
@@ -168,7 +169,7 @@ def position_figure(
         f"({last - first + 1:,}); "
         "narrow the range to see the samples"
     )
-    return figures.sinusoid_lines(
+    return sinusoidal.sinusoid_lines(
         data.smooth_positions,
         data.smooth_values,
         data.integer_positions,
@@ -204,7 +205,7 @@ def dimension_figure(config: Config, at: tuple[int, ...], chosen: int | None = N
     sin_columns = np.flatnonzero(info.role == "sin")  # in pair order, in every layout
     cos_columns = np.flatnonzero(info.role == "cos")
     each_pair = sin_columns if sin_columns.size >= cos_columns.size else cos_columns
-    return figures.dimension_lines(
+    return sinusoidal.dimension_lines(
         rows[:, sin_columns],
         rows[:, cos_columns],
         positions=list(at),

@@ -10,10 +10,11 @@ import pandas as pd
 import streamlit as st
 
 import pe_core
-from dashboard import caching, figures, params, ui
+from dashboard import caching, params, ui
 from dashboard.caching import cached
 from dashboard.config import Config
 from dashboard.data import PROFILE_POINTS, bucket_extremes
+from dashboard.figures import similarity
 
 #: Where the rounding happens, as a sentence ends: "... at bfloat16, {words}".
 CAST_WORDS = {
@@ -175,7 +176,7 @@ def neighbour_figure(
 ):
     data = neighbour_distances(config, precision, cast)
     label = f"at {precision}: {CAST_WORDS[cast]}" if precision != "float64" else ""
-    return figures.neighbour_distance_chart(
+    return similarity.neighbour_distance_chart(
         data.positions,
         data.exact_next,
         exact_nearest=data.exact_nearest,

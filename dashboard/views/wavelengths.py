@@ -7,9 +7,10 @@ import pandas as pd
 import streamlit as st
 
 import pe_core
-from dashboard import caching, figures, params, ui
+from dashboard import caching, formatting, params, ui
 from dashboard.config import Config
 from dashboard.data import wavelengths_by_convention
+from dashboard.figures import sinusoidal
 
 OVERLAY = params.Toggle("overlay", "Overlay the other conventions", True)
 PARAMS = (OVERLAY,)
@@ -91,26 +92,28 @@ def _range_words(current: np.ndarray, base: float) -> str:
     )
 
 
-def wavelength_marks(config: Config, current: np.ndarray) -> list[figures.Mark]:
+def wavelength_marks(config: Config, current: np.ndarray) -> list[sinusoidal.Mark]:
     """The reference lines, each value from pe_core's wavelengths of the current convention
     (and the paper's statement, named as such)."""
-    marks = [figures.Mark(config.n_positions, f"L = {config.n_positions:,} positions", "#d62728")]
+    marks = [
+        sinusoidal.Mark(config.n_positions, f"L = {config.n_positions:,} positions", "#d62728")
+    ]
     if current.size == 0:  # no pair at all (one zero column): nothing else to mark
         return marks
     marks.insert(
-        0, figures.Mark(current[0], f"fastest pair: λ_0 = {current[0]:.3g} (2π)", "#555555")
+        0, sinusoidal.Mark(current[0], f"fastest pair: λ_0 = {current[0]:.3g} (2π)", "#555555")
     )
     paper = 2 * np.pi * config.base
     if current.size > 1:
-        longest = f"slowest pair: λ_{current.size - 1} = {figures.format_number(current[-1])}"
+        longest = f"slowest pair: λ_{current.size - 1} = {formatting.format_number(current[-1])}"
         if np.isclose(current[-1], paper, rtol=1e-12):
             longest += " = 2π·base, the paper's upper end"
-        marks.append(figures.Mark(current[-1], longest, "#1f77b4"))
+        marks.append(sinusoidal.Mark(current[-1], longest, "#1f77b4"))
     if current.size <= 1 or not np.isclose(current[-1], paper, rtol=1e-12):
         marks.append(
-            figures.Mark(
+            sinusoidal.Mark(
                 paper,
-                f'2π·base = {figures.format_number(paper)}: the paper\'s "up to 10000·2π", '
+                f'2π·base = {formatting.format_number(paper)}: the paper\'s "up to 10000·2π", '
                 f"not reached by {config.convention} here",
                 "#999999",
             )
@@ -134,11 +137,11 @@ def wavelength_figure(config: Config, overlay: bool, small: bool = False):
     all_wavelengths = wavelengths_by_convention(config.d_model, config.base)
     shown = all_wavelengths if overlay else {config.convention: all_wavelengths[config.convention]}
     shown = {name: lam for name, lam in shown.items() if lam.size}
-    return figures.wavelength_chart(
+    return sinusoidal.wavelength_chart(
         shown,
         current=config.convention,
         marks=wavelength_marks(config, all_wavelengths[config.convention]),
         names=convention_names(shown),
-        title="Wavelengths" if small else figures.WAVELENGTH_TITLE,
+        title="Wavelengths" if small else sinusoidal.WAVELENGTH_TITLE,
         height=420 if small else 500,
     )

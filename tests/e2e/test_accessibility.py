@@ -10,7 +10,7 @@ from .conftest import AppPage
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
-#: The focus ring's colour (dashboard/ui.py FOCUS_STYLE).
+#: The focus ring's colour (dashboard/static/focus.css, ui.FOCUS_STYLE).
 FOCUS_BLUE = "rgb(59, 130, 246)"
 
 

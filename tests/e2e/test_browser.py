@@ -75,7 +75,7 @@ def test_view_draws_and_redraws_after_a_parameter_change(app: AppPage, slug: str
     expect_url(app, "view", None)
     app.assert_clean()
     app.screenshot(SCREENSHOTS / f"{slug}.png")
-    # figures.MARGIN_* hold the axes and colour bars of the default configuration: each chart
+    # figures.base.MARGIN_* hold the axes and colour bars of the default configuration: each chart
     # is drawn once, not widened and drawn again. (The bottom is left to Plotly: a legend's
     # rows depend on the width.)
     widened = app.page.evaluate(widened_margins_js("lr"))

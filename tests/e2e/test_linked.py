@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from dashboard import figures
+from dashboard.figures import linked
 
 from .conftest import AppPage
 
@@ -98,7 +98,7 @@ def _diagonals(app: AppPage) -> list[list[float]]:
     """The diagonals the similarity image draws, as the dashed lines on the page say."""
     lines = app.page.locator("[data-pe-image] .pe-diagonal")
     for i in range(lines.count()):
-        assert lines.nth(i).get_attribute("stroke") == figures.CHOSEN_COLOUR
+        assert lines.nth(i).get_attribute("stroke") == linked.CHOSEN_COLOUR
     return [
         [float(lines.nth(i).get_attribute(name)) for name in ("x1", "y1", "x2", "y2")]
         for i in range(lines.count())
@@ -114,7 +114,7 @@ def test_a_position_clicked_on_the_curves_is_drawn_in_the_chart_below(app: AppPa
         .nth(1)
         .evaluate("plot => plot.data.map((t) => [t.name, t.line && t.line.color])")
     )
-    assert ["position 37 (chosen above)", figures.CHOSEN_COLOUR] in names
+    assert ["position 37 (chosen above)", linked.CHOSEN_COLOUR] in names
     _clear(app, 0)
     _wait_for_caption(app, "clicked in the chart above", shown=False)
     names = app.page.locator(".js-plotly-plot").nth(1).evaluate("p => p.data.map((t) => t.name)")
