@@ -28,6 +28,7 @@ from pe_core._validation import as_array, as_real_array
 from pe_core.arithmetic import FORMULAS, textbook_encoding
 from pe_core.conventions import CONVENTIONS
 from pe_core.encoding import sinusoidal_encoding
+from pe_core.errors import InputError
 from pe_core.identify import (
     Identification,
     _spread_rows,
@@ -398,7 +399,7 @@ def _arithmetic(values, found: Identification) -> tuple[str, str, str, float, fl
                         continue
                     if np.max(np.abs(table(slice(None)) - values)) <= tolerance:
                         return fmt, formula, convention, base, start
-                except ValueError:  # positions or angles beyond the format's range
+                except InputError:  # positions or angles beyond the format's range
                     continue
     return None
 

@@ -33,6 +33,7 @@ from pe_core._validation import (
 )
 from pe_core.conventions import CONVENTIONS
 from pe_core.encoding import sinusoidal_encoding
+from pe_core.errors import InputError
 from pe_core.identify import Identification, identify_encoding
 
 __all__ = ["GRID_LAYOUTS", "GridIdentification", "GridLayout", "grid_encoding", "identify_grid"]
@@ -134,7 +135,7 @@ GRID_LAYOUTS: MappingProxyType[str, GridLayout] = MappingProxyType(
 def _check_grid_d_model(d_model: object) -> int:
     d_model = check_positive_int(d_model, "d_model")
     if d_model % 4:
-        raise ValueError(
+        raise InputError(
             f"d_model must be a multiple of 4 for a 2-D encoding (a sin and a cos block per "
             f"axis), got {d_model}"
         )
@@ -193,7 +194,7 @@ def grid_encoding(
     grid = GRID_LAYOUTS[check_choice(layout, "layout", tuple(GRID_LAYOUTS))]
     base = check_base(base)
     if isinstance(extra_tokens, bool) or not isinstance(extra_tokens, int) or extra_tokens < 0:
-        raise ValueError(f"extra_tokens must be an integer >= 0, got {_describe(extra_tokens)}")
+        raise InputError(f"extra_tokens must be an integer >= 0, got {_describe(extra_tokens)}")
     resolved = check_output_dtype(dtype)
     n_rows = extra_tokens + height * width
     check_size(n_rows * d_model, f"a grid encoding of {n_rows:,} tokens x {d_model}")
@@ -336,12 +337,12 @@ def identify_grid(matrix) -> GridIdentification:
     """
     given = as_array(matrix, "matrix")
     if given.ndim != 2:
-        raise ValueError(f"matrix must be 2-D (tokens x d_model), got shape {given.shape}")
+        raise InputError(f"matrix must be 2-D (tokens x d_model), got shape {given.shape}")
     table = as_real_array(given, "matrix")
     check_size(table.size * 4, "identifying this matrix")
     n_rows, d_model = table.shape
     if d_model % 4 or d_model < 4:
-        raise ValueError(
+        raise InputError(
             f"matrix must have a multiple of 4 columns to be a 2-D encoding (a sin and a cos "
             f"block per axis), got {d_model}"
         )

@@ -13,6 +13,7 @@ from pe_core._formats import PRECISIONS, round_to_precision
 from pe_core._validation import as_array, as_real_array, check_size
 from pe_core.conventions import CONVENTIONS, Convention
 from pe_core.encoding import sinusoidal_encoding
+from pe_core.errors import InputError
 
 __all__ = ["Identification", "identify_encoding"]
 
@@ -752,7 +753,7 @@ def _squeezed(values: np.ndarray) -> tuple[np.ndarray, tuple[int, ...] | None]:
     kept = [axis for axis, size in enumerate(values.shape) if size != 1]
     if values.ndim > 2 and len(kept) == 2:
         return values.reshape([values.shape[axis] for axis in kept]), values.shape
-    raise ValueError(
+    raise InputError(
         f"matrix must be 2-D (positions x d_model), or have only singleton axes beside those two "
         f"like a (1, L, d_model) buffer, got an array of shape {values.shape}"
     )
@@ -808,7 +809,7 @@ def identify_encoding(matrix: ArrayLike) -> Identification:
     values, squeezed_from = _squeezed(values)
     check_size(values.size * 4, "identifying this matrix")
     if min(values.shape) < 2:
-        raise ValueError(
+        raise InputError(
             f"matrix must have at least 2 rows (positions) and 2 columns, got shape {values.shape}"
         )
     results = {}
@@ -827,7 +828,7 @@ def identify_encoding(matrix: ArrayLike) -> Identification:
                 if any(c.precision != "no match" for c in ranked):
                     break  # explained: no need to try the other orientation
     if not results:
-        raise ValueError(
+        raise InputError(
             f"matrix of shape {values.shape} cannot be an encoding: it needs a sin/cos pair "
             f"(2 columns) and at most {_MAX_COLUMNS} columns, positions in rows or in columns"
         )
