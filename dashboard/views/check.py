@@ -118,7 +118,7 @@ def _source(config: Config) -> tuple[str, Checked | None] | None:
         what = ui.escape_markdown(upload.name) if upload is not None else "the pasted rows"
         st.error(f"Cannot read {what}: {ui.escape_markdown(error)}.")
         return "", None
-    except ValueError as error:  # read, but no encoding can have this shape
+    except pe_core.InputError as error:  # read, but no encoding can have this shape
         st.error(f"Cannot check this table: {ui.escape_markdown(error)}.")
         return "", None
     if example == "none":

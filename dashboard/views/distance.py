@@ -278,7 +278,7 @@ def _t5(config: Config) -> None:
     bidirectional = BIDIRECTIONAL.value(config)
     try:
         relative, buckets = t5_buckets(n_buckets, max_distance, bidirectional)
-    except ValueError as error:
+    except pe_core.InputError as error:
         st.warning(f"These buckets cannot be computed: {error}")
         return
     exact = (n_buckets // 2 if bidirectional else n_buckets) // 2
@@ -335,7 +335,7 @@ def _multi_axis(config: Config) -> None:
     segments = _segments(config)
     try:
         ids = multi_axis_ids(segments)
-    except ValueError as error:
+    except pe_core.InputError as error:
         st.warning(f"This sequence cannot be built: {error}")
         ui.chart(caching.figure(_axes_figure, LAYOUT.value(config)), "distance_mrope_pairs")
         return
