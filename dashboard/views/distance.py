@@ -143,9 +143,7 @@ def comparison(config: Config, vector: str) -> Comparison:
     n = min(config.n_positions, MAX_DISTANCE + 1)
     distances = np.arange(n)
     curves = {}
-    added = _dot_with_last(
-        lambda k: pe_core.sinusoidal_encoding(k, config.d_model, **config.core_kwargs), n
-    )
+    added = _dot_with_last(lambda k: pe_core.sinusoidal_encoding(k, config.bank), n)
     curves[ADDED] = _scaled(added - added[0])
     rope = _rope(config)
     q, k = query_and_key(rope, vector)
