@@ -36,7 +36,7 @@ from pe_core.encoding import (
 )
 from pe_core.errors import InputError, InputTypeError
 from pe_core.grid import GRID_LAYOUTS, GridIdentification, GridLayout, grid_encoding, identify_grid
-from pe_core.identify import Identification, identify_encoding
+from pe_core.identify import Identification, Precision, PrecisionKind, identify_encoding
 from pe_core.learned import learned_position_table
 from pe_core.mrope import (
     axial_rope_frequencies,
@@ -94,6 +94,8 @@ __all__ = [
     "Identification",
     "InputError",
     "InputTypeError",
+    "Precision",
+    "PrecisionKind",
     "RotaryEncoding",
     "TextbookFormula",
     "UniquenessReport",

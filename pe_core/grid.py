@@ -34,7 +34,7 @@ from pe_core._validation import (
 from pe_core.conventions import CONVENTIONS
 from pe_core.encoding import sinusoidal_encoding
 from pe_core.errors import InputError
-from pe_core.identify import Identification, identify_encoding
+from pe_core.identify import Identification, Precision, PrecisionKind, identify_encoding
 
 __all__ = ["GRID_LAYOUTS", "GridIdentification", "GridLayout", "grid_encoding", "identify_grid"]
 
@@ -225,8 +225,9 @@ class GridIdentification:
         Zero rows in front (a class token's slot).
     max_abs_error : float
         Largest absolute difference from :func:`grid_encoding` of the same parameters.
-    precision : str
-        What the difference is, as :attr:`Identification.precision` names it.
+    precision : Precision
+        What the difference is, as :attr:`Identification.precision` has it (the less simple
+        of the two axes').
     axes : tuple of Identification
         The 1-D identification of the first row of patches (column axis) and of the first
         column (row axis).
@@ -239,7 +240,7 @@ class GridIdentification:
     base: float
     extra_tokens: int
     max_abs_error: float
-    precision: str
+    precision: Precision
     axes: tuple[Identification, ...] = ()
 
     def summary(self) -> str:
@@ -258,17 +259,8 @@ class GridIdentification:
         return (
             f"2-D {self.layout} layout {GRID_LAYOUTS[self.layout].describe()}, a grid of "
             f"{self.height} rows x {self.width} columns of patches{extra}, base {self.base:g}; "
-            f"largest difference {self.max_abs_error:.2g} ({self.precision})"
+            f"largest difference {self.max_abs_error:.2g} ({self.precision.words})"
         )
-
-
-#: Precisions from the simplest story to the most involved (as identify ranks them).
-def _precision_rank(precision: str) -> int:
-    if precision == "exact in float64":
-        return 0
-    if precision.endswith("rounding") or precision.startswith("rounded"):
-        return 1
-    return 2 if precision != "no match" else 3
 
 
 def _axis_base(found: Identification, half: int) -> float | None:
@@ -350,7 +342,8 @@ def identify_grid(matrix) -> GridIdentification:
     extra = int(zero_rows[0]) if zero_rows.size else n_rows
     patches = table[extra:]
     n = patches.shape[0]
-    best = GridIdentification(False, "mae", 0, 0, 10_000.0, extra, math.inf, "no match")
+    no_match = Precision(PrecisionKind.NO_MATCH)
+    best = GridIdentification(False, "mae", 0, 0, 10_000.0, extra, math.inf, no_match)
     for name, grid in GRID_LAYOUTS.items():
         column_axis, row_axis = grid.columns(d_model, "column"), grid.columns(d_model, "row")
         for width in _periods(patches, column_axis, n):
@@ -365,7 +358,7 @@ def identify_grid(matrix) -> GridIdentification:
             base = bases.pop()
             expected = grid_encoding(height, width, d_model, layout=name, base=base)
             error = float(np.max(np.abs(expected - patches), initial=0.0))
-            worst = max(axes, key=lambda a: _precision_rank(a.precision))
+            worst = max(axes, key=lambda a: a.precision.rank)  # the less simple story
             if error > 1.000001 * max(a.max_abs_error for a in axes) + 1e-15:
                 continue  # the other patches are not the grid's
             found = GridIdentification(
