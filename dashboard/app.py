@@ -33,7 +33,8 @@ pages = {
 }
 page = st.navigation(list(pages.values()), position="top")
 links.check_first_visit(pages, page)
-st.session_state["_view"] = next(slug for slug, p in pages.items() if p is page)  # for tests
+# The view on screen: ui.explain opens its explanation on the session's first visit of a view.
+st.session_state["_view"] = next(slug for slug, p in pages.items() if p is page)
 
 config = sidebar.render()
 if sidebar.presenting():

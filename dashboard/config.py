@@ -28,10 +28,6 @@ class Config:
         return number_text(self.base)
 
     @property
-    def core_kwargs(self) -> dict:
-        return {"base": self.base, "convention": self.convention}
-
-    @property
     def bank(self) -> pe_core.FrequencyBank:
         """The frequencies and column layout these parameters describe."""
         return pe_core.CONVENTIONS[self.convention].bank(self.d_model, self.base)

@@ -32,7 +32,7 @@ def encoding_csv(config: Config) -> bytes:
     """The full encoding as CSV, each value in the shortest form that reads back exactly."""
     n_values = config.n_positions * config.d_model
     if n_values > MAX_CSV_ELEMENTS:
-        raise ValueError(
+        raise pe_core.InputError(
             f"a CSV of {n_values:,} values is more than the {MAX_CSV_ELEMENTS:,} offered here; "
             "download the .npy file instead"
         )

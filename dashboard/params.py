@@ -17,6 +17,7 @@ from typing import Any
 
 import streamlit as st
 
+import pe_core
 from dashboard import formatting
 from dashboard.ui import escape_markdown
 
@@ -41,7 +42,7 @@ def _format(value: Any) -> str:
     return str(value)
 
 
-class Invalid(ValueError):
+class Invalid(pe_core.InputError):
     """A raw URL value that breaks the parameter's rule; the message says which rule."""
 
 
@@ -289,7 +290,8 @@ class Slider(Param):
 
 @dataclass(frozen=True)
 class Text(Param):
-    """Free text, checked by ``rule`` (which raises ValueError with the reason)."""
+    """Free text, checked by ``rule`` (which raises :class:`pe_core.InputError` with the
+    reason)."""
 
     max_chars: int = 200
     area: bool = False
@@ -302,7 +304,7 @@ class Text(Param):
         if self.rule is not None:
             try:
                 self.rule(text, config)
-            except ValueError as error:
+            except pe_core.InputError as error:
                 raise Invalid(str(error)) from None
         return text
 

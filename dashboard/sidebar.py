@@ -33,13 +33,6 @@ def _base_choices(_config=None) -> list[float]:
     return base_options(current)
 
 
-def _base_rule(raw: str) -> float:
-    value = float(raw)
-    if not MIN_BASE <= value <= MAX_BASE:
-        raise ValueError(f"out of range, expected {MIN_BASE} to {MAX_BASE:g}")
-    return value
-
-
 POSITIONS = params.Number(
     "L",
     "Number of positions L",
@@ -138,11 +131,6 @@ def current() -> Config:
         float(BASE.value()),
         str(CONVENTION.value()),
     )
-
-
-def current_in(state) -> Config:
-    """The shared parameters held in a session state (a mapping of widget keys to values)."""
-    return Config(int(state["L"]), int(state["d"]), float(state["base"]), str(state["conv"]))
 
 
 def from_link() -> Config:

@@ -10,6 +10,7 @@ from collections.abc import Callable, Hashable, Sequence
 import plotly.graph_objects as go
 import streamlit as st
 
+import pe_core
 from dashboard import caching, exports, static
 from dashboard.figures import accessibility, base
 
@@ -366,10 +367,12 @@ def _first_visit() -> bool:
 
 
 def guarded(view: str, render: Callable[[], None]) -> None:
-    """Run a view; a bad combination of parameters becomes a message, never a traceback."""
+    """Run a view; never a traceback. Bad input (:class:`pe_core.InputError`, which the
+    dashboard's own checks raise too) becomes advice; any other exception is a bug: logged,
+    and reported as one."""
     try:
         render()
-    except (ValueError, TypeError) as error:
+    except pe_core.InputError as error:
         st.warning(f"This combination cannot be shown: {error}")
         last_good_charts(view)
     except Exception:  # the app must keep answering whatever happens in one view

@@ -10,6 +10,8 @@ import unicodedata
 
 import numpy as np
 
+import pe_core
+
 #: Largest upload accepted: 20 MB, the cutoff the browser applies for ``maxUploadSize = 20``
 #: (.streamlit/config.toml), so the page and this module refuse the same files.
 MAX_UPLOAD_MB = 20
@@ -19,8 +21,9 @@ MAX_ELEMENTS = 1 << 22
 MAX_COLUMNS = 8192
 
 
-class UploadError(ValueError):
-    """A file that cannot be read as an encoding matrix; the message says why, for a person."""
+class UploadError(pe_core.InputError):
+    """A file that cannot be read as an encoding matrix; the message says why, for a person
+    (bad input, like the core's own errors)."""
 
 
 def load_matrix(name: str, data: bytes) -> np.ndarray:

@@ -8,6 +8,9 @@ Every sinusoidal family is a :class:`FrequencyBank` (frequencies plus a column l
 analysis takes a bank wherever it takes ``d_model``. A new family is one module that builds a
 bank, plus its import line here (and its names in ``__all__``).
 
+Bad input raises :class:`InputError` (a ``ValueError``; :class:`InputTypeError` for a value of
+the wrong kind is also a ``TypeError``); any other exception is a bug.
+
 >>> import pe_core
 >>> pe_core.sinusoidal_encoding(2048, 512).shape
 (2048, 512)
@@ -31,8 +34,9 @@ from pe_core.encoding import (
     sinusoidal_encoding,
     wavelengths,
 )
+from pe_core.errors import InputError, InputTypeError
 from pe_core.grid import GRID_LAYOUTS, GridIdentification, GridLayout, grid_encoding, identify_grid
-from pe_core.identify import Identification, identify_encoding
+from pe_core.identify import Identification, Precision, PrecisionKind, identify_encoding
 from pe_core.learned import learned_position_table
 from pe_core.mrope import (
     axial_rope_frequencies,
@@ -88,6 +92,10 @@ __all__ = [
     "GridIdentification",
     "GridLayout",
     "Identification",
+    "InputError",
+    "InputTypeError",
+    "Precision",
+    "PrecisionKind",
     "RotaryEncoding",
     "TextbookFormula",
     "UniquenessReport",

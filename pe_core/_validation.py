@@ -1,7 +1,8 @@
 """Every argument check of :mod:`pe_core`, in one place.
 
-Every check raises ``TypeError`` for a value of the wrong kind and ``ValueError`` for a value of
-the right kind that breaks a rule, with a message that names the argument, echoes the value and
+Every check raises :class:`~pe_core.errors.InputTypeError` (a ``TypeError``) for a value of the
+wrong kind and :class:`~pe_core.errors.InputError` (a ``ValueError``) for a value of the right
+kind that breaks a rule, with a message that names the argument, echoes the value and
 states the rule. :func:`resolve_bank` and :func:`check_positions_for` are the sequence every
 public function starts with: the encoding's frequencies and layout, then positions whose angles
 float64 can carry.
@@ -25,6 +26,7 @@ from numpy.typing import ArrayLike, DTypeLike, NDArray
 from pe_core._formats import PRECISIONS, FloatFormat, round_to_precision
 from pe_core.bank import FrequencyBank
 from pe_core.conventions import CONVENTIONS, Convention
+from pe_core.errors import InputError, InputTypeError
 
 #: Largest number of elements any single result (or intermediate) may hold: 2**28 elements,
 #: 2 GiB as float64. Larger requests are refused before anything is allocated.
@@ -47,25 +49,25 @@ def _describe(value: object) -> str:
 def check_d_model(d_model: object) -> int:
     """Return ``d_model`` as an int, or raise if it is not a positive integer."""
     if isinstance(d_model, (bool, np.bool_)) or not isinstance(d_model, numbers.Integral):
-        raise TypeError(f"d_model must be a positive integer, got {_describe(d_model)}")
+        raise InputTypeError(f"d_model must be a positive integer, got {_describe(d_model)}")
     d_model = operator.index(d_model)
     if d_model < 1:
-        raise ValueError(f"d_model must be a positive integer, got {d_model}")
+        raise InputError(f"d_model must be a positive integer, got {d_model}")
     if d_model > MAX_D_MODEL:
-        raise ValueError(f"d_model must be at most 2**20 (= {MAX_D_MODEL}), got {d_model}")
+        raise InputError(f"d_model must be at most 2**20 (= {MAX_D_MODEL}), got {d_model}")
     return d_model
 
 
 def check_real(value: object, name: str) -> float:
     """Return a finite real scalar as float, or raise naming ``name``."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {_describe(value)}")
+        raise InputTypeError(f"{name} must be a real number, got {_describe(value)}")
     try:
         value = float(value)
     except OverflowError:  # e.g. 10**400: a real number, but not a float64
-        raise ValueError(f"{name} must be finite in float64, got {_describe(value)}") from None
+        raise InputError(f"{name} must be finite in float64, got {_describe(value)}") from None
     if not math.isfinite(value):
-        raise ValueError(f"{name} must be finite, got {value}")
+        raise InputError(f"{name} must be finite, got {value}")
     return value
 
 
@@ -77,9 +79,9 @@ def check_base(base: object) -> float:
     """Return ``base`` as float, or raise if it is not finite and > 0 (within 1e-300 .. 1e300)."""
     base = check_real(base, "base")
     if base <= 0:
-        raise ValueError(f"base must be finite and > 0, got {base}")
+        raise InputError(f"base must be finite and > 0, got {base}")
     if not MIN_BASE <= base <= MAX_BASE:
-        raise ValueError(
+        raise InputError(
             f"base must lie between 1e-300 and 1e300 so that its frequencies and wavelengths "
             f"are finite, got {base:g}"
         )
@@ -90,16 +92,16 @@ def check_choice(value: object, name: str, choices) -> str:
     """Return ``value`` if it is one of ``choices`` (strings), else raise listing them."""
     valid = ", ".join(repr(c) for c in choices)
     if not isinstance(value, str):
-        raise TypeError(f"{name} must be one of {valid}, got {_describe(value)}")
+        raise InputTypeError(f"{name} must be one of {valid}, got {_describe(value)}")
     if value not in choices:
-        raise ValueError(f"{name} must be one of {valid}, got {_describe(value)}")
+        raise InputError(f"{name} must be one of {valid}, got {_describe(value)}")
     return value
 
 
 def check_size(n_elements: int, what: str) -> None:
     """Refuse a request whose result would hold more than :data:`MAX_ELEMENTS` elements."""
     if n_elements > MAX_ELEMENTS:
-        raise ValueError(
+        raise InputError(
             f"{what} would hold {n_elements:,} elements, more than the memory budget of "
             f"{MAX_ELEMENTS:,} (2**28) elements; ask for fewer positions or a smaller d_model"
         )
@@ -123,18 +125,18 @@ def as_array(values: ArrayLike, name: str) -> np.ndarray:
     error."""
     length = _declared_length(values)
     if length is not None and length > MAX_ELEMENTS:
-        raise ValueError(
+        raise InputError(
             f"{name} has {length:,} elements, more than the memory budget of {MAX_ELEMENTS:,} "
             f"(2**28) elements"
         )
     try:
         return np.asarray(values)
     except (ValueError, TypeError) as error:  # ragged nested lists and the like
-        raise TypeError(
+        raise InputTypeError(
             f"{name} must be an array of real numbers, got {_describe(values)} ({error})"
         ) from None
     except MemoryError:  # e.g. nested sequences whose total size is beyond this machine
-        raise ValueError(
+        raise InputError(
             f"{name} is too large to convert to an array (more than this machine's memory); "
             f"the memory budget is {MAX_ELEMENTS:,} (2**28) elements"
         ) from None
@@ -143,7 +145,7 @@ def as_array(values: ArrayLike, name: str) -> np.ndarray:
 def as_real_array(values: ArrayLike, name: str, *, ndim: int | None = None) -> NDArray[np.float64]:
     """Convert an array-like of finite real numbers to float64, or raise naming ``name``."""
     if isinstance(values, (str, bytes)):
-        raise TypeError(f"{name} must be an array of real numbers, got {_describe(values)}")
+        raise InputTypeError(f"{name} must be an array of real numbers, got {_describe(values)}")
     array = as_array(values, name)
     if array.dtype.kind == "O":  # e.g. Python ints too large for int64
         try:
@@ -152,29 +154,29 @@ def as_real_array(values: ArrayLike, name: str, *, ndim: int | None = None) -> N
                 warnings.simplefilter("error", np.exceptions.ComplexWarning)
                 array = array.astype(np.float64)
         except np.exceptions.ComplexWarning:
-            raise TypeError(
+            raise InputTypeError(
                 f"{name} must be an array of real numbers, got complex values in "
                 f"{_describe(values)}"
             ) from None
         except OverflowError:
-            raise ValueError(
+            raise InputError(
                 f"{name} must be finite in float64 (no numbers beyond 1.8e308), "
                 f"got {_describe(values)}"
             ) from None
         except (ValueError, TypeError):
-            raise TypeError(
+            raise InputTypeError(
                 f"{name} must be an array of real numbers, got {_describe(values)}"
             ) from None
     elif array.dtype == np.bool_ or array.dtype.kind not in "iuf":
-        raise TypeError(
+        raise InputTypeError(
             f"{name} must be an array of real numbers (not {array.dtype}), got {_describe(values)}"
         )
     if ndim is not None and array.ndim != ndim:
-        raise ValueError(f"{name} must be {ndim}-dimensional, got an array of shape {array.shape}")
+        raise InputError(f"{name} must be {ndim}-dimensional, got an array of shape {array.shape}")
     with np.errstate(over="ignore"):  # long doubles beyond float64 become inf, refused below
         array = array.astype(np.float64, copy=False)
     if not np.all(np.isfinite(array)):
-        raise ValueError(f"{name} must be finite (no NaN or inf), got {_describe(values)}")
+        raise InputError(f"{name} must be finite (no NaN or inf), got {_describe(values)}")
     return array
 
 
@@ -203,7 +205,7 @@ class Positions:
 def check_positions(positions: object, name: str = "positions") -> Positions:
     """Validate ``positions``: an int ``L`` (meaning ``0..L-1``) or a 1-D array-like of reals."""
     if isinstance(positions, (bool, np.bool_)):
-        raise TypeError(
+        raise InputTypeError(
             f"{name} must be an int (the number of positions) or a 1-D array of positions, "
             f"got {positions!r}"
         )
@@ -212,19 +214,19 @@ def check_positions(positions: object, name: str = "positions") -> Positions:
     ):
         length = operator.index(positions)
         if length < 0:
-            raise ValueError(f"{name} as a count must be >= 0, got {length}")
+            raise InputError(f"{name} as a count must be >= 0, got {length}")
         check_size(length, f"{name}={length}")
         return Positions(np.arange(length, dtype=np.float64), start=0, step=1)
     if isinstance(positions, numbers.Number) or (
         isinstance(positions, np.ndarray) and positions.ndim == 0
     ):
-        raise TypeError(
+        raise InputTypeError(
             f"{name} must be an int (the number of positions) or a 1-D array of positions, "
             f"got {_describe(positions)}; wrap a single position in a list: [{positions}]"
         )
     values = as_real_array(positions, name, ndim=1)
     if values.size and np.max(np.abs(values)) > MAX_POSITION:
-        raise ValueError(
+        raise InputError(
             f"{name} must lie within +/-2**53 (= {MAX_POSITION:.0f}) so that each one is exact in "
             f"float64, got a position of magnitude {np.max(np.abs(values)):.6g}"
         )
@@ -252,7 +254,7 @@ def check_angles(positions: Positions, freqs: NDArray[np.float64]) -> None:
         return
     largest = max(positions.max_abs, 1.0) * float(np.max(freqs))
     if largest > MAX_POSITION:
-        raise ValueError(
+        raise InputError(
             f"angles k * w_i must stay within 2**53 (= {MAX_POSITION:.0f}) radians, but positions "
             f"up to {positions.max_abs:.6g} with frequencies up to {np.max(freqs):.6g} reach "
             f"{largest:.6g}; use a base >= 1 or smaller positions"
@@ -274,7 +276,7 @@ def resolve_bank(d_model: object, base: object, convention: object) -> Frequency
     if isinstance(d_model, FrequencyBank):
         default_base = isinstance(base, numbers.Real) and float(base) == _DEFAULT_BASE
         if not default_base or not (isinstance(convention, str) and convention == "vaswani"):
-            raise ValueError(
+            raise InputError(
                 f"base and convention describe how a convention's bank is built; a "
                 f"FrequencyBank fixes its own frequencies and layout, so pass it as d_model "
                 f"alone (got base={base!r}, convention={convention!r})"
@@ -312,26 +314,26 @@ def check_output_dtype(dtype: DTypeLike) -> np.dtype:
         resolved = np.dtype(dtype)
     except (TypeError, ValueError, SyntaxError):  # SyntaxError: NumPy parses b"," with ast
         if isinstance(dtype, str) and dtype == "bfloat16":
-            raise TypeError(
+            raise InputTypeError(
                 "dtype 'bfloat16' is not known to NumPy: pass ml_dtypes.bfloat16 (pip install "
                 "ml-dtypes), or use quantize(encoding, 'bfloat16') for float64 values rounded "
                 "to bfloat16"
             ) from None
-        raise TypeError(
+        raise InputTypeError(
             f"dtype must be one of {', '.join(_OUTPUT_DTYPES)}, got {dtype!r}"
         ) from None
     if resolved.name not in _OUTPUT_DTYPES:
-        raise ValueError(f"dtype must be one of {', '.join(_OUTPUT_DTYPES)}, got {resolved.name}")
+        raise InputError(f"dtype must be one of {', '.join(_OUTPUT_DTYPES)}, got {resolved.name}")
     return resolved
 
 
 def check_positive_int(value: object, name: str) -> int:
     """Return ``value`` as an int if it is a positive integer (``block_size``), else raise."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be a positive integer, got {_describe(value)}")
+        raise InputTypeError(f"{name} must be a positive integer, got {_describe(value)}")
     value = operator.index(value)
     if value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value}")
+        raise InputError(f"{name} must be a positive integer, got {value}")
     return value
 
 
@@ -340,13 +342,13 @@ def check_columns(columns: object, d_model: int) -> NDArray[np.int64]:
     try:
         wanted = as_array(columns, "columns")
     except TypeError:
-        raise TypeError(f"columns must be a 1-D array of integers, got {columns!r}") from None
+        raise InputTypeError(f"columns must be a 1-D array of integers, got {columns!r}") from None
     if wanted.dtype == np.bool_ or wanted.dtype.kind not in "iu" or wanted.ndim != 1:
         if not (wanted.size == 0 and wanted.ndim == 1):
-            raise TypeError(f"columns must be a 1-D array of integers, got {columns!r}")
+            raise InputTypeError(f"columns must be a 1-D array of integers, got {columns!r}")
         wanted = wanted.astype(np.int64)
     if wanted.size and (wanted.min() < 0 or wanted.max() >= d_model):
-        raise ValueError(
+        raise InputError(
             f"columns must lie in [0, d_model) = [0, {d_model}), "
             f"got {wanted.min()} .. {wanted.max()}"
         )
@@ -357,7 +359,7 @@ def check_representable(checked: Positions, freqs, fmt: FloatFormat, cast: str) 
     """Refuse positions (cast "positions", "angles") or angles (cast "angles") that round to inf
     in ``fmt``: their encodings would be NaN."""
     if cast in ("positions", "angles") and checked.max_abs >= fmt.overflow_threshold:
-        raise ValueError(
+        raise InputError(
             f"positions up to {checked.max_abs:.6g} overflow {fmt.name}: from "
             f"{fmt.overflow_threshold:.6g} on they round to inf (the largest finite {fmt.name} "
             f"number is {fmt.max_finite:.6g}), so with cast={cast!r} their encodings are NaN"
@@ -365,7 +367,7 @@ def check_representable(checked: Positions, freqs, fmt: FloatFormat, cast: str) 
     if cast == "angles" and freqs.size:
         largest = float(np.max(round_to_precision(freqs, fmt.name))) * checked.max_abs
         if largest >= fmt.overflow_threshold:
-            raise ValueError(
+            raise InputError(
                 f"angles k * w_i up to {largest:.6g} overflow {fmt.name} (from "
                 f"{fmt.overflow_threshold:.6g} on they round to inf): with cast='angles' the "
                 "encodings are NaN"
@@ -377,11 +379,11 @@ def as_integer_array(values: ArrayLike, name: str) -> NDArray[np.int64]:
     (an int ``n`` is not accepted here: offsets have a sign, so ``range`` says what is meant)."""
     array = as_real_array(values, name)
     if array.ndim != 1:
-        raise ValueError(f"{name} must be 1-dimensional, got an array of shape {array.shape}")
+        raise InputError(f"{name} must be 1-dimensional, got an array of shape {array.shape}")
     if np.any(np.abs(array) > MAX_POSITION):
-        raise ValueError(f"{name} must lie within +-2**53, got {_describe(values)}")
+        raise InputError(f"{name} must lie within +-2**53, got {_describe(values)}")
     if np.any(array != np.round(array)):
-        raise ValueError(f"{name} must be whole numbers, got {_describe(values)}")
+        raise InputError(f"{name} must be whole numbers, got {_describe(values)}")
     return array.astype(np.int64)
 
 
@@ -396,8 +398,8 @@ MAX_JSON_DEPTH = 100
 _JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*(?:"|\Z)', re.DOTALL)
 
 
-def _nesting_error(name: str) -> ValueError:
-    return ValueError(
+def _nesting_error(name: str) -> InputError:
+    return InputError(
         f"{name} nests arrays and objects more than {MAX_JSON_DEPTH} levels deep (the limit "
         "for JSON input; a config.json has 2 to 4 levels)"
     )
@@ -456,10 +458,10 @@ def load_json(text: str | bytes | bytearray, *, name: str = "text") -> object:
 
     Raises
     ------
-    ValueError
+    InputError
         If the text is not valid JSON, or nests arrays and objects more than
         :data:`MAX_JSON_DEPTH` levels deep: the same message on every Python version, whatever
-        its recursion limit.
+        its recursion limit. :class:`InputTypeError` if it is not text.
 
     Examples
     --------
@@ -468,17 +470,19 @@ def load_json(text: str | bytes | bytearray, *, name: str = "text") -> object:
     >>> load_json("[" * 101 + "]" * 101)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: text nests arrays and objects more than 100 levels deep ...
+    pe_core.errors.InputError: text nests arrays and objects more than 100 levels deep ...
     """
     if not isinstance(text, (str, bytes, bytearray)):
-        raise TypeError(f"{name} must be JSON as str or bytes, got {_describe(text)}")
+        raise InputTypeError(
+            f"{name} must be JSON text (str, bytes or bytearray), got {_describe(text)}"
+        )
     if isinstance(text, (bytes, bytearray)):
         try:
             text = bytes(text).decode(json.detect_encoding(text))
         except UnicodeDecodeError as error:
-            raise ValueError(f"{name} is not valid JSON: {error}") from None
+            raise InputError(f"{name} is not valid JSON: {error}") from None
     check_json_text_depth(text, name)
     try:
         return json.loads(text)
     except json.JSONDecodeError as error:
-        raise ValueError(f"{name} is not valid JSON: {error}") from None
+        raise InputError(f"{name} is not valid JSON: {error}") from None

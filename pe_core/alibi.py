@@ -25,6 +25,7 @@ from pe_core._validation import (
     check_positive_int,
     check_size,
 )
+from pe_core.errors import InputError, InputTypeError
 
 __all__ = ["MAX_HEADS", "alibi_bias", "alibi_slopes"]
 
@@ -90,7 +91,7 @@ def alibi_slopes(n_heads: int) -> NDArray[np.float64]:
     """
     n_heads = check_positive_int(n_heads, "n_heads")
     if n_heads > MAX_HEADS:
-        raise ValueError(f"n_heads must be at most {MAX_HEADS}, got {n_heads}")
+        raise InputError(f"n_heads must be at most {MAX_HEADS}, got {n_heads}")
     return np.array(_slopes(n_heads))
 
 
@@ -123,12 +124,12 @@ def alibi_bias(
     offsets = as_integer_array(offsets, "offsets")
     slopes = as_real_array(slopes, "slopes", ndim=1)
     if np.any(slopes < 0):
-        raise ValueError(
+        raise InputError(
             "slopes must be >= 0 (a penalty that grows with distance), "
             f"got {_describe(slopes.tolist())}"
         )
     if not isinstance(causal, (bool, np.bool_)):
-        raise TypeError(f"causal must be True or False, got {causal!r}")
+        raise InputTypeError(f"causal must be True or False, got {causal!r}")
     check_size(slopes.size * offsets.size, "the bias")
     bias = 0.0 - slopes[:, None] * np.abs(offsets)[None, :].astype(np.float64)  # 0, not -0
     if causal:

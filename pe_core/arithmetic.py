@@ -30,6 +30,7 @@ from pe_core._validation import (
     check_size,
 )
 from pe_core.conventions import Convention
+from pe_core.errors import InputError
 
 __all__ = ["FORMULAS", "TextbookFormula", "textbook_encoding"]
 
@@ -168,7 +169,7 @@ def textbook_encoding(
     with np.errstate(over="ignore"):  # beyond the format's range: inf, refused just below
         k = rounded(checked.values)
     if not np.all(np.isfinite(k)):
-        raise ValueError(
+        raise InputError(
             f"positions must lie within {fmt.name}'s range (|k| <= {fmt.max_finite:g}) when "
             f"compute_dtype={fmt.name!r}, got a position of magnitude {checked.max_abs:.6g}"
         )
@@ -178,7 +179,7 @@ def textbook_encoding(
         terms_fit = np.all(np.isfinite(rounded(rounded_terms)))
     if not terms_fit:
         terms = "the exponents n_i" + ("" if formula == "exp" else " and their divisor D")
-        raise ValueError(
+        raise InputError(
             f"d_model={d_model} is too large for compute_dtype={fmt.name!r}: {terms} of "
             f"w_i = base^(-n_i / D) exceed {fmt.name}'s largest finite value {fmt.max_finite:g} "
             "(a library would write inf)"
@@ -187,7 +188,7 @@ def textbook_encoding(
     with np.errstate(over="ignore", invalid="ignore"):
         angles = rounded(k[:, None] * w[None, :])
     if not np.all(np.isfinite(angles)):
-        raise ValueError(
+        raise InputError(
             f"angles k * w_i overflow {fmt.name} (largest finite {fmt.max_finite:g}) at base "
             f"{base:g}: use a base >= 1 or positions of smaller magnitude"
         )

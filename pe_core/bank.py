@@ -14,6 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from pe_core.errors import InputError, InputTypeError
+
 __all__ = ["ColumnLayout", "FrequencyBank"]
 
 
@@ -97,7 +99,7 @@ class ColumnLayout:
         """
         n_pairs = min(self.n_sin, self.n_cos)
         if not 0 <= pair < n_pairs:
-            raise ValueError(f"pair must be in [0, {n_pairs}), got {pair}")
+            raise InputError(f"pair must be in [0, {n_pairs}), got {pair}")
         columns = range(self.d_model)
         return columns[self.sin_columns][pair], columns[self.cos_columns][pair]
 
@@ -125,7 +127,7 @@ class ColumnLayout:
         """Column indices ``p`` with ``row_in_self = row_in_other[p]``: where each of this
         layout's (pair, role) columns sits in ``other`` (the same d_model and pairs)."""
         if (self.d_model, self.n_sin, self.n_cos) != (other.d_model, other.n_sin, other.n_cos):
-            raise ValueError(
+            raise InputError(
                 "layouts must have the same d_model and the same sin and cos pairs to be "
                 f"permuted into each other, got {self} and {other}"
             )
@@ -170,20 +172,20 @@ class FrequencyBank:
 
     def __post_init__(self) -> None:
         if not isinstance(self.layout, ColumnLayout):
-            raise TypeError(f"layout must be a ColumnLayout, got {self.layout!r}")
+            raise InputTypeError(f"layout must be a ColumnLayout, got {self.layout!r}")
         try:
             freqs = np.array(self.frequencies, dtype=np.float64)
         except (TypeError, ValueError):
-            raise TypeError(
+            raise InputTypeError(
                 f"frequencies must be a 1-D array of real numbers, got {self.frequencies!r}"
             ) from None
         if freqs.ndim != 1 or freqs.size != self.layout.n_frequencies:
-            raise ValueError(
+            raise InputError(
                 f"frequencies must be 1-D with one value per pair of the layout "
                 f"({self.layout.n_frequencies}), got shape {freqs.shape}"
             )
         if not np.all(np.isfinite(freqs)) or np.any(freqs < 0):
-            raise ValueError("frequencies must be finite and >= 0 (radians per position)")
+            raise InputError("frequencies must be finite and >= 0 (radians per position)")
         freqs.flags.writeable = False
         object.__setattr__(self, "frequencies", freqs)
 

@@ -18,6 +18,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from pe_core._validation import MAX_POSITION, as_integer_array, check_positive_int
+from pe_core.errors import InputError, InputTypeError
 
 __all__ = ["t5_relative_buckets"]
 
@@ -79,22 +80,22 @@ def t5_relative_buckets(
     """
     offsets = as_integer_array(relative_positions, "relative_positions")
     if not isinstance(bidirectional, (bool, np.bool_)):
-        raise TypeError(f"bidirectional must be True or False, got {bidirectional!r}")
+        raise InputTypeError(f"bidirectional must be True or False, got {bidirectional!r}")
     num_buckets = check_positive_int(num_buckets, "num_buckets")
     max_distance = check_positive_int(max_distance, "max_distance")
     if num_buckets > MAX_BUCKETS:
-        raise ValueError(f"num_buckets must be at most 2**20, got {num_buckets}")
+        raise InputError(f"num_buckets must be at most 2**20, got {num_buckets}")
     if max_distance > MAX_POSITION:
-        raise ValueError(f"max_distance must be at most 2**53, got {max_distance}")
+        raise InputError(f"max_distance must be at most 2**53, got {max_distance}")
     one_direction = num_buckets // 2 if bidirectional else num_buckets
     max_exact = one_direction // 2
     if max_exact < 1:
-        raise ValueError(
+        raise InputError(
             f"num_buckets must be at least {4 if bidirectional else 2}"
             f"{' when bidirectional' if bidirectional else ''}, got {num_buckets}"
         )
     if max_distance <= max_exact:
-        raise ValueError(
+        raise InputError(
             f"max_distance must exceed max_exact = {max_exact} (num_buckets = {num_buckets}: "
             f"half the buckets of one direction), got {max_distance}"
         )

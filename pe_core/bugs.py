@@ -28,8 +28,10 @@ from pe_core._validation import as_array, as_real_array
 from pe_core.arithmetic import FORMULAS, textbook_encoding
 from pe_core.conventions import CONVENTIONS
 from pe_core.encoding import sinusoidal_encoding
+from pe_core.errors import InputError
 from pe_core.identify import (
     Identification,
+    PrecisionKind,
     _spread_rows,
     _squeezed,
     _storage,
@@ -398,7 +400,7 @@ def _arithmetic(values, found: Identification) -> tuple[str, str, str, float, fl
                         continue
                     if np.max(np.abs(table(slice(None)) - values)) <= tolerance:
                         return fmt, formula, convention, base, start
-                except ValueError:  # positions or angles beyond the format's range
+                except InputError:  # positions or angles beyond the format's range
                     continue
     return None
 
@@ -482,7 +484,8 @@ def _diagnose_fit(values, found: Identification) -> Diagnosis:
         return Diagnosis(found, BUGS["log10_for_ln"], 10_000.0, found.start, found.max_abs_error)
     if found.start == 1.0 and found.step == 1 and not found.padding_rows:
         return Diagnosis(found, BUGS["start_at_one"], found.base, 0.0, found.max_abs_error)
-    if found.precision.endswith("arithmetic") and not found.precision.startswith("float64"):
+    computed = found.precision.kind is PrecisionKind.COMPUTED
+    if computed and found.precision.format != "float64":
         arithmetic = _arithmetic(values, found)
         if arithmetic is not None:
             return _arithmetic_diagnosis(found, arithmetic, values)

@@ -18,6 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pe_core.bank import ColumnLayout, FrequencyBank
+from pe_core.errors import InputError
 
 __all__ = ["CONVENTIONS", "Convention"]
 
@@ -78,18 +79,18 @@ class Convention:
 
     def __post_init__(self) -> None:
         if self.layout not in ("interleaved", "halves"):
-            raise ValueError(f"layout must be 'interleaved' or 'halves', got {self.layout!r}")
+            raise InputError(f"layout must be 'interleaved' or 'halves', got {self.layout!r}")
         if self.spacing not in ("paper", "shifted"):
-            raise ValueError(f"spacing must be 'paper' or 'shifted', got {self.spacing!r}")
+            raise InputError(f"spacing must be 'paper' or 'shifted', got {self.spacing!r}")
         if self.odd_column not in ("sin", "zero"):
-            raise ValueError(f"odd_column must be 'sin' or 'zero', got {self.odd_column!r}")
+            raise InputError(f"odd_column must be 'sin' or 'zero', got {self.odd_column!r}")
         if self.first not in ("sin", "cos") or (self.first == "cos" and self.layout != "halves"):
-            raise ValueError(
+            raise InputError(
                 f"first must be 'sin' or 'cos' (the cos half first needs the halves layout), "
                 f"got first={self.first!r} with layout={self.layout!r}"
             )
         if not (isinstance(self.shift, int | float) and 0.0 <= self.shift <= 1.0):
-            raise ValueError(f"shift must be a number in [0, 1], got {self.shift!r}")
+            raise InputError(f"shift must be a number in [0, 1], got {self.shift!r}")
 
     def column_layout(self, d_model: int) -> ColumnLayout:
         """The :class:`ColumnLayout` of this convention for ``d_model`` columns."""

@@ -9,6 +9,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from pe_core._validation import as_real_array, check_real
+from pe_core.errors import InputError, InputTypeError
 
 __all__ = ["add_to_embeddings"]
 
@@ -67,33 +68,33 @@ def add_to_embeddings(
     embedded = as_real_array(embeddings, "embeddings")
     table = as_real_array(encoding, "encoding", ndim=2)
     if embedded.ndim not in (2, 3):
-        raise ValueError(
+        raise InputError(
             f"embeddings must have shape (batch, seq, d_model) or (seq, d_model), got shape "
             f"{embedded.shape}"
         )
     seq, d_model = embedded.shape[-2:]
     if table.shape[1] != d_model:
-        raise ValueError(
+        raise InputError(
             f"encoding must have d_model={d_model} columns like embeddings {embedded.shape}, "
             f"got encoding of shape {table.shape}"
         )
     if table.shape[0] < seq:
-        raise ValueError(
+        raise InputError(
             f"encoding must have at least seq={seq} rows for embeddings {embedded.shape}, got "
             f"encoding of shape {table.shape}"
         )
     if not isinstance(scale, (bool, np.bool_)):
-        raise TypeError(f"scale must be True or False, got {scale!r}")
+        raise InputTypeError(f"scale must be True or False, got {scale!r}")
     dropout = check_real(dropout, "dropout")
     if not 0.0 <= dropout < 1.0:
-        raise ValueError(f"dropout must be in [0, 1), got {dropout}")
+        raise InputError(f"dropout must be in [0, 1), got {dropout}")
     if rng is not None and not isinstance(rng, np.random.Generator):
         if isinstance(rng, (bool, np.bool_)) or not isinstance(rng, numbers.Integral):
-            raise TypeError(
+            raise InputTypeError(
                 f"rng must be a numpy.random.Generator, an int seed or None, got {rng!r}"
             )
         if rng < 0:
-            raise ValueError(f"rng as a seed must be >= 0, got {rng}")
+            raise InputError(f"rng as a seed must be >= 0, got {rng}")
 
     with np.errstate(over="ignore"):
         total = embedded * math.sqrt(d_model) if scale else embedded.copy()
@@ -104,7 +105,7 @@ def add_to_embeddings(
             total = np.where(keep, total / (1.0 - dropout), 0.0)
     # Checked last: the dropout's rescaling by 1 / (1 - p) can overflow a sum that did not.
     if not np.all(np.isfinite(total)):
-        raise ValueError(
+        raise InputError(
             "embeddings are too large: the output overflows float64 (values near 1e308, "
             "after the sqrt(d_model) scaling and the dropout's 1 / (1 - dropout) rescaling)"
         )

@@ -20,6 +20,7 @@ from pe_core._validation import (
     resolve_bank,
 )
 from pe_core.bank import FrequencyBank
+from pe_core.errors import InputError
 
 __all__ = [
     "block_mean_encoding",
@@ -309,7 +310,7 @@ def block_mean_encoding(
     if checked.n <= 1:  # the mean of one row is the row
         return encode(checked, bank, np.dtype(np.float64))
     if not checked.is_progression:
-        raise ValueError(
+        raise InputError(
             "positions must be an int L or integers in arithmetic progression for block means"
         )
     block_size = min(block_size, checked.n)

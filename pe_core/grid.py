@@ -33,7 +33,8 @@ from pe_core._validation import (
 )
 from pe_core.conventions import CONVENTIONS
 from pe_core.encoding import sinusoidal_encoding
-from pe_core.identify import Identification, identify_encoding
+from pe_core.errors import InputError
+from pe_core.identify import Identification, Precision, PrecisionKind, identify_encoding
 
 __all__ = ["GRID_LAYOUTS", "GridIdentification", "GridLayout", "grid_encoding", "identify_grid"]
 
@@ -134,7 +135,7 @@ GRID_LAYOUTS: MappingProxyType[str, GridLayout] = MappingProxyType(
 def _check_grid_d_model(d_model: object) -> int:
     d_model = check_positive_int(d_model, "d_model")
     if d_model % 4:
-        raise ValueError(
+        raise InputError(
             f"d_model must be a multiple of 4 for a 2-D encoding (a sin and a cos block per "
             f"axis), got {d_model}"
         )
@@ -193,7 +194,7 @@ def grid_encoding(
     grid = GRID_LAYOUTS[check_choice(layout, "layout", tuple(GRID_LAYOUTS))]
     base = check_base(base)
     if isinstance(extra_tokens, bool) or not isinstance(extra_tokens, int) or extra_tokens < 0:
-        raise ValueError(f"extra_tokens must be an integer >= 0, got {_describe(extra_tokens)}")
+        raise InputError(f"extra_tokens must be an integer >= 0, got {_describe(extra_tokens)}")
     resolved = check_output_dtype(dtype)
     n_rows = extra_tokens + height * width
     check_size(n_rows * d_model, f"a grid encoding of {n_rows:,} tokens x {d_model}")
@@ -224,8 +225,9 @@ class GridIdentification:
         Zero rows in front (a class token's slot).
     max_abs_error : float
         Largest absolute difference from :func:`grid_encoding` of the same parameters.
-    precision : str
-        What the difference is, as :attr:`Identification.precision` names it.
+    precision : Precision
+        What the difference is, as :attr:`Identification.precision` has it (the less simple
+        of the two axes').
     axes : tuple of Identification
         The 1-D identification of the first row of patches (column axis) and of the first
         column (row axis).
@@ -238,7 +240,7 @@ class GridIdentification:
     base: float
     extra_tokens: int
     max_abs_error: float
-    precision: str
+    precision: Precision
     axes: tuple[Identification, ...] = ()
 
     def summary(self) -> str:
@@ -257,17 +259,8 @@ class GridIdentification:
         return (
             f"2-D {self.layout} layout {GRID_LAYOUTS[self.layout].describe()}, a grid of "
             f"{self.height} rows x {self.width} columns of patches{extra}, base {self.base:g}; "
-            f"largest difference {self.max_abs_error:.2g} ({self.precision})"
+            f"largest difference {self.max_abs_error:.2g} ({self.precision.words})"
         )
-
-
-#: Precisions from the simplest story to the most involved (as identify ranks them).
-def _precision_rank(precision: str) -> int:
-    if precision == "exact in float64":
-        return 0
-    if precision.endswith("rounding") or precision.startswith("rounded"):
-        return 1
-    return 2 if precision != "no match" else 3
 
 
 def _axis_base(found: Identification, half: int) -> float | None:
@@ -336,12 +329,12 @@ def identify_grid(matrix) -> GridIdentification:
     """
     given = as_array(matrix, "matrix")
     if given.ndim != 2:
-        raise ValueError(f"matrix must be 2-D (tokens x d_model), got shape {given.shape}")
+        raise InputError(f"matrix must be 2-D (tokens x d_model), got shape {given.shape}")
     table = as_real_array(given, "matrix")
     check_size(table.size * 4, "identifying this matrix")
     n_rows, d_model = table.shape
     if d_model % 4 or d_model < 4:
-        raise ValueError(
+        raise InputError(
             f"matrix must have a multiple of 4 columns to be a 2-D encoding (a sin and a cos "
             f"block per axis), got {d_model}"
         )
@@ -349,7 +342,8 @@ def identify_grid(matrix) -> GridIdentification:
     extra = int(zero_rows[0]) if zero_rows.size else n_rows
     patches = table[extra:]
     n = patches.shape[0]
-    best = GridIdentification(False, "mae", 0, 0, 10_000.0, extra, math.inf, "no match")
+    no_match = Precision(PrecisionKind.NO_MATCH)
+    best = GridIdentification(False, "mae", 0, 0, 10_000.0, extra, math.inf, no_match)
     for name, grid in GRID_LAYOUTS.items():
         column_axis, row_axis = grid.columns(d_model, "column"), grid.columns(d_model, "row")
         for width in _periods(patches, column_axis, n):
@@ -364,7 +358,7 @@ def identify_grid(matrix) -> GridIdentification:
             base = bases.pop()
             expected = grid_encoding(height, width, d_model, layout=name, base=base)
             error = float(np.max(np.abs(expected - patches), initial=0.0))
-            worst = max(axes, key=lambda a: _precision_rank(a.precision))
+            worst = max(axes, key=lambda a: a.precision.rank)  # the less simple story
             if error > 1.000001 * max(a.max_abs_error for a in axes) + 1e-15:
                 continue  # the other patches are not the grid's
             found = GridIdentification(

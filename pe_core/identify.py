@@ -3,6 +3,7 @@ and in which arithmetic (exact, rounded once to a smaller format, or computed in
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
@@ -13,8 +14,9 @@ from pe_core._formats import PRECISIONS, round_to_precision
 from pe_core._validation import as_array, as_real_array, check_size
 from pe_core.conventions import CONVENTIONS, Convention
 from pe_core.encoding import sinusoidal_encoding
+from pe_core.errors import InputError
 
-__all__ = ["Identification", "identify_encoding"]
+__all__ = ["Identification", "Precision", "PrecisionKind", "identify_encoding"]
 
 #: A float64 table within this of the exact one is "exact in float64" (a few ulps of 1).
 _FLOAT64_EXACT = 4e-15
@@ -39,6 +41,81 @@ _PHASE_NOISE = 0.05
 _SEARCH_WORK = 1 << 18
 
 
+class PrecisionKind(enum.Enum):
+    """What the difference between a table and the exact encoding is, simplest story first."""
+
+    #: Equal to the exact encoding within a few ulps of float64.
+    EXACT = "exact"
+    #: The exact values rounded once to a smaller format (stored in it): ``Precision.format``.
+    ROUNDED = "rounded"
+    #: The exact values written with ``Precision.decimals`` decimals.
+    DECIMALS = "decimals"
+    #: The angles k·ω computed in ``Precision.format``: the error grows with the position.
+    COMPUTED = "computed"
+    #: No rounding of any format or of the angles explains the difference.
+    NO_MATCH = "no match"
+
+
+#: The simpler story first (a rounding is simpler than arithmetic in a format).
+_KIND_RANK = {
+    PrecisionKind.EXACT: 0,
+    PrecisionKind.ROUNDED: 1,
+    PrecisionKind.DECIMALS: 1,
+    PrecisionKind.COMPUTED: 2,
+    PrecisionKind.NO_MATCH: 3,
+}
+
+
+@dataclass(frozen=True)
+class Precision:
+    """What the difference between a table and the exact encoding is, as fields.
+
+    Attributes
+    ----------
+    kind : PrecisionKind
+    format : str or None
+        The floating-point format (a key of :data:`pe_core.PRECISIONS`) the values were rounded
+        to (``ROUNDED``) or the angles computed in (``COMPUTED``); else None.
+    decimals : int or None
+        The number of decimals, for ``DECIMALS``; else None.
+
+    >>> Precision(PrecisionKind.ROUNDED, format="float32").words
+    'float32 rounding'
+    """
+
+    kind: PrecisionKind
+    format: str | None = None
+    decimals: int | None = None
+
+    @property
+    def explained(self) -> bool:
+        """Whether the difference is explained (anything but ``NO_MATCH``)."""
+        return self.kind is not PrecisionKind.NO_MATCH
+
+    @property
+    def rank(self) -> int:
+        """0 for exact, 1 for a rounding, 2 for arithmetic in a format, 3 for no match."""
+        return _KIND_RANK[self.kind]
+
+    @property
+    def words(self) -> str:
+        """The difference in a few words, for display: "exact in float64", "float32
+        rounding", "rounded to 4 decimals", "float32 arithmetic" or "no match"."""
+        if self.kind is PrecisionKind.EXACT:
+            return "exact in float64"
+        if self.kind is PrecisionKind.ROUNDED:
+            return f"{self.format} rounding"
+        if self.kind is PrecisionKind.DECIMALS:
+            return f"rounded to {self.decimals} decimals"
+        if self.kind is PrecisionKind.COMPUTED:
+            return f"{self.format} arithmetic"
+        return "no match"
+
+
+_EXACT = Precision(PrecisionKind.EXACT)
+_NO_MATCH = Precision(PrecisionKind.NO_MATCH)
+
+
 @dataclass(frozen=True)
 class Candidate:
     """One explanation tried: a convention with the base, first position and direction that
@@ -50,7 +127,7 @@ class Candidate:
     max_abs_error: float
     worst_cell: tuple[int, int]
     step: float = 1.0
-    precision: str = "no match"
+    precision: Precision = _NO_MATCH
     #: Rows the error was measured on (all of them, or a spread-out sample for a convention
     #: that was clearly worse: its error is then a lower bound).
     rows_compared: int | None = None
@@ -75,11 +152,12 @@ class Identification:
     transposed : bool
         True when the matrix matches with positions in columns (it was transposed back). Only
         set for a match: for a matrix that matches nothing no orientation is asserted.
-    precision : str
-        What the difference is: "exact in float64"; "float32 rounding" (the exact values
-        rounded once to float32, likewise float16, bfloat16); "rounded to 4 decimals";
-        "float32 arithmetic" (angles computed in float32: the error grows with the position,
-        likewise float64, float16, bfloat16); or "no match".
+    precision : Precision
+        What the difference is: exact in float64; the exact values rounded once to a format
+        (``kind`` ROUNDED, ``format`` "float32", "float16" or "bfloat16"); written with a number
+        of decimals (DECIMALS, ``decimals``); the angles computed in a format (COMPUTED,
+        ``format`` "float64" ... "bfloat16": the error grows with the position); or NO_MATCH.
+        ``precision.words`` says it in words.
     candidates : tuple of Candidate
         Every convention tried in the reported orientation, best first.
     step : float
@@ -109,7 +187,7 @@ class Identification:
     max_abs_error: float
     worst_cell: tuple[int, int]
     transposed: bool
-    precision: str
+    precision: Precision
     candidates: tuple[Candidate, ...] = field(default=())
     step: float = 1.0
     n_positions: int = 0
@@ -135,7 +213,7 @@ class Identification:
                 f"{_number(self.end)}{spacing}{direction}{orientation}{self._padding_words()}; "
                 "largest "
                 f"difference {self.max_abs_error:.2g} "
-                f"({_PRECISION_WORDS.get(self.precision, self.precision)})"
+                f"({_difference_words(self.precision)})"
             )
         row, column = self.worst_cell
         return (
@@ -160,12 +238,11 @@ class Identification:
         )
 
 
-_PRECISION_WORDS = {
-    "float64 arithmetic": "float64 arithmetic: the angles k·ω were computed in float64",
-    "float32 arithmetic": "float32 arithmetic: the angles k·ω were computed in float32",
-    "float16 arithmetic": "float16 arithmetic: the angles k·ω were computed in float16",
-    "bfloat16 arithmetic": "bfloat16 arithmetic: the angles k·ω were computed in bfloat16",
-}
+def _difference_words(precision: Precision) -> str:
+    """The difference as a verdict says it (arithmetic in a format explained)."""
+    if precision.kind is PrecisionKind.COMPUTED:
+        return f"{precision.words}: the angles k·ω were computed in {precision.format}"
+    return precision.words
 
 
 def _number(value: float) -> str:
@@ -516,16 +593,16 @@ def _storage(values: np.ndarray, dtype: np.dtype) -> _Storage:
     return _Storage(formats, _decimals(values) if not formats else None)
 
 
-def _explain(row_errors: np.ndarray, positions: np.ndarray, storage: _Storage) -> str:
+def _explain(row_errors: np.ndarray, positions: np.ndarray, storage: _Storage) -> Precision:
     """Name the difference between a matrix and an exact encoding, per row ``row_errors``."""
     largest = float(np.max(row_errors))
     if largest <= _FLOAT64_EXACT:
-        return "exact in float64"
+        return _EXACT
     for name in storage.formats:  # most precise first
         if largest <= PRECISIONS[name].unit_roundoff * (1 + 1e-9) + _FLOAT64_EXACT:
-            return f"{name} rounding"
+            return Precision(PrecisionKind.ROUNDED, format=name)
     if storage.decimals is not None and largest <= 0.5 * 10.0**-storage.decimals * (1 + 1e-6):
-        return f"rounded to {storage.decimals} decimals"
+        return Precision(PrecisionKind.DECIMALS, decimals=storage.decimals)
     # Angles k * w computed in a format: k and w rounded, then their product, so the angle is off
     # by up to about 3u|k w| <= 3u|k| (w <= 1), and sin and cos move as much; plus the rounding
     # of the result (and a lenient factor for the libraries' own sin and exp).
@@ -534,8 +611,8 @@ def _explain(row_errors: np.ndarray, positions: np.ndarray, storage: _Storage) -
     bound = 4.0 * u * (np.abs(positions) + 1.0) + _FLOAT64_EXACT
     # Errors beyond a quarter radian would no longer say anything: noise fits as well.
     if largest <= _ARITHMETIC_LIMIT and np.all(row_errors <= bound):
-        return f"{name} arithmetic"
-    return "no match"
+        return Precision(PrecisionKind.COMPUTED, format=name)
+    return _NO_MATCH
 
 
 #: Largest difference still explained by computing in a smaller format.
@@ -655,7 +732,7 @@ def _best_of_orientation(matrix, storage: _Storage, padding: np.ndarray):
                     largest,
                     cell,
                     own[0].step,
-                    "no match",
+                    _NO_MATCH,
                     rows_compared=sample.size,
                 )
             )
@@ -671,7 +748,7 @@ def _simplest(candidates: list[Candidate]) -> Candidate:
     a whole first position, then a round base, then the smaller error (fitted values carry the
     matrix's rounding noise, and some conventions coincide: tensor2tensor with base b is split
     with base b**(h/(h-1)))."""
-    explained = [c for c in candidates if c.precision != "no match"]
+    explained = [c for c in candidates if c.precision.explained]
     if explained:
         good = explained
     else:
@@ -680,22 +757,13 @@ def _simplest(candidates: list[Candidate]) -> Candidate:
     return min(
         good,
         key=lambda c: (
-            _rank(c.precision),
+            c.precision.rank,
             c.start != round(c.start),
             abs(c.step) != 1 and not _round_spacing(c.step),
             _digits(c.base),
             c.max_abs_error,
         ),
     )
-
-
-def _rank(precision: str) -> int:
-    """Exact before rounded before computed in a format: the simpler story first."""
-    if precision == "exact in float64":
-        return 0
-    if precision.endswith("rounding") or precision.startswith("rounded"):
-        return 1
-    return 2
 
 
 def _digits(value: float) -> int:
@@ -712,7 +780,7 @@ def _equivalents(
     notes = []
     best_freqs = CONVENTIONS[best.convention].frequencies(d_model, best.base)
     for other in candidates:
-        if other is best or other.precision == "no match" or other.convention == best.convention:
+        if other is best or not other.precision.explained or other.convention == best.convention:
             continue
         if any(other.convention in note for note in notes):
             continue
@@ -752,7 +820,7 @@ def _squeezed(values: np.ndarray) -> tuple[np.ndarray, tuple[int, ...] | None]:
     kept = [axis for axis, size in enumerate(values.shape) if size != 1]
     if values.ndim > 2 and len(kept) == 2:
         return values.reshape([values.shape[axis] for axis in kept]), values.shape
-    raise ValueError(
+    raise InputError(
         f"matrix must be 2-D (positions x d_model), or have only singleton axes beside those two "
         f"like a (1, L, d_model) buffer, got an array of shape {values.shape}"
     )
@@ -808,7 +876,7 @@ def identify_encoding(matrix: ArrayLike) -> Identification:
     values, squeezed_from = _squeezed(values)
     check_size(values.size * 4, "identifying this matrix")
     if min(values.shape) < 2:
-        raise ValueError(
+        raise InputError(
             f"matrix must have at least 2 rows (positions) and 2 columns, got shape {values.shape}"
         )
     results = {}
@@ -824,23 +892,23 @@ def identify_encoding(matrix: ArrayLike) -> Identification:
             ranked, trials = _best_of_orientation(oriented, storage, padding)
             if ranked:
                 results[transposed] = (ranked, trials, padding)
-                if any(c.precision != "no match" for c in ranked):
+                if any(c.precision.explained for c in ranked):
                     break  # explained: no need to try the other orientation
     if not results:
-        raise ValueError(
+        raise InputError(
             f"matrix of shape {values.shape} cannot be an encoding: it needs a sin/cos pair "
             f"(2 columns) and at most {_MAX_COLUMNS} columns, positions in rows or in columns"
         )
     # Transposed only when positions in columns explain the matrix (or are the only reading).
     transposed = True in results and (
-        False not in results or any(c.precision != "no match" for c in results[True][0])
+        False not in results or any(c.precision.explained for c in results[True][0])
     )
     ranked, trials, padding = results[transposed]
     best = _simplest([c for c in ranked if c in trials])  # fully evaluated ones only
     oriented_shape = values.shape[::-1] if transposed else values.shape
     worst = best.worst_cell[::-1] if transposed else best.worst_cell
     return Identification(
-        matches=best.precision != "no match",
+        matches=best.precision.explained,
         convention=best.convention,
         base=best.base,
         start=best.start,
@@ -854,7 +922,5 @@ def identify_encoding(matrix: ArrayLike) -> Identification:
         squeezed_from=squeezed_from,
         base_determined=trials[best].base_determined,
         equivalents=_equivalents(best, ranked, oriented_shape[1], trials[best].base_determined),
-        padding_rows=tuple(np.flatnonzero(padding).tolist())
-        if best.precision != "no match"
-        else (),
+        padding_rows=tuple(np.flatnonzero(padding).tolist()) if best.precision.explained else (),
     )

@@ -15,6 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pe_core._validation import _describe, check_d_model, check_positive_int, check_real, check_size
+from pe_core.errors import InputError, InputTypeError
 
 __all__ = ["learned_position_table"]
 
@@ -52,10 +53,10 @@ def learned_position_table(
     d_model = check_d_model(d_model)
     std = check_real(std, "std")
     if not 0 < std <= 1e300:
-        raise ValueError(f"std must be > 0 and at most 1e300 (draws stay finite), got {std}")
+        raise InputError(f"std must be > 0 and at most 1e300 (draws stay finite), got {std}")
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral):
-        raise TypeError(f"seed must be a non-negative integer, got {_describe(seed)}")
+        raise InputTypeError(f"seed must be a non-negative integer, got {_describe(seed)}")
     if seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed}")
+        raise InputError(f"seed must be a non-negative integer, got {seed}")
     check_size(n_positions * d_model, "the table")
     return np.random.default_rng(seed).normal(0.0, std, size=(n_positions, d_model))

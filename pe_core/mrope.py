@@ -32,6 +32,7 @@ from pe_core._validation import (
     check_real,
     check_size,
 )
+from pe_core.errors import InputError, InputTypeError
 
 __all__ = [
     "AXES",
@@ -50,14 +51,14 @@ def _segment(segment: object, index: int, merge: int) -> tuple[int, int, int, fl
     if isinstance(segment, numbers.Integral) and not isinstance(segment, (bool, np.bool_)):
         return check_positive_int(segment, f"{name} (a number of text tokens)")
     if not isinstance(segment, (tuple, list)) or len(segment) not in (3, 4):
-        raise TypeError(
+        raise InputTypeError(
             f"{name} must be a number of text tokens or a (T, H, W) or (T, H, W, time_interval) "
             f"grid of patches, got {_describe(segment)}"
         )
     t, h, w = (check_positive_int(v, f"{name}[{i}]") for i, v in enumerate(segment[:3]))
     for axis, size in (("H", h), ("W", w)):
         if size % merge:
-            raise ValueError(
+            raise InputError(
                 f"{name}: {axis} = {size} patches must be a multiple of spatial_merge_size = "
                 f"{merge} (the vision tower merges {merge} x {merge} patches into one token)"
             )
@@ -65,7 +66,7 @@ def _segment(segment: object, index: int, merge: int) -> tuple[int, int, int, fl
     if len(segment) == 4:
         interval = check_real(segment[3], f"{name}[3] (time_interval)")
         if interval <= 0:
-            raise ValueError(f"{name}[3] (time_interval) must be > 0, got {interval}")
+            raise InputError(f"{name}[3] (time_interval) must be > 0, got {interval}")
     return t, h, w, interval
 
 
@@ -113,9 +114,9 @@ def mrope_position_ids(
     """
     merge = check_positive_int(spatial_merge_size, "spatial_merge_size")
     if isinstance(segments, (str, bytes)) or not isinstance(segments, Sequence):
-        raise TypeError(f"segments must be a sequence (a list), got {_describe(segments)}")
+        raise InputTypeError(f"segments must be a sequence (a list), got {_describe(segments)}")
     if not segments:
-        raise ValueError("segments must hold at least one segment, got an empty sequence")
+        raise InputError("segments must hold at least one segment, got an empty sequence")
     parsed = [_segment(segment, i, merge) for i, segment in enumerate(segments)]
     n_tokens = sum(
         p if isinstance(p, int) else p[0] * (p[1] // merge) * (p[2] // merge) for p in parsed
@@ -167,26 +168,28 @@ def mrope_axes(
     """
     n_pairs = check_positive_int(n_pairs, "n_pairs")
     if n_pairs > MAX_D_MODEL // 2:
-        raise ValueError(f"n_pairs must be at most 2**19 (half of d_model's 2**20), got {n_pairs}")
+        raise InputError(f"n_pairs must be at most 2**19 (half of d_model's 2**20), got {n_pairs}")
     if isinstance(mrope_section, (str, bytes)) or not isinstance(mrope_section, Sequence):
-        raise TypeError(f"mrope_section must be a list of 3 counts, got {_describe(mrope_section)}")
+        raise InputTypeError(
+            f"mrope_section must be a list of 3 counts, got {_describe(mrope_section)}"
+        )
     if len(mrope_section) != 3:
-        raise ValueError(
+        raise InputError(
             f"mrope_section must hold 3 counts (temporal, height, width), got "
             f"{_describe(mrope_section)}"
         )
     sections = []
     for i, count in enumerate(mrope_section):
         if isinstance(count, (bool, np.bool_)) or not isinstance(count, numbers.Integral):
-            raise TypeError(f"mrope_section[{i}] must be an integer, got {_describe(count)}")
+            raise InputTypeError(f"mrope_section[{i}] must be an integer, got {_describe(count)}")
         if count < 0:
-            raise ValueError(f"mrope_section[{i}] must be >= 0, got {count}")
+            raise InputError(f"mrope_section[{i}] must be >= 0, got {count}")
         sections.append(int(count))
     if not isinstance(interleaved, (bool, np.bool_)):
-        raise TypeError(f"interleaved must be True or False, got {_describe(interleaved)}")
+        raise InputTypeError(f"interleaved must be True or False, got {_describe(interleaved)}")
     if not interleaved:
         if sum(sections) != n_pairs:
-            raise ValueError(
+            raise InputError(
                 f"mrope_section must add up to n_pairs = {n_pairs} (its blocks cover every "
                 f"pair), got {sections} (sum {sum(sections)})"
             )
@@ -228,7 +231,7 @@ def axial_rope_frequencies(
     """
     head_dim = check_positive_int(head_dim, "head_dim")
     if head_dim % 4 or head_dim > MAX_D_MODEL:
-        raise ValueError(
+        raise InputError(
             f"head_dim must be a multiple of 4 (two axes of pairs) up to 2**20, got {head_dim}"
         )
     base = check_base(base)
@@ -262,11 +265,11 @@ def multi_axis_angles(
     freqs = as_real_array(inv_freq, "inv_freq", ndim=1)
     axes = as_integer_array(axes, "axes")
     if axes.size != freqs.size:
-        raise ValueError(
+        raise InputError(
             f"axes must have one entry per frequency of inv_freq ({freqs.size}), got {axes.size}"
         )
     if axes.size and (axes.min() < 0 or axes.max() >= ids.shape[0]):
-        raise ValueError(
+        raise InputError(
             f"axes must be rows of position_ids (0 to {ids.shape[0] - 1}), got "
             f"{_describe(axes.tolist())}"
         )
@@ -274,5 +277,5 @@ def multi_axis_angles(
     with np.errstate(over="ignore"):
         angles = ids[axes].T * freqs
     if not np.all(np.isfinite(angles)):
-        raise ValueError("position_ids times inv_freq overflow float64: the angles must be finite")
+        raise InputError("position_ids times inv_freq overflow float64: the angles must be finite")
     return angles

@@ -8,6 +8,7 @@ from numpy.typing import ArrayLike, NDArray
 from pe_core._formats import PRECISIONS, FloatFormat
 from pe_core._kernels import round_to_precision
 from pe_core._validation import as_real_array, check_precision
+from pe_core.errors import InputError
 
 __all__ = ["PRECISIONS", "FloatFormat", "quantize"]
 
@@ -52,7 +53,7 @@ def quantize(x: ArrayLike, precision: str) -> NDArray[np.float64]:
     with np.errstate(over="ignore"):
         rounded = round_to_precision(values, fmt.name)
     if not np.all(np.isfinite(rounded)):
-        raise ValueError(
+        raise InputError(
             f"x has values beyond the largest finite {fmt.name} number {fmt.max_finite:.6g}: "
             f"largest |x| is {np.max(np.abs(values)):.6g} (a cast would give inf)"
         )

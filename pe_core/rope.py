@@ -46,6 +46,7 @@ from pe_core._validation import (
     load_json,
 )
 from pe_core.bank import ColumnLayout, FrequencyBank
+from pe_core.errors import InputError, InputTypeError
 
 __all__ = [
     "LAYOUTS",
@@ -220,39 +221,39 @@ def _number(parameters: Mapping, key: str, *, low: float | None = None, strict=F
     value = check_real(parameters[key], f"scaling[{key!r}]")
     if low is not None and (value < low or (strict and value == low)):
         rule = f"> {low:g}" if strict else f">= {low:g}"
-        raise ValueError(f"scaling[{key!r}] must be a number {rule}, got {value:g}")
+        raise InputError(f"scaling[{key!r}] must be a number {rule}, got {value:g}")
     return value
 
 
 def _positive_int(value: object, name: str) -> int:
     """A length (``max_position_embeddings``, ``seq_len``): an integer from 1 to 2**53."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer, float)):
-        raise TypeError(f"{name} must be a positive integer, got {_describe(value)}")
+        raise InputTypeError(f"{name} must be a positive integer, got {_describe(value)}")
     if isinstance(value, float) and not value.is_integer():
-        raise ValueError(f"{name} must be a positive integer, got {value:g}")
+        raise InputError(f"{name} must be a positive integer, got {value:g}")
     if not 1 <= value <= MAX_POSITION:
-        raise ValueError(f"{name} must be an integer from 1 to 2**53, got {_describe(value)}")
+        raise InputError(f"{name} must be an integer from 1 to 2**53, got {_describe(value)}")
     return int(value)
 
 
 def _width(value: object, name: str, low: int = 2) -> int:
     """A head width (or count) as an int from ``low`` to 2**20."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an integer >= {low}, got {_describe(value)}")
+        raise InputTypeError(f"{name} must be an integer >= {low}, got {_describe(value)}")
     if not low <= value <= MAX_D_MODEL:
-        raise ValueError(f"{name} must be an integer from {low} to 2**20, got {value}")
+        raise InputError(f"{name} must be an integer from {low} to 2**20, got {value}")
     return int(value)
 
 
 def _factor_list(parameters: Mapping, key: str, n_pairs: int) -> NDArray[np.float64]:
     values = as_real_array(parameters[key], f"scaling[{key!r}]", ndim=1)
     if values.size != n_pairs:
-        raise ValueError(
+        raise InputError(
             f"scaling[{key!r}] must hold one factor per rotary pair (rotary_dim // 2 = "
             f"{n_pairs}), got {values.size}"
         )
     if np.any(values <= 0):
-        raise ValueError(f"scaling[{key!r}] must hold factors > 0")
+        raise InputError(f"scaling[{key!r}] must hold factors > 0")
     return values
 
 
@@ -281,24 +282,24 @@ def yarn_correction_range(
     beta_slow = check_real(beta_slow, "beta_slow")
     for name, value in (("beta_fast", beta_fast), ("beta_slow", beta_slow)):
         if not 0 < value * 2 * math.pi < math.inf:
-            raise ValueError(
+            raise InputError(
                 f"{name} must be > 0 (turns within the training length) with 2 pi {name} "
                 f"finite, got {value:g}"
             )
     rotary_dim = _width(rotary_dim, "rotary_dim")
     base = check_real(base, "base")
     if base <= 1:
-        raise ValueError(f"base must be > 1, got {base:g}")
+        raise InputError(f"base must be > 1, got {base:g}")
     training_length = _positive_int(training_length, "training_length")
     if not isinstance(truncate, (bool, np.bool_)):
-        raise TypeError(f"truncate must be True or False, got {_describe(truncate)}")
+        raise InputTypeError(f"truncate must be True or False, got {_describe(truncate)}")
 
     def dimension(turns: float) -> float:
         return rotary_dim * math.log(training_length / (turns * 2 * math.pi)) / (2 * math.log(base))
 
     low, high = dimension(beta_fast), dimension(beta_slow)
     if not (math.isfinite(low) and math.isfinite(high)):  # a beta of 1e-320 and the like
-        raise ValueError(
+        raise InputError(
             f"beta_fast and beta_slow must give finite correction dimensions, got beta_fast="
             f"{beta_fast:g} and beta_slow={beta_slow:g}"
         )
@@ -364,23 +365,23 @@ def rope_frequencies(
     head_dim = _width(head_dim, "head_dim")
     base = check_real(base, "base (rope_theta)")
     if base <= 1:
-        raise ValueError(f"base (rope_theta) must be > 1, got {base:g}")
+        raise InputError(f"base (rope_theta) must be > 1, got {base:g}")
     if scaling is not None and not isinstance(scaling, Mapping):
-        raise TypeError(f"scaling must be a mapping (rope_scaling), got {_describe(scaling)}")
+        raise InputTypeError(f"scaling must be a mapping (rope_scaling), got {_describe(scaling)}")
     partial = check_real(partial_rotary_factor, "partial_rotary_factor")
     proportional = (scaling or {}).get("rope_type", (scaling or {}).get("type")) == "proportional"
     if not (0 <= partial <= 1 if proportional else 0 < partial <= 1):
         interval = "[0, 1]" if proportional else "(0, 1]"
-        raise ValueError(f"partial_rotary_factor must be in {interval}, got {partial:g}")
+        raise InputError(f"partial_rotary_factor must be in {interval}, got {partial:g}")
     # Proportional RoPE keeps every pair (the last ones with frequency 0, not rotating).
     rotary_dim = head_dim - head_dim % 2 if proportional else int(head_dim * partial)
     if rotary_dim < 2:
-        raise ValueError(
+        raise InputError(
             f"head_dim * partial_rotary_factor must be at least 2 (one rotary pair), got "
             f"{head_dim} * {partial:g}"
         )
     if rotary_dim % 2:
-        raise ValueError(
+        raise InputError(
             f"the rotary dimension head_dim * partial_rotary_factor must be even, got {rotary_dim}"
         )
     if max_position_embeddings is not None:
@@ -396,7 +397,7 @@ def rope_frequencies(
     rope_type = check_choice(rope_type, "scaling['rope_type']", ROPE_TYPES)
     for key in _REQUIRED.get(rope_type, ()):
         if key not in parameters:
-            raise ValueError(f"scaling for rope_type {rope_type!r} needs the key {key!r}")
+            raise InputError(f"scaling for rope_type {rope_type!r} needs the key {key!r}")
     unknown = sorted(set(parameters) - _KEYS[rope_type])
     if unknown:
         warnings.warn(
@@ -428,12 +429,12 @@ def rope_frequencies(
         resolved.update(rotating_pairs=rotating, partial_rotary_factor=partial)
     elif rope_type == "dynamic":
         if dim < 4:  # the NTK exponent d / (d - 2)
-            raise ValueError(
+            raise InputError(
                 "rope_type 'dynamic' needs a rotary dimension head_dim * partial_rotary_factor "
                 f">= 4, got {dim}"
             )
         if max_position_embeddings is None:
-            raise ValueError("rope_type 'dynamic' needs max_position_embeddings")
+            raise InputError("rope_type 'dynamic' needs max_position_embeddings")
         length = (
             max_position_embeddings if seq_len is None else max(seq_len, max_position_embeddings)
         )
@@ -443,7 +444,7 @@ def rope_frequencies(
         except OverflowError:
             effective_base = math.inf
         if not math.isfinite(effective_base):
-            raise ValueError(
+            raise InputError(
                 f"scaling['factor'] = {factor:g} at seq_len {length:,} makes the dynamic NTK base "
                 "overflow float64"
             )
@@ -494,7 +495,7 @@ def _training_length(parameters, max_position_embeddings, rope_type) -> int:
             "scaling['original_max_position_embeddings']",
         )
     if max_position_embeddings is None:
-        raise ValueError(
+        raise InputError(
             f"rope_type {rope_type!r} needs scaling['original_max_position_embeddings'] or "
             "max_position_embeddings"
         )
@@ -506,7 +507,7 @@ def _yarn(parameters, resolved, original, dim, base, max_position_embeddings):
     factor = resolved.get("factor")
     if factor is None:  # as Hugging Face: the ratio of the two lengths
         if max_position_embeddings is None:
-            raise ValueError("rope_type 'yarn' without a factor needs max_position_embeddings")
+            raise InputError("rope_type 'yarn' without a factor needs max_position_embeddings")
         factor = max_position_embeddings / training
         resolved["factor"] = factor
     elif max_position_embeddings is not None:
@@ -530,7 +531,7 @@ def _yarn(parameters, resolved, original, dim, base, max_position_embeddings):
         )
     truncate = parameters.get("truncate", True)
     if not isinstance(truncate, bool):
-        raise TypeError(f"scaling['truncate'] must be true or false, got {truncate!r}")
+        raise InputTypeError(f"scaling['truncate'] must be true or false, got {truncate!r}")
     mscale = _number(parameters, "mscale") if parameters.get("mscale") is not None else None
     mscale_all_dim = (
         _number(parameters, "mscale_all_dim")
@@ -569,7 +570,7 @@ def _longrope(parameters, resolved, original, dim, max_position_embeddings, seq_
     factor = resolved.get("factor")
     if factor is None:  # as Hugging Face: the ratio of the two lengths
         if max_position_embeddings is None:
-            raise ValueError("rope_type 'longrope' without a factor needs max_position_embeddings")
+            raise InputError("rope_type 'longrope' without a factor needs max_position_embeddings")
         factor = max_position_embeddings / training
     if parameters.get("attention_factor") is not None:
         attention_factor = _number(parameters, "attention_factor", low=0.0, strict=True)
@@ -592,7 +593,7 @@ def _llama3(parameters, resolved, original, factor, max_position_embeddings):
     low = _number(parameters, "low_freq_factor", low=0.0, strict=True)
     high = _number(parameters, "high_freq_factor", low=0.0, strict=True)
     if high <= low:
-        raise ValueError(
+        raise InputError(
             "scaling['high_freq_factor'] must be greater than "
             f"scaling['low_freq_factor'], got {high:g} and {low:g}"
         )
@@ -644,7 +645,9 @@ def rope_from_config(
     if isinstance(config, (str, bytes, bytearray)):
         config = load_json(config, name="config")
     if not isinstance(config, Mapping):
-        raise TypeError(f"config must be a mapping (a parsed config.json), got {_describe(config)}")
+        raise InputTypeError(
+            f"config must be a mapping (a parsed config.json), got {_describe(config)}"
+        )
     check_json_depth(config, "config")
     if "num_attention_heads" not in config and "head_dim" not in config:
         text = config.get("text_config")
@@ -653,11 +656,11 @@ def rope_from_config(
     if "rope_parameters" in config and config["rope_parameters"] is not None:
         parameters = config["rope_parameters"]
         if not isinstance(parameters, Mapping):
-            raise TypeError(f"config['rope_parameters'] must be a mapping, got {parameters!r}")
+            raise InputTypeError(f"config['rope_parameters'] must be a mapping, got {parameters!r}")
         if parameters and all(isinstance(value, Mapping) for value in parameters.values()):
             kinds = ", ".join(repr(key) for key in parameters)
             if "full_attention" not in parameters:
-                raise ValueError(
+                raise InputError(
                     f"config['rope_parameters'] holds one set per layer type ({kinds}); "
                     "pass the one you want as config['rope_parameters']"
                 )
@@ -668,7 +671,9 @@ def rope_from_config(
         base = config.get("rope_theta", 10_000.0)
         scaling = config.get("rope_scaling") or {}
         if not isinstance(scaling, Mapping):
-            raise TypeError(f"config['rope_scaling'] must be a mapping, got {_describe(scaling)}")
+            raise InputTypeError(
+                f"config['rope_scaling'] must be a mapping, got {_describe(scaling)}"
+            )
         scaling = dict(scaling)
     # DeepSeek's multi-head latent attention rotates qk_rope_head_dim columns of each head
     # (Hugging Face's DeepseekV3Config sets head_dim to it).
@@ -676,7 +681,7 @@ def rope_from_config(
     if head_dim is None:
         missing = [k for k in ("hidden_size", "num_attention_heads") if k not in config]
         if missing:
-            raise ValueError(
+            raise InputError(
                 f"config needs head_dim, or hidden_size and num_attention_heads (missing: "
                 f"{', '.join(missing)})"
             )
@@ -698,7 +703,7 @@ def rope_from_config(
             max_position_embeddings=config.get("max_position_embeddings"),
             seq_len=seq_len,
         )
-    except (TypeError, ValueError) as error:
+    except InputError as error:
         if "seq_len" in str(error):
             raise
         raise type(error)(f"config: {error}") from None
@@ -745,10 +750,10 @@ def rope_cos_sin(
         Two views of one buffer.
     """
     if not isinstance(rope, RotaryEncoding):
-        raise TypeError(f"rope must be a RotaryEncoding, got {_describe(rope)}")
+        raise InputTypeError(f"rope must be a RotaryEncoding, got {_describe(rope)}")
     dtype = check_output_dtype(dtype)
     if dtype.name not in ("float64", "float32"):
-        raise ValueError(f"dtype must be float64 or float32, got {dtype.name}")
+        raise InputError(f"dtype must be float64 or float32, got {dtype.name}")
     dtype = dtype.newbyteorder("=")
     return _cos_sin_table(positions, rope, dtype)
 
@@ -775,23 +780,23 @@ def apply_rope(
         Face's ``apply_rotary_pos_emb``; the others unchanged.
     """
     if not isinstance(rope, RotaryEncoding):
-        raise TypeError(f"rope must be a RotaryEncoding, got {_describe(rope)}")
+        raise InputTypeError(f"rope must be a RotaryEncoding, got {_describe(rope)}")
     layout = check_choice(layout, "layout", LAYOUTS)
     given = as_array(x, "x")
     if given.dtype.kind not in "iuf" or given.ndim < 2:
-        raise ValueError(
+        raise InputError(
             f"x must be a real array of shape (..., n_positions, head_dim), got "
             f"{given.dtype} of shape {given.shape}"
         )
     values = as_real_array(given, "x")
     if values.shape[-1] != rope.head_dim:
-        raise ValueError(
+        raise InputError(
             f"x must have rope.head_dim = {rope.head_dim} columns (its last axis), got shape "
             f"{values.shape}"
         )
     cos, sin = _cos_sin_table(positions, rope, np.float64)
     if cos.shape[0] != values.shape[-2]:
-        raise ValueError(
+        raise InputError(
             f"positions must give one position per row of x ({values.shape[-2]}), got "
             f"{cos.shape[0]}"
         )
@@ -832,7 +837,7 @@ def rope_permutation(head_dim: int, rotary_dim: int | None = None, *, n_heads: i
         or not 2 <= rotary_dim <= head_dim
         or rotary_dim % 2
     ):
-        raise ValueError(
+        raise InputError(
             f"rotary_dim must be an even integer from 2 to head_dim = {head_dim}, got "
             f"{_describe(rotary_dim)}"
         )
@@ -846,7 +851,7 @@ def rope_permutation(head_dim: int, rotary_dim: int | None = None, *, n_heads: i
 
 def _check_rope(rope: object) -> RotaryEncoding:
     if not isinstance(rope, RotaryEncoding):
-        raise TypeError(f"rope must be a RotaryEncoding, got {_describe(rope)}")
+        raise InputTypeError(f"rope must be a RotaryEncoding, got {_describe(rope)}")
     return rope
 
 
@@ -887,7 +892,7 @@ def rope_scores(
     for name, value in (("q", q), ("k", q if k is None else k)):
         vector = as_real_array(value, name, ndim=1)
         if vector.size != rope.head_dim:
-            raise ValueError(
+            raise InputError(
                 f"{name} must have rope.head_dim = {rope.head_dim} values, got {vector.size}"
             )
         vectors.append(vector)

@@ -14,6 +14,7 @@ from pe_core._validation import (
     resolve_bank,
 )
 from pe_core.bank import FrequencyBank
+from pe_core.errors import InputError
 
 __all__ = ["relative_rotation"]
 
@@ -75,10 +76,10 @@ def relative_rotation(
     offset = check_real(offset, "offset")
     bank = resolve_bank(d_model, base, convention)
     if abs(offset) > MAX_POSITION:
-        raise ValueError(f"offset must lie within +/-2**53, got {offset:.6g}")
+        raise InputError(f"offset must lie within +/-2**53, got {offset:.6g}")
     layout, d_model = bank.layout, bank.d_model
     if not layout.is_paired:
-        raise ValueError(
+        raise InputError(
             f"no matrix maps PE(k) to PE(k + offset) for odd d_model={d_model} "
             f"({bank.description or 'this bank'}): its last column sin(k * w) has no cos "
             f"partner, and sin(k * w + offset * w) needs cos(k * w); use an even d_model or "

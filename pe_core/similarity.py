@@ -26,6 +26,7 @@ from pe_core._validation import (
     resolve_bank,
 )
 from pe_core.bank import FrequencyBank
+from pe_core.errors import InputError
 
 __all__ = ["cosine_similarity", "offset_similarity", "similarity_matrix"]
 
@@ -66,7 +67,7 @@ def cosine_similarity(a: ArrayLike, b: ArrayLike | None = None) -> NDArray[np.fl
     rows_a = as_real_array(a, "a", ndim=2)
     rows_b = rows_a if b is None else as_real_array(b, "b", ndim=2)
     if rows_a.shape[1] != rows_b.shape[1]:
-        raise ValueError(
+        raise InputError(
             f"a and b must have rows of the same length, got a of shape {rows_a.shape} and b of "
             f"shape {rows_b.shape}"
         )
@@ -95,7 +96,7 @@ def _unit_rows(rows: NDArray[np.float64]) -> NDArray[np.float64]:
 def _closed_form_bank(bank: FrequencyBank, kind: str) -> FrequencyBank:
     """``bank``, if the similarity of PE(k) and PE(k + offset) has a closed form in the offset."""
     if not bank.is_paired:
-        raise ValueError(
+        raise InputError(
             f"the similarity of PE(k) and PE(k + offset) has no closed form for odd "
             f"d_model={bank.d_model} ({bank.description or 'this bank'}): its unpaired column "
             f"sin(k * w) has no cos partner, so the dot product depends on k, not only on the "
@@ -103,7 +104,7 @@ def _closed_form_bank(bank: FrequencyBank, kind: str) -> FrequencyBank:
             f"zero), or cosine_similarity of encoding rows"
         )
     if kind == "cosine" and bank.n_frequencies == 0:
-        raise ValueError(
+        raise InputError(
             f"cosine similarity is undefined for d_model={bank.d_model} "
             f"({bank.description or 'this bank'}): every encoding is the zero vector"
         )
@@ -184,7 +185,7 @@ def offset_similarity(
     values = as_real_array(offsets, "offsets")
     flat = values.ravel()
     if flat.size and np.max(np.abs(flat)) > MAX_POSITION:
-        raise ValueError(
+        raise InputError(
             f"offsets must lie within +/-2**53 (= {MAX_POSITION:.0f}), got an offset of "
             f"magnitude {np.max(np.abs(flat)):.6g}"
         )

@@ -28,6 +28,7 @@ from pe_core._validation import (
     resolve_bank,
 )
 from pe_core.bank import ColumnLayout, FrequencyBank
+from pe_core.errors import InputError
 
 __all__ = [
     "UniquenessReport",
@@ -301,7 +302,7 @@ def uniqueness_report(
             if not checked.is_progression
             else f"odd d_model={d_model} leaves the {convention!r} sin column unpaired"
         )
-        raise ValueError(
+        raise InputError(
             f"uniqueness_report compares {n:,} positions pair by pair because {why}; that is "
             f"limited to {PAIRWISE_LIMIT} positions (and n^2 * d_model <= 2**33): pass fewer "
             f"positions, an int L, or an even d_model"
@@ -351,7 +352,7 @@ def _closed_form_report(checked, layout, freqs, fmt, cast, row_maker) -> Uniquen
     else:
         work = n * layout.d_model
         if work > _HASH_WORK:
-            raise ValueError(
+            raise InputError(
                 f"at {fmt.name} the closest exact pair ({exact_min:.3g} apart) is within "
                 f"rounding reach ({2 * row_error:.3g}), so every rounded row must be compared: "
                 f"{n:,} positions x d_model {layout.d_model} = {work:,} values, more than the "
@@ -475,7 +476,7 @@ def nearest_neighbor_distances(
         nearest[half:] = running_min[half - 1 : n - 1]
         return nearest
     if n > PAIRWISE_LIMIT or n * n * d_model > _PAIRWISE_WORK:
-        raise ValueError(
+        raise InputError(
             f"nearest_neighbor_distances compares {n:,} positions pair by pair (not evenly "
             f"spaced integers, or an unpaired sin column); limited to {PAIRWISE_LIMIT}"
         )
@@ -544,7 +545,7 @@ def encoding_distances(
     first_values = as_real_array(first, "first")
     second_values = as_real_array(second, "second")
     if first_values.shape != second_values.shape:
-        raise ValueError(
+        raise InputError(
             f"first and second must have the same shape, got first of shape "
             f"{first_values.shape} and second of shape {second_values.shape}"
         )

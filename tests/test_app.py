@@ -1,5 +1,7 @@
 """The Streamlit app, driven by AppTest: defaults, views, presets, URL state, bad input."""
 
+import logging
+
 import numpy as np
 import pytest
 
@@ -287,31 +289,74 @@ def _failing_view_script():
     import plotly.graph_objects as go
     import streamlit as st
 
-    from dashboard import ui
+    import pe_core
+    from dashboard import budget, params, ui, uploads
 
     ui.start_run()
 
+    def fail(kind):
+        if kind == "input":
+            pe_core.sinusoidal_encoding(4, 0)  # the core refuses bad input
+        if kind == "upload":
+            raise uploads.UploadError("the upload is empty")
+        if kind == "link":
+            raise params.Invalid("expected true or false")
+        if kind == "budget":
+            budget.check_request(2**40, "second chart")
+        if kind == "bug":
+            [][0]  # an IndexError: a bug, not the reader's input
+        if kind == "bug_value":
+            int("second chart impossible")  # a ValueError, but a bug all the same
+
     def render():
         ui.chart(go.Figure(go.Scatter(y=[1, 2])), "demo_first")
-        if st.session_state.get("fail"):
-            raise ValueError("second chart impossible")
+        fail(st.session_state.get("fail"))
         ui.chart(go.Figure(go.Scatter(y=[3, 4])), "demo_second")
 
     ui.guarded("demo", render)
 
 
-def test_error_keeps_the_last_good_figures_but_not_twice():
+@pytest.mark.parametrize(
+    ("failure", "advice"),
+    [
+        ("input", "d_model must be a positive integer, got 0"),
+        ("upload", "the upload is empty"),
+        ("link", "expected true or false"),
+        ("budget", "MiB one request of this app may use"),
+    ],
+)
+def test_input_error_is_advice_and_keeps_the_last_good_figures_but_not_twice(failure, advice):
     from streamlit.testing.v1 import AppTest
 
     at = AppTest.from_function(_failing_view_script, default_timeout=60)
     at.run()
     assert len(at.get("plotly_chart")) == 2 and not at.warning
-    at.session_state["fail"] = True
+    at.session_state["fail"] = failure
     at.run()
-    assert "second chart impossible" in at.warning[0].value
+    assert advice in at.warning[0].value
+    assert not at.error
     # The first chart was drawn in this run; only the second comes from the last good run.
     assert len(at.get("plotly_chart")) == 2
     assert len([c for c in at.caption if "Last valid figure" in c.value]) == 1
+    assert not at.exception
+
+
+@pytest.mark.parametrize("failure", ["bug", "bug_value"])
+def test_other_exception_is_a_bug_not_advice(failure, caplog):
+    """Any exception other than pe_core.InputError (a plain ValueError included) is reported
+    as a bug and logged with its traceback; the page keeps the last good figures."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(_failing_view_script, default_timeout=60)
+    at.run()
+    at.session_state["fail"] = failure
+    with caplog.at_level(logging.ERROR, logger="pe_explorer"):
+        at.run()
+    assert not at.warning
+    assert "Something went wrong while drawing this view" in at.error[0].value
+    assert "second chart impossible" not in at.error[0].value
+    assert [r for r in caplog.records if r.name == "pe_explorer" and r.exc_info]
+    assert len(at.get("plotly_chart")) == 2
     assert not at.exception
 
 

@@ -20,7 +20,14 @@ import numpy as np
 import pytest
 from numpy.testing import assert_array_equal
 
-from pe_core import CONVENTIONS, identify_encoding, sinusoidal_encoding, textbook_encoding
+from pe_core import (
+    CONVENTIONS,
+    Precision,
+    PrecisionKind,
+    identify_encoding,
+    sinusoidal_encoding,
+    textbook_encoding,
+)
 
 REFERENCE = json.loads((Path(__file__).parent / "data" / "arithmetic_reference.json").read_text())
 FLOAT32_ULP_BELOW_ONE = 2.0**-23
@@ -111,7 +118,7 @@ def test_identify_names_the_arithmetic():
     table = textbook_encoding(3000, 32, compute_dtype="float32").astype(np.float32)
     found = identify_encoding(table)
     assert found.matches and found.convention == "vaswani", found.summary()
-    assert found.precision == "float32 arithmetic", found.summary()
+    assert found.precision == Precision(PrecisionKind.COMPUTED, format="float32"), found.summary()
 
 
 @pytest.mark.parametrize(

@@ -28,6 +28,7 @@ from streamlit.testing.v1 import AppTest
 
 import pe_core
 from dashboard import params, registry, sidebar
+from dashboard.config import Config
 from tests.apptest_helpers import images, new_app, open_view, page_of
 
 pytestmark = pytest.mark.fuzz  # pytest -m "not fuzz" leaves them out
@@ -96,7 +97,12 @@ def check_page(at: AppTest, records: list, context: str) -> None:
         if key in at.session_state:
             shown = at.session_state[key]
             raw = [str(v) for v in shown] if isinstance(shown, list) else [_as_link(shown)]
-            ALL_PARAMS[key].parse(raw, sidebar.current_in(at.session_state))
+            ALL_PARAMS[key].parse(raw, shared_in(at.session_state))
+
+
+def shared_in(state) -> Config:
+    """The shared parameters held in a session state (a mapping of widget keys to values)."""
+    return Config(int(state["L"]), int(state["d"]), float(state["base"]), str(state["conv"]))
 
 
 def _as_link(value) -> str:

@@ -2,8 +2,8 @@
 
 The rule (from the spec): driven with anything at all (huge, zero, negative, NaN, inf, strings,
 bools, nested lists, empty arrays, arrays of every dtype, ...), a public function either returns a
-correct result or raises ValueError/TypeError with a clear message that names the argument. Never
-another exception, a hang, NaN output or an allocation beyond the memory budget.
+correct result or raises pe_core.InputError (a ValueError) with a clear message that names the
+argument. Never another exception, a hang, NaN output or an allocation beyond the memory budget.
 
 Three kinds of tests:
 
@@ -44,7 +44,8 @@ pytestmark = pytest.mark.fuzz  # pytest -m "not fuzz" leaves them out
 
 PEAK_LIMIT_BYTES = 2_500_000_000
 CALL_SECONDS = 20.0
-ALLOWED = (ValueError, TypeError)
+#: Bad input raises pe_core.InputError (a ValueError; InputTypeError is also a TypeError).
+ALLOWED = (pe_core.InputError,)
 OMIT = object()  # a keyword argument left at its default
 
 #: Examples per fuzz test; raise it for a deeper local run (PE_FUZZ_EXAMPLES=2000 pytest ...).
@@ -919,7 +920,7 @@ def names_argument(message: str, name: str) -> bool:
 
 
 def check_error(name: str, arguments: dict, error: Exception, culprits) -> None:
-    """``error`` is a ValueError/TypeError whose message names one of ``culprits``."""
+    """``error`` is a pe_core.InputError whose message names one of ``culprits``."""
     call = f"{name}{_show(arguments)}"
     assert isinstance(error, ALLOWED), f"{call} raised {type(error).__name__}: {error}"
     message = str(error)
@@ -1347,7 +1348,7 @@ SIZE_REFUSALS = [
 def test_oversized_requests_are_refused_before_allocation(name, arguments):
     """Requests beyond the budget are refused with a message, before any big allocation."""
     result, error = guarded_call(name, arguments)
-    assert result is None and isinstance(error, ValueError), error
+    assert result is None and isinstance(error, pe_core.InputError), error
     assert "memory budget" in str(error) or "limited to" in str(error) or "d_model" in str(error)
 
 
@@ -1422,7 +1423,7 @@ def test_peak_memory_stays_near_the_request_size(call):
 
 
 def _named_error_or_result(function, argument: str, *args, **kwargs):
-    """Call; pass if it returns, or raises ValueError/TypeError naming ``argument``."""
+    """Call; pass if it returns, or raises pe_core.InputError naming ``argument``."""
     try:
         return function(*args, **kwargs)
     except ALLOWED as error:

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pe_core import GRID_LAYOUTS, grid_encoding, identify_grid
+from pe_core import GRID_LAYOUTS, Precision, PrecisionKind, grid_encoding, identify_grid
 
 REFERENCE = json.loads((Path(__file__).parent / "data" / "convention_reference.json").read_text())
 
@@ -184,7 +184,11 @@ class TestIdentifyGrid:
 
     def test_other_base(self):
         found = identify_grid(grid_encoding(3, 7, 32, layout="timm", base=100.0))
-        assert found.matches and found.base == 100.0 and found.precision == "exact in float64"
+        assert (
+            found.matches
+            and found.base == 100.0
+            and found.precision == Precision(PrecisionKind.EXACT)
+        )
 
     def test_a_one_dimensional_encoding_is_no_grid(self):
         from pe_core import sinusoidal_encoding

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import pe_core
-from pe_core import CONVENTIONS, identify_encoding, sinusoidal_encoding
+from pe_core import CONVENTIONS, Precision, PrecisionKind, identify_encoding, sinusoidal_encoding
 
 
 class TestIdentify:
@@ -18,7 +18,7 @@ class TestIdentify:
         matrix = sinusoidal_encoding(60, d_model, base=base, convention=convention)
         found = identify_encoding(matrix)
         assert (found.convention, found.base, found.start) == (convention, base, 0)
-        assert found.matches and found.precision == "exact in float64"
+        assert found.matches and found.precision == Precision(PrecisionKind.EXACT)
         assert not found.transposed
 
     @pytest.mark.parametrize("convention", list(CONVENTIONS))
@@ -53,9 +53,9 @@ class TestIdentify:
     @pytest.mark.parametrize(
         ("dtype", "level"),
         [
-            (np.float32, "float32 rounding"),
-            (np.float16, "float16 rounding"),
-            ("bfloat16", "bfloat16 rounding"),
+            (np.float32, "float32"),
+            (np.float16, "float16"),
+            ("bfloat16", "bfloat16"),
         ],
     )
     def test_low_precision_copies(self, dtype, level):
@@ -64,7 +64,7 @@ class TestIdentify:
         matrix = pe_core.quantize(exact, "bfloat16") if bfloat16 else exact.astype(dtype)
         found = identify_encoding(matrix)
         assert (found.convention, found.base, found.start) == ("tensor2tensor", 10000.0, 2)
-        assert found.matches and found.precision == level
+        assert found.matches and found.precision == Precision(PrecisionKind.ROUNDED, format=level)
 
     def test_transposed(self):
         found = identify_encoding(sinusoidal_encoding(100, 32, convention="split").T)
@@ -74,7 +74,7 @@ class TestIdentify:
     def test_garbage_is_no_match(self):
         noise = np.random.default_rng(0).uniform(-1, 1, size=(50, 16))
         found = identify_encoding(noise)
-        assert not found.matches and found.precision == "no match"
+        assert not found.matches and found.precision == Precision(PrecisionKind.NO_MATCH)
         assert found.summary().startswith("no convention explains this matrix")
 
     def test_a_corrupted_cell_is_located(self):
@@ -145,7 +145,7 @@ class TestLibraryTables:
         found = identify_encoding(buffer)
         assert found.matches and found.squeezed_from == (1, 2048, 512)
         assert (found.convention, found.base, found.start, found.step) == ("vaswani", 1e4, 0, 1)
-        assert found.precision == "float32 arithmetic"
+        assert found.precision == Precision(PrecisionKind.COMPUTED, format="float32")
         assert "computed in float32" in found.summary()
 
     def test_split_float32_at_d6_is_split_not_tensor2tensor(self):
@@ -184,7 +184,7 @@ class TestLibraryTables:
 
     def test_decimals(self):
         found = identify_encoding(np.round(sinusoidal_encoding(50, 8), 6))
-        assert found.matches and found.precision == "rounded to 6 decimals"
+        assert found.matches and found.precision == Precision(PrecisionKind.DECIMALS, decimals=6)
 
     def test_float16_arithmetic(self):
         position = np.arange(300, dtype=np.float16)[:, None]
@@ -192,7 +192,9 @@ class TestLibraryTables:
         table = np.zeros((300, 32), dtype=np.float16)
         table[:, 0::2], table[:, 1::2] = np.sin(position * div_term), np.cos(position * div_term)
         found = identify_encoding(table)
-        assert found.matches and found.precision == "float16 arithmetic"
+        assert found.matches and found.precision == Precision(
+            PrecisionKind.COMPUTED, format="float16"
+        )
         assert (found.convention, found.base, found.start) == ("vaswani", 1e4, 0)
 
 
@@ -202,7 +204,7 @@ class TestNoCauseWithoutEvidence:
         rng = np.random.default_rng(0)
         noisy = sinusoidal_encoding(100, 16) + rng.normal(0.0, 1e-3, (100, 16))
         found = identify_encoding(noisy)
-        assert not found.matches and found.precision == "no match"
+        assert not found.matches and found.precision == Precision(PrecisionKind.NO_MATCH)
         assert "rounding)" not in found.summary()
         assert found.convention == "vaswani" and found.base == 10000.0  # still the closest
 
@@ -243,3 +245,32 @@ def test_the_largest_upload_is_checked_within_the_request_budget(shape):
     finally:
         tracemalloc.stop()
     assert peak < REQUEST_BYTES * 3 // 4, f"{peak / 2**20:.0f} MiB"
+
+
+class TestPrecision:
+    """The difference is fields (kind, format, decimals); its words are only for display."""
+
+    @pytest.mark.parametrize(
+        ("precision", "words", "rank"),
+        [
+            (Precision(PrecisionKind.EXACT), "exact in float64", 0),
+            (Precision(PrecisionKind.ROUNDED, format="bfloat16"), "bfloat16 rounding", 1),
+            (Precision(PrecisionKind.DECIMALS, decimals=4), "rounded to 4 decimals", 1),
+            (Precision(PrecisionKind.COMPUTED, format="float32"), "float32 arithmetic", 2),
+            (Precision(PrecisionKind.NO_MATCH), "no match", 3),
+        ],
+    )
+    def test_words_and_rank(self, precision, words, rank):
+        assert precision.words == words
+        assert precision.rank == rank
+        assert precision.explained == (precision.kind is not PrecisionKind.NO_MATCH)
+
+    def test_fields_of_a_rounded_table(self):
+        found = identify_encoding(sinusoidal_encoding(40, 16).round(4))
+        assert found.precision.kind is PrecisionKind.DECIMALS
+        assert (found.precision.format, found.precision.decimals) == (None, 4)
+        assert "(rounded to 4 decimals)" in found.summary()
+        found = identify_encoding(sinusoidal_encoding(40, 16).astype(np.float16))
+        assert found.precision.kind is PrecisionKind.ROUNDED
+        assert (found.precision.format, found.precision.decimals) == ("float16", None)
+        assert all(isinstance(c.precision, Precision) for c in found.candidates)

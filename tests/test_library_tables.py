@@ -19,7 +19,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pe_core import CONVENTIONS, Convention, identify_encoding, sinusoidal_encoding
+from pe_core import (
+    CONVENTIONS,
+    Convention,
+    Precision,
+    PrecisionKind,
+    identify_encoding,
+    sinusoidal_encoding,
+)
 
 REFERENCE = json.loads((Path(__file__).parent / "data" / "convention_reference.json").read_text())
 FLOAT32_ARITHMETIC = 1e-5
@@ -142,7 +149,7 @@ class TestDiffusersScale:
         assert found.matches, found.summary()
         assert found.convention == "diffusion" and found.base == 10_000.0
         assert (found.start, found.step) == (0.0, spacing)
-        assert found.precision == "float32 arithmetic"
+        assert found.precision == Precision(PrecisionKind.COMPUTED, format="float32")
         assert f"positions from 0 to {spacing * (n - 1):,.6g}" in found.summary()
         if spacing != 1:
             assert f"in steps of {spacing:.6g}" in found.summary()

@@ -1,10 +1,14 @@
-"""Every public function names the bad argument, echoes it and states the rule."""
+"""Every public function names the bad argument, echoes it and states the rule, and raises
+:class:`pe_core.InputError` for it (:class:`pe_core.InputTypeError` for a value of the wrong
+kind)."""
 
 import numpy as np
 import pytest
 
 import pe_core
 from pe_core import (
+    InputError,
+    InputTypeError,
     cosine_similarity,
     frequencies,
     offset_similarity,
@@ -16,23 +20,32 @@ from pe_core import (
     wavelengths,
 )
 
+
+def test_error_types():
+    """One type for bad input, caught by the handlers that caught plain ValueError and TypeError."""
+    assert issubclass(InputError, ValueError)
+    assert issubclass(InputTypeError, InputError)
+    assert issubclass(InputTypeError, TypeError)
+    assert {"InputError", "InputTypeError"} <= set(pe_core.__all__)
+
+
 D_MODEL_CASES = [
-    (0, ValueError, "d_model must be a positive integer, got 0"),
-    (-3, ValueError, "d_model must be a positive integer, got -3"),
-    (True, TypeError, "d_model must be a positive integer, got True"),
-    (4.0, TypeError, "d_model must be a positive integer, got 4.0"),
-    ("8", TypeError, "d_model must be a positive integer, got '8'"),
-    (None, TypeError, "d_model must be a positive integer, got None"),
-    (2**21, ValueError, "d_model must be at most"),
+    (0, InputError, "d_model must be a positive integer, got 0"),
+    (-3, InputError, "d_model must be a positive integer, got -3"),
+    (True, InputTypeError, "d_model must be a positive integer, got True"),
+    (4.0, InputTypeError, "d_model must be a positive integer, got 4.0"),
+    ("8", InputTypeError, "d_model must be a positive integer, got '8'"),
+    (None, InputTypeError, "d_model must be a positive integer, got None"),
+    (2**21, InputError, "d_model must be at most"),
 ]
 
 BASE_CASES = [
-    (0.0, ValueError, "base must be finite and > 0, got 0.0"),
-    (-10.0, ValueError, "base must be finite and > 0, got -10.0"),
-    (np.inf, ValueError, "base must be finite, got inf"),
-    (np.nan, ValueError, "base must be finite, got nan"),
-    ("10000", TypeError, "base must be a real number, got '10000'"),
-    (False, TypeError, "base must be a real number, got False"),
+    (0.0, InputError, "base must be finite and > 0, got 0.0"),
+    (-10.0, InputError, "base must be finite and > 0, got -10.0"),
+    (np.inf, InputError, "base must be finite, got inf"),
+    (np.nan, InputError, "base must be finite, got nan"),
+    ("10000", InputTypeError, "base must be a real number, got '10000'"),
+    (False, InputTypeError, "base must be a real number, got False"),
 ]
 
 FUNCTIONS = [
@@ -63,33 +76,33 @@ class TestCommonArguments:
 
     def test_convention(self, function):
         with pytest.raises(
-            ValueError,
+            InputError,
             match="convention must be one of 'vaswani', 'tensor2tensor', 'split', 'musicgen', "
             "'diffusion', got 'bert'",
         ):
             function(convention="bert")
-        with pytest.raises(TypeError, match="convention must be one of"):
+        with pytest.raises(InputTypeError, match="convention must be one of"):
             function(convention=None)
 
 
 POSITION_CASES = [
-    (-1, ValueError, "positions as a count must be >= 0, got -1"),
-    (True, TypeError, "positions must be an int"),
-    (2.5, TypeError, "wrap a single position in a list"),
-    ("abc", TypeError, "positions must be an array of real numbers"),
+    (-1, InputError, "positions as a count must be >= 0, got -1"),
+    (True, InputTypeError, "positions must be an int"),
+    (2.5, InputTypeError, "wrap a single position in a list"),
+    ("abc", InputTypeError, "positions must be an array of real numbers"),
     (
         [[0, 1], [2, 3]],
-        ValueError,
+        InputError,
         r"positions must be 1-dimensional, got an array of shape \(2, 2\)",
     ),
-    ([0, np.nan], ValueError, "positions must be finite"),
-    ([0, np.inf], ValueError, "positions must be finite"),
-    ([1, "a"], TypeError, "positions must be an array of real numbers"),
-    ([[1], [2, 3]], TypeError, "positions must be an array of real numbers"),
-    ([1 + 2j], TypeError, "positions must be an array of real numbers"),
-    ([1e300], ValueError, r"positions must lie within \+/-2\*\*53"),
-    ([2**70], ValueError, r"positions must lie within \+/-2\*\*53"),
-    ([True, False], TypeError, "positions must be an array of real numbers"),
+    ([0, np.nan], InputError, "positions must be finite"),
+    ([0, np.inf], InputError, "positions must be finite"),
+    ([1, "a"], InputTypeError, "positions must be an array of real numbers"),
+    ([[1], [2, 3]], InputTypeError, "positions must be an array of real numbers"),
+    ([1 + 2j], InputTypeError, "positions must be an array of real numbers"),
+    ([1e300], InputError, r"positions must lie within \+/-2\*\*53"),
+    ([2**70], InputError, r"positions must lie within \+/-2\*\*53"),
+    ([True, False], InputTypeError, "positions must be an array of real numbers"),
 ]
 
 
@@ -109,61 +122,61 @@ class TestPositions:
         assert sinusoidal_encoding(np.arange(5, dtype=np.uint8), 4).shape == (5, 4)
 
     def test_memory_budget_refused_before_allocation(self):
-        with pytest.raises(ValueError, match=r"would hold 8,192,000,000 elements.*2\*\*28"):
+        with pytest.raises(InputError, match=r"would hold 8,192,000,000 elements.*2\*\*28"):
             sinusoidal_encoding(1_000_000, 8192)
 
     @pytest.mark.parametrize("huge", [range(10**12), range(0, 10**20, 3), [0.0] * (2**28 + 1)])
     def test_huge_sequences_refused_before_conversion(self, huge):
-        # Issue 18: np.asarray(range(10**12)) raised MemoryError instead of a clear ValueError.
-        with pytest.raises(ValueError, match=r"positions has [\d,]+ elements, more than"):
+        # Issue 18: np.asarray(range(10**12)) raised MemoryError instead of a clear InputError.
+        with pytest.raises(InputError, match=r"positions has [\d,]+ elements, more than"):
             sinusoidal_encoding(huge, 2)
-        with pytest.raises(ValueError, match=r"offsets has [\d,]+ elements, more than"):
+        with pytest.raises(InputError, match=r"offsets has [\d,]+ elements, more than"):
             pe_core.offset_similarity(huge, 2)
-        with pytest.raises(ValueError, match=r"columns has [\d,]+ elements, more than"):
+        with pytest.raises(InputError, match=r"columns has [\d,]+ elements, more than"):
             pe_core.encoding_columns(3, 2, huge)
 
     def test_angles_beyond_float64(self):
-        with pytest.raises(ValueError, match="angles k \\* w_i must stay within 2\\*\\*53"):
+        with pytest.raises(InputError, match="angles k \\* w_i must stay within 2\\*\\*53"):
             sinusoidal_encoding(10, 8, base=1e-300)
 
 
 class TestOtherArguments:
     def test_dtype(self):
         with pytest.raises(
-            ValueError, match="dtype must be one of float64, float32, float16, bfloat16, got int32"
+            InputError, match="dtype must be one of float64, float32, float16, bfloat16, got int32"
         ):
             sinusoidal_encoding(4, 4, dtype=np.int32)
-        with pytest.raises(TypeError, match="dtype must be one of"):
+        with pytest.raises(InputTypeError, match="dtype must be one of"):
             sinusoidal_encoding(4, 4, dtype="float99")
 
     def test_kind(self):
         with pytest.raises(
-            ValueError, match="kind must be one of 'cosine', 'dot', 'distance', got 'l1'"
+            InputError, match="kind must be one of 'cosine', 'dot', 'distance', got 'l1'"
         ):
             offset_similarity([1], 8, kind="l1")
 
     def test_offsets(self):
-        with pytest.raises(ValueError, match="offsets must be finite"):
+        with pytest.raises(InputError, match="offsets must be finite"):
             offset_similarity([np.nan], 8)
-        with pytest.raises(TypeError, match="offsets must be an array of real numbers"):
+        with pytest.raises(InputTypeError, match="offsets must be an array of real numbers"):
             offset_similarity("1", 8)
-        with pytest.raises(TypeError, match="offset must be a real number, got '1'"):
+        with pytest.raises(InputTypeError, match="offset must be a real number, got '1'"):
             relative_rotation("1", 8)
-        with pytest.raises(ValueError, match="offset must be finite"):
+        with pytest.raises(InputError, match="offset must be finite"):
             relative_rotation(np.inf, 8)
 
     def test_precision(self):
         with pytest.raises(
-            ValueError,
+            InputError,
             match="precision must be one of 'float64', 'float32', 'float16', 'bfloat16', "
             "got 'int8'",
         ):
             uniqueness_report(10, 8, precision="int8")
 
     def test_cosine_similarity_inputs(self):
-        with pytest.raises(ValueError, match="a must be finite"):
+        with pytest.raises(InputError, match="a must be finite"):
             cosine_similarity([[np.nan, 1.0]])
-        with pytest.raises(TypeError, match="b must be an array of real numbers"):
+        with pytest.raises(InputTypeError, match="b must be an array of real numbers"):
             cosine_similarity([[1.0]], [["x"]])
 
 
@@ -177,5 +190,27 @@ def test_complex_numbers_among_objects_are_refused_not_truncated(values):
 
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        with pytest.raises(TypeError, match="positions must be an array of real numbers"):
+        with pytest.raises(InputTypeError, match="positions must be an array of real numbers"):
             sinusoidal_encoding(values, 8)
+
+
+class TestLoadJson:
+    """load_json's refusals, literal (tests/test_fuzz_core.py fuzzes it too)."""
+
+    @pytest.mark.parametrize(
+        ("text", "error", "message"),
+        [
+            (5, InputTypeError, r"text must be JSON text \(str, bytes or bytearray\), got 5"),
+            (None, InputTypeError, "text must be JSON text"),
+            ("{", InputError, "text is not valid JSON"),
+            (b"\xff\xfe\x00", InputError, "text is not valid JSON"),
+            ("[" * 101 + "]" * 101, InputError, "text nests arrays and objects more than 100"),
+        ],
+    )
+    def test_bad_text(self, text, error, message):
+        with pytest.raises(error, match=message):
+            pe_core.load_json(text)
+
+    def test_name(self):
+        with pytest.raises(InputError, match="rope_scaling is not valid JSON"):
+            pe_core.load_json("{", name="rope_scaling")

@@ -119,7 +119,7 @@ def _source(config: Config) -> tuple[str, Checked | None] | None:
         what = ui.escape_markdown(upload.name) if upload is not None else "the pasted rows"
         st.error(f"Cannot read {what}: {ui.escape_markdown(error)}.")
         return "", None
-    except ValueError as error:  # read, but no encoding can have this shape
+    except pe_core.InputError as error:  # read, but no encoding can have this shape
         st.error(f"Cannot check this table: {ui.escape_markdown(error)}.")
         return "", None
     if example == "none":
@@ -300,12 +300,17 @@ class Call:
         return "\n".join([line, *self.after])
 
 
+def _rounded_to(precision: pe_core.Precision) -> str | None:
+    """The format the exact values were rounded to once, if that is the difference."""
+    return precision.format if precision.kind is pe_core.PrecisionKind.ROUNDED else None
+
+
 def _rebuild_call(diagnosis, n: int, d: int, grid, grid_table) -> tuple[Call | None, Rows | None]:
     """Code that rebuilds the table, and what that code returns (by rows, positions in rows)."""
     found = diagnosis.identification
     if grid_table is not None:
         keywords = dict(layout=grid.layout, base=grid.base, extra_tokens=grid.extra_tokens)
-        stored = grid.precision.removesuffix(" rounding")
+        stored = _rounded_to(grid.precision)
         if stored in ("float32", "float16"):
             keywords["dtype"] = stored
         call = Call(
@@ -350,11 +355,11 @@ def _rebuild_call(diagnosis, n: int, d: int, grid, grid_table) -> tuple[Call | N
         )
     if not found.matches:
         return None, None
-    rounding = found.precision.removesuffix(" rounding")
+    rounding = _rounded_to(found.precision)
     keywords = dict(base=found.base, convention=found.convention)
     if rounding in ("float32", "float16"):
         keywords["dtype"] = rounding
-    decimals = int(found.precision.split()[2]) if found.precision.startswith("rounded to") else None
+    decimals = found.precision.decimals
     padding = np.asarray(found.padding_rows, dtype=np.int64)
     after = []
     if rounding == "bfloat16":
@@ -525,7 +530,7 @@ def _candidates(found: pe_core.Identification) -> None:
                     "first position": c.start,
                     "rows": "increasing" if c.step > 0 else "decreasing",
                     "largest |difference|": c.max_abs_error,
-                    "the difference is": c.precision
+                    "the difference is": c.precision.words
                     if c.rows_compared == found.n_positions
                     else f"at least this (compared on {c.rows_compared} rows)",
                 }
@@ -538,26 +543,25 @@ def _candidates(found: pe_core.Identification) -> None:
 def how_sure(found: pe_core.Identification) -> str:
     """How sure the identification is, in words: the difference against the input's own noise."""
     error = f"{found.max_abs_error:.2g}"
-    if found.precision == "exact in float64":
+    kind, fmt = found.precision.kind, found.precision.format
+    if kind is pe_core.PrecisionKind.EXACT:
         return (
             "**How sure:** every entry equals the exact encoding to the last few digits of "
             f"float64 (largest difference {error})."
         )
-    if found.precision.endswith("rounding"):
-        fmt = found.precision.split()[0]
+    if kind is pe_core.PrecisionKind.ROUNDED:
         return (
             f"**How sure:** every value is a {fmt} number and differs from the exact encoding by "
             f"at most {error}, no more than rounding the exact values to {fmt} does: this is "
             f"the exact encoding, stored in {fmt}."
         )
-    if found.precision.startswith("rounded to"):
+    if kind is pe_core.PrecisionKind.DECIMALS:
         return (
             f"**How sure:** every entry is within half a unit of the last of its "
-            f"{found.precision.split()[2]} decimals of the exact encoding (largest difference "
+            f"{found.precision.decimals} decimals of the exact encoding (largest difference "
             f"{error}): the exact encoding, written with that many decimals."
         )
-    fmt = found.precision.split()[0]
-    return (
+    return (  # computed in a format (a table that matches nothing is not asked about)
         f"**How sure:** the differences grow with the position, up to {error}, as they do when "
         f"the angles k·ω are computed in {fmt} (the position and the frequency rounded to {fmt} "
         f"before they are multiplied): a library's {fmt} arithmetic, not a different encoding. "

@@ -144,9 +144,7 @@ def comparison(config: Config, vector: str) -> Comparison:
     n = min(config.n_positions, MAX_DISTANCE + 1)
     distances = np.arange(n)
     curves = {}
-    added = _dot_with_last(
-        lambda k: pe_core.sinusoidal_encoding(k, config.d_model, **config.core_kwargs), n
-    )
+    added = _dot_with_last(lambda k: pe_core.sinusoidal_encoding(k, config.bank), n)
     curves[ADDED] = _scaled(added - added[0])
     rope = _rope(config)
     q, k = query_and_key(rope, vector)
@@ -279,7 +277,7 @@ def _t5(config: Config) -> None:
     bidirectional = BIDIRECTIONAL.value(config)
     try:
         relative, buckets = t5_buckets(n_buckets, max_distance, bidirectional)
-    except ValueError as error:
+    except pe_core.InputError as error:
         st.warning(f"These buckets cannot be computed: {error}")
         return
     exact = (n_buckets // 2 if bidirectional else n_buckets) // 2
@@ -336,7 +334,7 @@ def _multi_axis(config: Config) -> None:
     segments = _segments(config)
     try:
         ids = multi_axis_ids(segments)
-    except ValueError as error:
+    except pe_core.InputError as error:
         st.warning(f"This sequence cannot be built: {error}")
         ui.chart(caching.figure(_axes_figure, LAYOUT.value(config)), "distance_mrope_pairs")
         return

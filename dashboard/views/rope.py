@@ -116,7 +116,7 @@ MAX_CONFIG_CHARS = 20_000
 
 def _config_rule(text: str, config) -> None:
     if text.strip():
-        pe_core.load_json(text, name="config")  # its ValueError is shown as the reason
+        pe_core.load_json(text, name="config")  # its InputError is shown as the reason
 
 
 SOURCE = params.Choice(
@@ -273,7 +273,7 @@ def render(config: Config) -> None:
     text = chosen if isinstance(chosen, str) else json.dumps(chosen)
     try:
         data = rope_data(text, SEQ_LEN.value(config), VECTOR.value(config), PRECISION.value(config))
-    except (ValueError, TypeError) as error:
+    except pe_core.InputError as error:
         st.warning(f"This configuration cannot be used: {error}")
         return
     _summary(config, data.rope)

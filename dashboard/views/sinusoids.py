@@ -32,15 +32,15 @@ def parse_positions(text: str, config: Config) -> list[int]:
     try:
         values = sorted({int(part) for part in text.replace(";", ",").split(",") if part.strip()})
     except ValueError:
-        raise ValueError(
+        raise pe_core.InputError(
             "positions must be whole numbers separated by commas, e.g. 0, 1, 10, 50"
         ) from None
     if not values:
-        raise ValueError("give at least one position, e.g. 0, 1, 10, 50")
+        raise pe_core.InputError("give at least one position, e.g. 0, 1, 10, 50")
     if len(values) > MAX_DIMS:
-        raise ValueError(f"at most {MAX_DIMS} positions at a time")
+        raise pe_core.InputError(f"at most {MAX_DIMS} positions at a time")
     if values[0] < 0 or values[-1] >= config.n_positions:
-        raise ValueError(f"positions must lie between 0 and {config.n_positions - 1:,}")
+        raise pe_core.InputError(f"positions must lie between 0 and {config.n_positions - 1:,}")
     return values
 
 
@@ -187,7 +187,7 @@ def _by_dimension(config: Config) -> None:
     try:
         at = parse_positions(AT.value(config), config)
         st.session_state["_at_shown"] = at
-    except ValueError as error:
+    except pe_core.InputError as error:
         at = [p for p in st.session_state.get("_at_shown", [0]) if p < config.n_positions] or [0]
         st.warning(f"{error}; still showing {', '.join(map(str, at))}.")
     chosen = st.session_state.get(CHOSEN_KEY)
