@@ -39,7 +39,7 @@ def _format(value: Any) -> str:
         return f"{value:,}"
     if isinstance(value, (list, tuple)):
         return ", ".join(_format(v) for v in value) or "none"
-    return str(value)
+    return str(value) or "an empty value"
 
 
 class Invalid(pe_core.InputError):

@@ -133,6 +133,7 @@ def test_hostile_config_links_keep_the_app_working(text, shown):
     no_errors(at)
     messages = " ".join(w.value for w in at.warning).replace("\\", "")
     assert shown in messages
+    assert "using  instead" not in messages  # the empty box is named, not left blank
 
 
 class TestClickedPair:
