@@ -56,10 +56,12 @@ from pe_core.rope import (
     rope_decay_bound,
     rope_frequencies,
     rope_from_config,
+    rope_layers,
     rope_permutation,
     rope_scores,
     yarn_correction_range,
 )
+from pe_core.rope_models import MODEL_ROPES, ModelRope
 from pe_core.rotation import relative_rotation
 from pe_core.similarity import cosine_similarity, offset_similarity, similarity_matrix
 from pe_core.uniqueness import (
@@ -80,6 +82,7 @@ __all__ = [
     "LAYOUTS",
     "MAX_ELEMENTS",
     "MAX_JSON_DEPTH",
+    "MODEL_ROPES",
     "PAIRWISE_LIMIT",
     "PRECISIONS",
     "ROPE_TYPES",
@@ -94,6 +97,7 @@ __all__ = [
     "Identification",
     "InputError",
     "InputTypeError",
+    "ModelRope",
     "Precision",
     "PrecisionKind",
     "RotaryEncoding",
@@ -130,6 +134,7 @@ __all__ = [
     "rope_decay_bound",
     "rope_frequencies",
     "rope_from_config",
+    "rope_layers",
     "rope_permutation",
     "rope_scores",
     "similarity_matrix",

@@ -28,29 +28,7 @@ INV_FREQ_RTOL = 1e-6
 FACTOR_RTOL = 2**-23
 
 #: (file, layer type): what pe_core does not read yet (issue 34).
-NOT_READ_YET = {
-    ("gemma3-gemma-3-27b-it-full.json", "sliding_attention"): (
-        "rope_local_base_freq (10,000, unscaled) on sliding layers"
-    ),
-    ("gemma3-gemma-3-27b-it.json", "full_attention"): (
-        "Gemma 3's class default for an absent rope_theta (1,000,000 on global layers)"
-    ),
-    ("gemma3-gemma-3-27b-it.json", "sliding_attention"): (
-        "rope_local_base_freq and the class defaults of a sparse text_config"
-    ),
-    ("gemma3-gemma-3-4b-it.json", "full_attention"): (
-        "a sparse text_config: the class's defaults (head_dim 256, rope_theta 1e6)"
-    ),
-    ("gemma3-gemma-3-4b-it.json", "sliding_attention"): (
-        "a sparse text_config: the class's defaults (head_dim 256, local base 10,000)"
-    ),
-    ("olmo3-Olmo-3.1-32B-Instruct.json", "sliding_attention"): (
-        "YaRN on full-attention layers only: sliding layers use the default frequencies"
-    ),
-    ("qwen2.5vl-Qwen2.5-VL-7B-Instruct.json", "all"): (
-        'rope_scaling {"type": "mrope"}: default frequencies plus M-RoPE sections'
-    ),
-}
+NOT_READ_YET: dict[tuple[str, str], str] = {}
 
 
 def _cases():
@@ -80,9 +58,36 @@ def test_frequencies_and_attention_factor_as_transformers(name, layer_type):
     # One forward call at positions up to 8191: length-dependent types (dynamic, LongRoPE) saw
     # a sequence of 8,192 and updated inv_freq from it.
     inv_freq = np.asarray(expected.get("inv_freq_after_forward", expected["inv_freq"]))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)  # e.g. several layer types: full attention
-        rope = pe_core.rope_from_config(config, seq_len=max(REFERENCE["positions"]) + 1)
+    seq_len = max(REFERENCE["positions"]) + 1
+    if layer_type == "all":  # one encoding for every layer: no warning, no choice needed
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            rope = pe_core.rope_from_config(config, seq_len=seq_len)
+    else:
+        rope = pe_core.rope_from_config(config, layer_type=layer_type, seq_len=seq_len)
     assert rope.rotary_dim == expected["rotary_dim"]
     np.testing.assert_allclose(rope.inv_freq, inv_freq, rtol=INV_FREQ_RTOL, atol=0)
     assert rope.attention_factor == pytest.approx(expected["attention_scaling"], rel=FACTOR_RTOL)
+    assert rope.layout == REFERENCE["results"][name]["layout"]
+
+
+@pytest.mark.parametrize(
+    "name", sorted(n for n, r in REFERENCE["results"].items() if "error" not in r)
+)
+def test_which_layers_rotate_as_the_model_decides(name):
+    """rope_layers: None exactly where the model's own attention code applies no rotary
+    embedding (reference: the model's modeling file, rotating_layers_rule in reference.json)."""
+    config = json.loads((CORPUS / name).read_text())
+    expected = REFERENCE["results"][name]
+    layers = pe_core.rope_layers(config)
+    assert len(layers) == expected["num_hidden_layers"]
+    assert [i for i, rope in enumerate(layers) if rope is not None] == expected["rotating_layers"]
+    references = list(expected["per_layer_type"].values())
+    for rope in {id(rope): rope for rope in layers if rope is not None}.values():
+        # Each layer's encoding is one of the model's per-layer-type encodings (the frequency
+        # test checks which is which).
+        assert any(
+            rope.rotary_dim == reference["rotary_dim"]
+            and np.allclose(rope.inv_freq, reference["inv_freq"], rtol=INV_FREQ_RTOL, atol=0)
+            for reference in references
+        )

@@ -1,0 +1,238 @@
+"""What Hugging Face transformers knows about each model family's rotary encoding, as data.
+
+Per ``model_type``: the legacy spellings of RoPE keys, the model class's defaults for the keys
+that define RoPE, the pair layout, how the layer types follow when a config does not list them,
+the rotary parameters of each layer type, and which layers rotate at all. Read by
+:func:`pe_core.rope_from_config` and :func:`pe_core.rope_layers`; a model family is one entry
+of :data:`MODEL_ROPES` (transformers 5.24's configuration and modeling files are the source of
+each).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+__all__ = ["MODEL_ROPES", "LayerPattern", "LayerTypeRope", "ModelRope"]
+
+#: Layer types that are attention with RoPE in transformers' ``layer_types``; any other type
+#: (``linear_attention``, ``conv``, ``mamba``, ...) has no positional encoding of its own.
+ATTENTION_TYPES = ("full_attention", "sliding_attention", "chunked_attention")
+
+
+def _frozen(mapping: Mapping | None = None) -> Mapping:
+    return MappingProxyType(dict(mapping or {}))
+
+
+@dataclass(frozen=True)
+class LayerPattern:
+    """How a model class lists its layer types when the config has no ``layer_types``.
+
+    Layer ``i`` is ``every`` when ``(i + offset) % n == 0`` and ``other`` otherwise, ``n``
+    being ``config[key]`` (``default`` when absent; a fixed pattern has no key). A string
+    value such as EXAONE 4's ``"LLLG"`` spells the pattern out: ``G`` is ``every``.
+    """
+
+    every: str
+    other: str
+    default: int
+    key: str | None = None
+    offset: int = 1
+
+    def layer_types(self, config: Mapping, n_layers: int) -> list[str]:
+        value = config.get(self.key, self.default) if self.key else self.default
+        if isinstance(value, str) and value:
+            return [
+                self.every if value[i % len(value)] == "G" else self.other for i in range(n_layers)
+            ]
+        n = int(value) if isinstance(value, int) and value > 0 else self.default
+        return [self.every if (i + self.offset) % n == 0 else self.other for i in range(n_layers)]
+
+
+@dataclass(frozen=True)
+class LayerTypeRope:
+    """Where one layer type's ``rope_theta`` comes from in a flat (older) config.
+
+    ``theta_key`` is the key read (``None``: always the class default, as Olmo 3's sliding
+    layers), ``scaled`` whether the config's ``rope_scaling`` applies to this layer type.
+    """
+
+    theta_key: str | None
+    default_theta: float
+    scaled: bool
+
+
+@dataclass(frozen=True)
+class ModelRope:
+    """One model family's RoPE conventions in transformers.
+
+    Attributes
+    ----------
+    model_types : tuple of str
+        The ``model_type`` values (a multimodal wrapper's and its text model's).
+    default_theta : float
+        ``rope_theta`` when the config has none (the class's ``default_theta``).
+    renamed : mapping
+        Legacy key -> the key transformers reads it as (GPT-NeoX's ``rotary_emb_base``).
+    defaults : mapping
+        The class's defaults for keys that define RoPE, used when the config lacks them.
+    layout : {"halves", "interleaved"}
+        The pairs the model's ``apply_rotary_pos_emb`` rotates together.
+    interleave_key : str or None
+        A config flag that chooses interleaved pairs when true (DeepSeek's ``rope_interleave``).
+    rotary_dim_key : str or None
+        A key giving the rotary width in columns (GPT-J's ``rotary_dim``).
+    layer_types : LayerPattern or None
+        How ``layer_types`` follows when the config does not list them.
+    per_layer_type : mapping of str to LayerTypeRope
+        The rotary parameters of each layer type in a flat config; empty: every layer type
+        shares the config's one set.
+    rotates : {"attention", "no_rope_layers", "sliding", "sliding_or_no_window"}
+        Which layers apply RoPE: every attention layer; those with a true
+        ``no_rope_layers[i]`` (its default: all but every ``no_rope_layer_interval``-th); the
+        sliding-window layers, none without a window (Cohere 2); the sliding-window layers,
+        all without a window (EXAONE 4).
+    """
+
+    model_types: tuple[str, ...]
+    default_theta: float = 10_000.0
+    renamed: Mapping[str, str] = field(default_factory=_frozen)
+    defaults: Mapping[str, object] = field(default_factory=_frozen)
+    layout: str = "halves"
+    interleave_key: str | None = None
+    rotary_dim_key: str | None = None
+    layer_types: LayerPattern | None = None
+    per_layer_type: Mapping[str, LayerTypeRope] = field(default_factory=_frozen)
+    rotates: str = "attention"
+
+
+_SLIDING_EVERY = "full_attention", "sliding_attention"
+
+_ENTRIES = (
+    # GPT-NeoX / Pythia: configuration_gpt_neox.py reads rotary_emb_base and rotary_pct (0.25).
+    ModelRope(
+        ("gpt_neox",),
+        renamed=_frozen({"rotary_emb_base": "rope_theta", "rotary_pct": "partial_rotary_factor"}),
+        defaults=_frozen({"partial_rotary_factor": 0.25}),
+    ),
+    # GPT-J and CodeGen: rotary_dim columns, rotate_every_two (interleaved pairs).
+    ModelRope(
+        ("gptj", "codegen"),
+        layout="interleaved",
+        rotary_dim_key="rotary_dim",
+        defaults=_frozen({"rotary_dim": 64}),
+    ),
+    # Cohere (Command-R, Aya): repeat_interleave pairs; class default theta 500,000.
+    ModelRope(("cohere",), default_theta=500_000.0, layout="interleaved"),
+    # Cohere 2: interleaved pairs, RoPE on the sliding-window layers only (3 of every 4).
+    ModelRope(
+        ("cohere2",),
+        layout="interleaved",
+        layer_types=LayerPattern(*_SLIDING_EVERY, default=4, key="sliding_window_pattern"),
+        rotates="sliding",
+    ),
+    # GLM and GLM-4: half of each head rotates, interleaved.
+    ModelRope(
+        ("glm", "glm4"), layout="interleaved", defaults=_frozen({"partial_rotary_factor": 0.5})
+    ),
+    # DeepSeek V2/V3: qk_rope_head_dim columns; rope_interleave (default true) pairs them.
+    ModelRope(
+        ("deepseek_v3", "deepseek_v2"),
+        interleave_key="rope_interleave",
+        defaults=_frozen({"rope_interleave": True}),
+    ),
+    # Llama 4: pairs of adjacent columns (view_as_complex); no RoPE on every 4th layer.
+    ModelRope(
+        ("llama4", "llama4_text"),
+        default_theta=500_000.0,
+        layout="interleaved",
+        rotates="no_rope_layers",
+    ),
+    # SmolLM3: no RoPE on every 4th layer (no_rope_layers).
+    ModelRope(("smollm3",), default_theta=2_000_000.0, rotates="no_rope_layers"),
+    # EXAONE 4: RoPE on sliding layers only when there is a window (global NoPE).
+    ModelRope(
+        ("exaone4",),
+        layer_types=LayerPattern(*_SLIDING_EVERY, default=4, key="sliding_window_pattern"),
+        rotates="sliding_or_no_window",
+    ),
+    # ModernBERT: global layers base 160,000 (global_rope_theta), local 10,000.
+    ModelRope(
+        ("modernbert",),
+        layer_types=LayerPattern(
+            *_SLIDING_EVERY, default=3, key="global_attn_every_n_layers", offset=0
+        ),
+        per_layer_type=_frozen(
+            {
+                "full_attention": LayerTypeRope("global_rope_theta", 160_000.0, scaled=True),
+                "sliding_attention": LayerTypeRope("local_rope_theta", 10_000.0, scaled=True),
+            }
+        ),
+    ),
+    # Gemma 3: global layers rope_theta (1e6) with rope_scaling, sliding layers
+    # rope_local_base_freq (10,000) unscaled; 5 sliding : 1 full.
+    ModelRope(
+        ("gemma3", "gemma3_text"),
+        default_theta=1_000_000.0,
+        defaults=_frozen(
+            {
+                "head_dim": 256,
+                "hidden_size": 2304,
+                "num_attention_heads": 8,
+                "num_hidden_layers": 26,
+                "max_position_embeddings": 131_072,
+            }
+        ),
+        layer_types=LayerPattern(*_SLIDING_EVERY, default=6, key="sliding_window_pattern"),
+        per_layer_type=_frozen(
+            {
+                "full_attention": LayerTypeRope("rope_theta", 1_000_000.0, scaled=True),
+                "sliding_attention": LayerTypeRope("rope_local_base_freq", 10_000.0, scaled=False),
+            }
+        ),
+    ),
+    # Olmo 3: rope_scaling on full layers only; sliding layers always take the class default
+    # (transformers pops rope_theta for the full layers first).
+    ModelRope(
+        ("olmo3",),
+        default_theta=500_000.0,
+        layer_types=LayerPattern(*_SLIDING_EVERY, default=4),
+        per_layer_type=_frozen(
+            {
+                "full_attention": LayerTypeRope("rope_theta", 500_000.0, scaled=True),
+                "sliding_attention": LayerTypeRope(None, 500_000.0, scaled=False),
+            }
+        ),
+    ),
+    # gpt-oss: sliding and full layers alternate; one YaRN for both.
+    ModelRope(
+        ("gpt_oss",),
+        default_theta=150_000.0,
+        layer_types=LayerPattern(*_SLIDING_EVERY, default=2),
+    ),
+    # Qwen3-Next, Qwen3.5: 3 linear-attention layers (no RoPE) to 1 full; a quarter rotates.
+    ModelRope(
+        ("qwen3_next", "qwen3_5", "qwen3_5_text", "qwen3_5_moe", "qwen3_5_moe_text"),
+        defaults=_frozen({"partial_rotary_factor": 0.25}),
+        layer_types=LayerPattern(
+            "full_attention", "linear_attention", default=4, key="full_attention_interval"
+        ),
+    ),
+    # LFM2: convolution layers (no RoPE) and a few full-attention layers.
+    ModelRope(("lfm2",), default_theta=1_000_000.0),
+    # Qwen2-VL, Qwen2.5-VL: "type": "mrope" is the default frequencies plus M-RoPE sections.
+    ModelRope(
+        ("qwen2_vl", "qwen2_vl_text", "qwen2_5_vl", "qwen2_5_vl_text"),
+        default_theta=1_000_000.0,
+    ),
+    ModelRope(("qwen3_vl", "qwen3_vl_text"), default_theta=500_000.0),
+)
+
+#: ``model_type`` -> :class:`ModelRope`; a model type not listed reads as Llama does.
+MODEL_ROPES: Mapping[str, ModelRope] = _frozen(
+    {model_type: entry for entry in _ENTRIES for model_type in entry.model_types}
+)
+
+#: The conventions of every model type not in :data:`MODEL_ROPES` (Llama, Mistral, Qwen2, ...).
+GENERIC = ModelRope(("*",))
