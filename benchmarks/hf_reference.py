@@ -89,6 +89,8 @@ def pair_layout(module, text_cfg) -> tuple[str, str]:
         fn = getattr(module, fn_name, None)
         if fn is not None:
             src = inspect.getsource(fn)
+            if "view_as_complex" in src and "-1, 2)" in src:
+                return "interleaved", f"{fn_name}: complex numbers of adjacent columns"
             if "chunk(2" in src or "chunk(" in src:
                 return "halves", f"{fn_name}: chunk into halves"
             if "::2" in src:
@@ -137,7 +139,11 @@ def call_rotary(rot, x, positions: list[int], layer_type):
 
 
 def compute(path: Path) -> dict:
-    raw = json.loads(path.read_text(encoding="utf-8"))
+    return compute_config(json.loads(path.read_text(encoding="utf-8")))
+
+
+def compute_config(raw: dict) -> dict:
+    """transformers' reading of one config.json (a dict): see the module docstring."""
     model_type = raw.get("model_type")
     rec: dict = {"model_type": model_type}
     if model_type not in CONFIG_MAPPING:
@@ -174,17 +180,21 @@ def compute(path: Path) -> dict:
         scaling = getattr(rot, f"{prefix}attention_scaling", getattr(rot, "attention_scaling", 1.0))
         inv0 = _floats(inv)
         x = torch.zeros(1, len(POSITIONS), 2 * len(inv0), dtype=torch.float32)
-        cos, sin, pos_shape = call_rotary(rot, x, POSITIONS, lt)
-        inv_after = _floats(getattr(rot, f"{prefix}inv_freq"))
         entry = {
             "inv_freq": inv0,
             "attention_scaling": float(scaling),
             "rotary_dim": 2 * len(inv0),
-            "positions": POSITIONS,
-            "position_ids": pos_shape,
-            "cos": [_floats(cos[i]) for i in range(len(POSITIONS))],
-            "sin": [_floats(sin[i]) for i in range(len(POSITIONS))],
         }
+        try:
+            cos, sin, pos_shape = call_rotary(rot, x, POSITIONS, lt)
+        except ValueError:  # Llama 4's rotary class returns complex freqs_cis, not cos, sin
+            pos_shape = None
+        else:
+            entry["positions"] = POSITIONS
+            entry["position_ids"] = pos_shape
+            entry["cos"] = [_floats(cos[i]) for i in range(len(POSITIONS))]
+            entry["sin"] = [_floats(sin[i]) for i in range(len(POSITIONS))]
+        inv_after = _floats(getattr(rot, f"{prefix}inv_freq"))
         if inv_after != inv0:
             entry["inv_freq_after_forward"] = inv_after
             entry["note"] = f"dynamic update: forward saw max position + 1 = {max(POSITIONS) + 1}"

@@ -600,17 +600,30 @@ def _longrope(parameters, resolved, original, dim, max_position_embeddings, seq_
 def _llama3(parameters, resolved, original, factor, max_position_embeddings):
     low = _number(parameters, "low_freq_factor", low=0.0, strict=True)
     high = _number(parameters, "high_freq_factor", low=0.0, strict=True)
-    if high <= low:
+    if high < low:
         raise InputError(
-            "scaling['high_freq_factor'] must be greater than "
+            "scaling['high_freq_factor'] must be at least "
             f"scaling['low_freq_factor'], got {high:g} and {low:g}"
         )
     training = _training_length(parameters, max_position_embeddings, "llama3")
     wavelength = 2 * math.pi / original
     low_wavelength, high_wavelength = training / low, training / high
     scaled = np.where(wavelength > low_wavelength, original / factor, original)
-    smooth = (training / wavelength - low) / (high - low)
-    smoothed = (1 - smooth) * scaled / factor + smooth * scaled
+    if high == low:
+        # Llama 4 Scout's configuration: transformers warns and, with no band to smooth over,
+        # divides by the factor every pair slower than the boundary: a hard step. (A wavelength
+        # exactly at the boundary keeps its frequency, where transformers' 0/0 gives NaN.)
+        warnings.warn(
+            f"scaling['high_freq_factor'] equals scaling['low_freq_factor'] ({high:g}): "
+            "no smoothing band, a hard step at wavelength "
+            f"{low_wavelength:g} (as transformers computes it)",
+            UserWarning,
+            stacklevel=4,
+        )
+        smoothed = scaled
+    else:
+        smooth = (training / wavelength - low) / (high - low)
+        smoothed = (1 - smooth) * scaled / factor + smooth * scaled
     medium = ~(wavelength < high_wavelength) & ~(wavelength > low_wavelength)
     resolved.update(
         low_freq_factor=low, high_freq_factor=high, original_max_position_embeddings=training
@@ -859,6 +872,8 @@ def rope_from_config(
     >>> rope_from_config(pythia).rotary_dim
     16
     """
+    if layer_type is not None and not isinstance(layer_type, str):
+        raise InputTypeError(f"layer_type must be a string or None, got {_describe(layer_type)}")
     reading = _read_config(config)
     with_rope = _rotating_types(reading)
     if not with_rope:
@@ -875,8 +890,14 @@ def rope_from_config(
                 UserWarning,
                 stacklevel=2,
             )
-    else:
-        layer_type = check_choice(layer_type, "layer_type", tuple(with_rope))
+    elif layer_type not in with_rope:
+        present = reading.layer_types or ("full_attention",)
+        reason = "has no RoPE in its" if layer_type in present else "has no"
+        raise InputError(
+            f"layer_type must name layers of the config that use RoPE "
+            f"({', '.join(map(repr, with_rope))}); the config {reason} {layer_type!r} layers, "
+            f"got layer_type={_describe(layer_type)}"
+        )
     return _encoding(reading, layer_type, seq_len)
 
 

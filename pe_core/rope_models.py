@@ -121,6 +121,14 @@ _ENTRIES = (
         ("gptj", "codegen"),
         layout="interleaved",
         rotary_dim_key="rotary_dim",
+        renamed=_frozen(
+            {
+                "n_embd": "hidden_size",
+                "n_head": "num_attention_heads",
+                "n_layer": "num_hidden_layers",
+                "n_positions": "max_position_embeddings",
+            }
+        ),
         defaults=_frozen({"rotary_dim": 64}),
     ),
     # Cohere (Command-R, Aya): repeat_interleave pairs; class default theta 500,000.
@@ -160,6 +168,14 @@ _ENTRIES = (
     # ModernBERT: global layers base 160,000 (global_rope_theta), local 10,000.
     ModelRope(
         ("modernbert",),
+        defaults=_frozen(
+            {
+                "hidden_size": 768,
+                "num_attention_heads": 12,
+                "num_hidden_layers": 22,
+                "max_position_embeddings": 8192,
+            }
+        ),
         layer_types=LayerPattern(
             *_SLIDING_EVERY, default=3, key="global_attn_every_n_layers", offset=0
         ),
@@ -209,6 +225,23 @@ _ENTRIES = (
     ModelRope(
         ("gpt_oss",),
         default_theta=150_000.0,
+        defaults=_frozen(
+            {
+                "head_dim": 64,
+                "hidden_size": 2880,
+                "num_attention_heads": 64,
+                "num_hidden_layers": 36,
+                "max_position_embeddings": 131_072,
+                "rope_scaling": {
+                    "rope_type": "yarn",
+                    "factor": 32.0,
+                    "beta_fast": 32.0,
+                    "beta_slow": 1.0,
+                    "truncate": False,
+                    "original_max_position_embeddings": 4096,
+                },
+            }
+        ),
         layer_types=LayerPattern(*_SLIDING_EVERY, default=2),
     ),
     # Qwen3-Next, Qwen3.5: 3 linear-attention layers (no RoPE) to 1 full; a quarter rotates.

@@ -462,6 +462,17 @@ SCALINGS = [
     {"rope_type": "proportional", "factor": 1.0},
 ]
 
+
+def _model_config(scaling, model_type, layers) -> dict:
+    """ROPE_CONFIG with a scaling, and a model type's conventions and layer count."""
+    config = {**ROPE_CONFIG, "rope_scaling": scaling}
+    if model_type is not None:
+        config["model_type"] = model_type
+    if layers is not None:
+        config["num_hidden_layers"] = layers
+    return config
+
+
 ENCODING_KW = ("base", "convention")
 BASE_KW = {"base": 100.0, "convention": "vaswani"}
 
@@ -577,7 +588,16 @@ SPECS = {
         },
     ),
     "rope_from_config": Spec(
-        pe_core.rope_from_config, ("config",), ("seq_len",), {"config": ROPE_CONFIG, "seq_len": 32}
+        pe_core.rope_from_config,
+        ("config",),
+        ("layer_type", "seq_len"),
+        {"config": ROPE_CONFIG, "layer_type": "full_attention", "seq_len": 32},
+    ),
+    "rope_layers": Spec(
+        pe_core.rope_layers,
+        ("config",),
+        ("seq_len",),
+        {"config": {**ROPE_CONFIG, "num_hidden_layers": 3}, "seq_len": 32},
     ),
     "load_json": Spec(pe_core.load_json, ("text",), (), {"text": json.dumps(ROPE_CONFIG)}),
     "apply_rope": Spec(
@@ -754,14 +774,19 @@ PLAUSIBLE = {
         st.integers(1, 3 * pe_core.MAX_JSON_DEPTH).map(lambda depth: "[" * depth + "]" * depth),
         st.text(alphabet='[]{}":,\\ab1', max_size=300),
     ),
+    "layer_type": st.sampled_from(
+        ["full_attention", "sliding_attention", "linear_attention", "conv", ""]
+    ),
     "config": st.builds(
-        lambda scaling, text: (
-            json.dumps({**ROPE_CONFIG, "rope_scaling": scaling})
+        lambda scaling, text, model_type, layers: (
+            json.dumps(_model_config(scaling, model_type, layers))
             if text
-            else {**ROPE_CONFIG, "rope_scaling": scaling}
+            else _model_config(scaling, model_type, layers)
         ),
         st.sampled_from(SCALINGS),
         st.booleans(),
+        st.sampled_from([None, *pe_core.MODEL_ROPES]),
+        st.one_of(st.none(), st.integers(1, 8)),
     ),
     "rope": st.sampled_from(ROPES),
     "q": st.sampled_from([np.ones(8), np.arange(8.0), np.ones(6)]),
@@ -997,6 +1022,12 @@ def check_result(name: str, arguments: dict, result) -> None:
         return
     if name == "uniqueness_report":
         _check_report(call, result, _count(arg("positions")))
+        return
+    if name == "rope_layers":
+        assert isinstance(result, list) and result, call
+        for rope in result:
+            if rope is not None:
+                check_result("rope_from_config", arguments, rope)
         return
     if name in ("rope_frequencies", "rope_from_config"):
         assert isinstance(result, pe_core.RotaryEncoding), call

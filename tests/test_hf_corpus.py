@@ -91,3 +91,42 @@ def test_which_layers_rotate_as_the_model_decides(name):
             and np.allclose(rope.inv_freq, reference["inv_freq"], rtol=INV_FREQ_RTOL, atol=0)
             for reference in references
         )
+
+
+# --- the families the corpus lacks --------------------------------------------------------
+# tests/data/hf_families_5_24.json: small configs built on each model class's defaults, with
+# the family's own keys as its config.json files spell them (GPT-NeoX's rotary_pct, GPT-J's
+# n_embd and rotary_dim, ModernBERT's global_rope_theta, Llama 4 Scout's equal llama3 factors,
+# Qwen2-VL's "type": "mrope", ...), read by transformers 5.24 (benchmarks/hf_families.py).
+FAMILIES = json.loads((CORPUS.parent / "hf_families_5_24.json").read_text())["results"]
+
+
+def _family_cases():
+    for name, result in sorted(FAMILIES.items()):
+        for layer_type in result["per_layer_type"]:
+            yield pytest.param(name, layer_type, id=f"{name}-{layer_type}")
+
+
+@pytest.mark.parametrize(("name", "layer_type"), list(_family_cases()))
+def test_families_as_transformers(name, layer_type):
+    result = FAMILIES[name]
+    expected = result["per_layer_type"][layer_type]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # Llama 4 Scout's hard step is warned
+        rope = pe_core.rope_from_config(
+            result["config"], layer_type=None if layer_type == "all" else layer_type
+        )
+    assert rope.rotary_dim == expected["rotary_dim"]
+    np.testing.assert_allclose(rope.inv_freq, expected["inv_freq"], rtol=INV_FREQ_RTOL, atol=0)
+    assert rope.attention_factor == pytest.approx(expected["attention_scaling"], rel=FACTOR_RTOL)
+    assert rope.layout == result["layout"]
+
+
+@pytest.mark.parametrize("name", sorted(FAMILIES))
+def test_families_rotating_layers(name):
+    result = FAMILIES[name]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        layers = pe_core.rope_layers(result["config"])
+    assert len(layers) == result["num_hidden_layers"]
+    assert [i for i, rope in enumerate(layers) if rope is not None] == result["rotating_layers"]

@@ -275,9 +275,9 @@ class TestConfig:
             (
                 {
                     **LLAMA_31,
-                    "rope_scaling": {**LLAMA_31["rope_scaling"], "low_freq_factor": 4.0},
+                    "rope_scaling": {**LLAMA_31["rope_scaling"], "low_freq_factor": 5.0},
                 },
-                r"'high_freq_factor'\] must be greater than scaling\['low_freq_factor'\]",
+                r"'high_freq_factor'\] must be at least scaling\['low_freq_factor'\]",
             ),
             (
                 {

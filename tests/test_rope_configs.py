@@ -3,6 +3,7 @@ TypeError with a message, never another exception, never a hang."""
 
 import json
 import math
+import warnings
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -96,7 +97,6 @@ class _no_fail:
     """Warnings (HF's, as UserWarning) are allowed; they must not be errors."""
 
     def __enter__(self):
-        import warnings
 
         self._catch = warnings.catch_warnings()
         self._catch.__enter__()
