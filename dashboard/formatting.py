@@ -84,3 +84,8 @@ def column_labels(
                 f"column {column}: pair i={i}, {kind}, ω={w:.4g} rad/pos, λ={lam:.4g} pos"
             )
     return labels
+
+
+def counted(count: int, noun: str, plural: str | None = None) -> str:
+    """``count`` and its noun, singular for one: "1 layer", "2,048 layers"."""
+    return f"{count:,} {noun if count == 1 else plural or noun + 's'}"

@@ -145,6 +145,9 @@ class RotaryEncoding:
     layout : {"halves", "interleaved"}
         Where the model's rotary pairs sit (see :data:`LAYOUTS`): the default of
         :func:`apply_rope`, :func:`rope_cos_sin`, :func:`rope_scores` and :meth:`bank`.
+    layer_type : str or None
+        The layers of a model configuration it is for, in transformers' words
+        ("full_attention", "sliding_attention", ...); None when not read from a config.
     """
 
     inv_freq: NDArray[np.float64]
@@ -159,6 +162,7 @@ class RotaryEncoding:
     target_length: int | None
     parameters: dict = field(default_factory=dict)
     layout: str = "halves"
+    layer_type: str | None = None
 
     def __post_init__(self) -> None:
         check_choice(self.layout, "layout", LAYOUTS)
@@ -818,7 +822,9 @@ def _encoding(reading: _ConfigReading, layer_type: str, seq_len) -> RotaryEncodi
         if "seq_len" in str(error):
             raise
         raise type(error)(f"config: {error}") from None
-    return replace(rope, layout=layout, parameters={**rope.parameters, **kept})
+    return replace(
+        rope, layout=layout, layer_type=layer_type, parameters={**rope.parameters, **kept}
+    )
 
 
 def rope_from_config(

@@ -1,6 +1,7 @@
 """The RoPE lab, driven by AppTest: presets, the sidebar's sinusoid as RoPE, pasted configs."""
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -200,3 +201,54 @@ class TestClickedPair:
         no_errors(at)
         assert not any("clicked:" in c.value for c in at.caption)
         assert self._shaded(at) == []
+
+
+class TestLayers:
+    """A pasted config with several layer types or layers without RoPE (issue 34): the
+    per-layer map, the layer type chosen, the charts of that type."""
+
+    @staticmethod
+    def _app(name: str, **query):
+        text = (Path(__file__).parent / "data" / "hf_configs" / name).read_text()
+        at = new_app(view="rope", rope_model=rope_view.PASTE, rope_json=text, **query)
+        return at.run()
+
+    @staticmethod
+    def _metrics(at) -> dict:
+        return {m.label: m.value for m in at.metric}
+
+    def test_gemma3_full_layers_by_default_and_sliding_on_request(self):
+        at = self._app("gemma3-gemma-3-27b-it.json")
+        no_errors(at)
+        choice = next(g for g in at.get("button_group") if g.label == "Layer type")
+        assert choice.options == ["sliding_attention", "full_attention"]
+        assert self._metrics(at)["Base (rope_theta)"] == "1,000,000"
+        captions = " ".join(c.value for c in at.caption)
+        assert "the full_attention layers' encoding (10 of 62 layers)" in captions
+        table = at.dataframe[0].value
+        assert table["layers"].tolist() == [52, 10]
+        at = self._app("gemma3-gemma-3-27b-it.json", rope_layer="sliding_attention")
+        no_errors(at)
+        assert self._metrics(at)["Base (rope_theta)"] == "10,000"
+        assert self._metrics(at)["rope_type"] == "default"
+
+    def test_exaone4_global_layers_have_no_rope(self):
+        at = self._app("exaone4-EXAONE-4.0-32B.json")
+        no_errors(at)
+        assert not [g for g in at.get("button_group") if g.label == "Layer type"]
+        table = at.dataframe[0].value
+        assert table["layer type"].tolist() == ["sliding_attention", "no RoPE"]
+        assert table["layers"].tolist() == [48, 16]
+        strip = next(spec for spec in figures(at) if "64 layers" in spec["layout"]["title"]["text"])
+        assert [trace["name"] for trace in strip["data"]] == ["sliding_attention", "no RoPE"]
+
+    def test_a_layer_type_the_config_lacks_is_a_warning(self):
+        at = self._app("gemma3-gemma-3-27b-it.json", rope_layer="chunked_attention")
+        no_errors(at)
+        messages = " ".join(w.value for w in at.warning).replace("\\", "")
+        assert "rope_layer=chunked_attention" in messages
+
+    def test_a_plain_config_has_no_map(self):
+        at = self._app("llama3.1-Llama-3.1-8B-Instruct.json")
+        no_errors(at)
+        assert not any("layers" in spec["layout"]["title"]["text"] for spec in figures(at))

@@ -161,3 +161,37 @@ def pairs_by_axis(
         xaxis=index_axis("pair i", wavelengths.size),
         yaxis=_axis("wavelength 2π/ω (positions)", type="log", exponentformat="power"),
     )
+
+
+def layer_strip(labels: Sequence[str], hover: Sequence[str], title: str) -> go.Figure:
+    """One cell per decoder layer, coloured by its label (a layer type, or "no RoPE" in
+    grey), with ``hover`` words per layer: which layers rotate, and with which encoding."""
+    kinds = list(dict.fromkeys(labels))
+    others = iter(colour for colour in LINE_COLOURS if colour != GRAY)
+    colours = {kind: GRAY if kind == "no RoPE" else next(others, SLATE) for kind in kinds}
+    layers = np.arange(len(labels))
+    traces = []
+    for kind in kinds:
+        chosen = np.flatnonzero(np.asarray(labels) == kind)
+        traces.append(
+            {
+                "type": "bar",
+                "x": layers[chosen],
+                "y": np.ones(chosen.size),
+                # One layer wide: Plotly would size each trace's bars by its own spacing.
+                "width": 0.9,
+                "name": kind,
+                "marker": {"color": colours[kind], "line": {"width": 0}},
+                "hovertext": [hover[i] for i in chosen],
+                "hovertemplate": "%{hovertext}<extra></extra>",
+            }
+        )
+    return _figure(
+        traces,
+        title=title,
+        height=230,
+        barmode="overlay",
+        xaxis=index_axis("layer", len(labels)),
+        yaxis={"visible": False, "range": [0, 1]},
+        margin={"t": 50},
+    )

@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import pprint
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -160,7 +161,62 @@ PRECISION = params.Choice(
     options=("float32", "bfloat16", "float16"),
     kind="segmented",
 )
-PARAMS = (SOURCE, CONFIG_TEXT, SEQ_LEN, VECTOR, PRECISION)
+
+
+@dataclass(frozen=True)
+class LayerRow:
+    """One decoder layer of a configuration: its layer type and rotary encoding (None: the
+    layer has no positional encoding)."""
+
+    index: int
+    layer_type: str | None
+    rope: pe_core.RotaryEncoding | None
+
+
+@cached
+def layer_map(config_text: str) -> tuple[LayerRow, ...] | None:
+    """Each layer of the configuration, as transformers builds it (pe_core.rope_layers);
+    None when the configuration does not say how many layers it has, or cannot be read."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # shown with the chosen encoding
+            layers = pe_core.rope_layers(config_text)
+    except pe_core.InputError:
+        return None
+    return tuple(
+        LayerRow(i, None if rope is None else rope.layer_type, rope)
+        for i, rope in enumerate(layers)
+    )
+
+
+def rope_layer_types(rows: tuple[LayerRow, ...] | None) -> tuple[str, ...]:
+    """The layer types with RoPE, in order of first appearance (one, "full_attention", when
+    the layers are not known)."""
+    if not rows:
+        return ("full_attention",)
+    kinds = dict.fromkeys(row.layer_type for row in rows if row.rope is not None)
+    return tuple(kinds) or ("full_attention",)
+
+
+def _layer_type_options(config: Config) -> tuple[str, ...]:
+    return rope_layer_types(layer_map(_config_text(config)))
+
+
+def _default_layer_type(config: Config) -> str:
+    options = _layer_type_options(config)
+    return "full_attention" if "full_attention" in options else options[0]
+
+
+LAYER_TYPE = params.Choice(
+    "rope_layer",
+    "Layer type",
+    _default_layer_type,
+    options=_layer_type_options,
+    kind="segmented",
+    help="The layers whose rotary encoding the charts show: this model's layer types use "
+    "different ones.",
+)
+PARAMS = (SOURCE, CONFIG_TEXT, SEQ_LEN, LAYER_TYPE, VECTOR, PRECISION)
 
 
 def _sidebar_config(config: Config) -> dict:
@@ -181,6 +237,12 @@ def _chosen_config(config: Config) -> dict | str:
     return PRESETS[source]
 
 
+def _config_text(config: Config) -> str:
+    """The chosen configuration as JSON text (a small hashable cache key)."""
+    chosen = _chosen_config(config)
+    return chosen if isinstance(chosen, str) else json.dumps(chosen)
+
+
 @dataclass(frozen=True)
 class RopeData:
     rope: pe_core.RotaryEncoding
@@ -193,9 +255,12 @@ class RopeData:
 
 
 @cached
-def rope_data(config_text: str, seq_len: int, vector: str, precision: str) -> RopeData:
-    """Everything the lab draws, for one configuration (as JSON text: a hashable key)."""
-    rope = pe_core.rope_from_config(config_text, seq_len=seq_len or None)
+def rope_data(
+    config_text: str, seq_len: int, vector: str, precision: str, layer_type: str | None = None
+) -> RopeData:
+    """Everything the lab draws, for one configuration (as JSON text: a hashable key) and one
+    of its layer types (None: its only one)."""
+    rope = pe_core.rope_from_config(config_text, layer_type=layer_type, seq_len=seq_len or None)
     original = pe_core.rope_frequencies(
         rope.head_dim,
         base=rope.base,
@@ -269,20 +334,33 @@ def render(config: Config) -> None:
                 "Paste a model's config.json (or just its rope keys) to see its rotary encoding."
             )
             return
-    chosen = _chosen_config(config)
-    text = chosen if isinstance(chosen, str) else json.dumps(chosen)
+    text = _config_text(config)
+    rows = layer_map(text)
+    layer_types = rope_layer_types(rows)
+    layer_type = None
+    if len(layer_types) > 1:
+        LAYER_TYPE.widget(config)
+        layer_type = LAYER_TYPE.value(config)
     try:
-        data = rope_data(text, SEQ_LEN.value(config), VECTOR.value(config), PRECISION.value(config))
+        data = rope_data(
+            text,
+            SEQ_LEN.value(config),
+            VECTOR.value(config),
+            PRECISION.value(config),
+            layer_type,
+        )
     except pe_core.InputError as error:
         st.warning(f"This configuration cannot be used: {error}")
         return
     _summary(config, data.rope)
+    if rows is not None and (len(layer_types) > 1 or any(row.rope is None for row in rows)):
+        _layers(rows, data.rope)
     chosen = ui.selected_whole_x(PAIRS_KEY, data.rope.n_pairs, shown=data.rope)
     _pairs(data.rope, chosen)
     _scores(config, data)
     _layouts(data.rope, chosen)
     _precision(config, data)
-    _code_and_downloads(text, data.rope)
+    _code_and_downloads(text, data.rope, layer_type)
 
 
 def _summary(config: Config, rope: pe_core.RotaryEncoding) -> None:
@@ -310,6 +388,59 @@ def _summary(config: Config, rope: pe_core.RotaryEncoding) -> None:
         f"{rope.attention_factor:.6g}",
         help="Multiplies cos and sin (Hugging Face's attention_scaling): scores scale by its "
         "square.",
+    )
+
+
+def _layer_words(rope: pe_core.RotaryEncoding | None) -> str:
+    if rope is None:
+        return "no positional encoding"
+    return (
+        f"RoPE {rope.rope_type}, base {formatting.number_text(rope.base, grouping=True)}, "
+        f"{rope.rotary_dim} of {rope.head_dim} columns rotate"
+    )
+
+
+def _layers(rows: tuple[LayerRow, ...], shown: pe_core.RotaryEncoding) -> None:
+    """The per-layer map: which layers rotate, with which encoding."""
+    n_rope = sum(row.rope is not None for row in rows)
+    label = [row.layer_type if row.rope is not None else "no RoPE" for row in rows]
+    hover = [
+        f"layer {row.index}: {row.layer_type or 'full_attention'}, {_layer_words(row.rope)}"
+        for row in rows
+    ]
+    fig = caching.figure(
+        rotary.layer_strip,
+        tuple(label),
+        tuple(hover),
+        formatting.counted(len(rows), "layer")
+        + (
+            f": {n_rope:,} with RoPE, {len(rows) - n_rope:,} without"
+            if n_rope < len(rows)
+            else ", all with RoPE"
+        ),
+    )
+    ui.chart(fig, "rope_layer_map")
+    distinct = {}
+    for row in rows:
+        key = row.layer_type if row.rope is not None else None
+        distinct.setdefault(key, []).append(row.index)
+    table = pd.DataFrame(
+        [
+            {
+                "layer type": kind or "no RoPE",
+                "layers": len(indices),
+                "first layers": ", ".join(map(str, indices[:6]))
+                + (", …" if len(indices) > 6 else ""),
+                "encoding": _layer_words(rows[indices[0]].rope),
+            }
+            for kind, indices in distinct.items()
+        ]
+    )
+    st.dataframe(table, hide_index=True, width="stretch")
+    count = sum(row.rope is not None and row.layer_type == shown.layer_type for row in rows)
+    st.caption(
+        f"The charts below show the {shown.layer_type} layers' encoding ({count:,} of "
+        f"{formatting.counted(len(rows), 'layer')})."
     )
 
 
@@ -566,14 +697,17 @@ def _precision(config: Config, data: RopeData) -> None:
         )
 
 
-def snippets(config: dict, rope: pe_core.RotaryEncoding) -> tuple[str, str]:
+def snippets(
+    config: dict, rope: pe_core.RotaryEncoding, layer_type: str | None = None
+) -> tuple[str, str]:
     """Code that reproduces ``rope``'s inv_freq and attention factor: with pe_core, and with
     PyTorch (Hugging Face's own functions, or the plain formula for unscaled RoPE)."""
     literal = pprint.pformat(config, width=88, sort_dicts=False)
+    layer_argument = f", layer_type={layer_type!r}" if layer_type else ""
     pe_core_code = (
         "import pe_core\n\n"
         f"config = {literal}  # or json.load(open('config.json'))\n"
-        "rope = pe_core.rope_from_config(config)\n"
+        f"rope = pe_core.rope_from_config(config{layer_argument})\n"
         "inv_freq, attention_factor = rope.inv_freq, rope.attention_factor\n"
         "cos, sin = pe_core.rope_cos_sin(4096, rope)  # as Hugging Face's rotary embedding\n"
     )
@@ -600,9 +734,11 @@ def snippets(config: dict, rope: pe_core.RotaryEncoding) -> tuple[str, str]:
     return pe_core_code, torch_code
 
 
-def _code_and_downloads(text: str, rope: pe_core.RotaryEncoding) -> None:
+def _code_and_downloads(
+    text: str, rope: pe_core.RotaryEncoding, layer_type: str | None = None
+) -> None:
     st.subheader("Reproduce these numbers")
-    code, torch_code = snippets(pe_core.load_json(text, name="config"), rope)
+    code, torch_code = snippets(pe_core.load_json(text, name="config"), rope, layer_type)
     numpy_tab, torch_tab = st.tabs(["pe_core", "PyTorch"])
     numpy_tab.code(code, language="python")
     torch_tab.code(torch_code, language="python")
@@ -617,7 +753,7 @@ def _code_and_downloads(text: str, rope: pe_core.RotaryEncoding) -> None:
         icon=":material/download:",
     )
     right.download_button(
-        f"cos/sin cache ({CACHE_POSITIONS:,} positions) as NPY",
+        f"cos/sin cache ({CACHE_POSITIONS:,} positions, {rope.layout} layout) as NPY",
         data=lambda: _npy(np.stack(pe_core.rope_cos_sin(CACHE_POSITIONS, rope))),
         file_name=f"cos_sin_{rope.rope_type}.npy",
         mime="application/octet-stream",
