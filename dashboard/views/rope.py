@@ -21,6 +21,7 @@ from dashboard import caching, formatting, params, ui
 from dashboard.caching import cached
 from dashboard.config import Config
 from dashboard.figures import charts, linked, rotary
+from pe_core.families.rotary import query_and_key
 
 #: Public configurations (the rotary part of each config.json). Sources, checked 2026-11-22:
 #: - Llama 2 7B: meta-llama/Llama-2-7b-hf config.json (mirrors philschmid/Llama-2-7b-hf
@@ -228,21 +229,6 @@ def rope_data(config_text: str, seq_len: int, vector: str, precision: str) -> Ro
     positions = np.unique(np.round(np.geomspace(1, 1_000_000, 400)))
     errors = pe_core.rope_angle_errors(positions, rope, precision)
     return RopeData(rope, original, offsets, scores, bounds, positions, errors)
-
-
-def query_and_key(rope: pe_core.RotaryEncoding, vector: str) -> tuple[np.ndarray, np.ndarray]:
-    """The q and k of the "q and k" choice ("ones", "random" with seed 0, "one pair": the
-    slowest rotating pair only), for a head of ``rope``."""
-    if vector == "random":
-        rng = np.random.default_rng(0)
-        return rng.normal(size=rope.head_dim), rng.normal(size=rope.head_dim)
-    if vector == "one pair":
-        q = np.zeros(rope.head_dim)
-        slowest = int(np.argmin(np.where(rope.inv_freq > 0, rope.inv_freq, np.inf)))
-        q[slowest] = q[slowest + rope.rotary_dim // 2] = 1.0
-        return q, q
-    ones = np.ones(rope.head_dim)
-    return ones, ones
 
 
 def render(config: Config) -> None:
