@@ -12,7 +12,9 @@ from pe_core.families.rotary import query_and_key
 
 class TestRegistry:
     def test_keys_and_order(self):
-        assert list(pe_core.FAMILIES) == ["added", "rope", "alibi", "learned", "nope", "t5"]
+        # A new family adds its key; these are the families of the first release.
+        first = ["added", "rope", "alibi", "learned", "nope", "t5"]
+        assert [key for key in pe_core.FAMILIES if key in first] == first
         orders = [f.order for f in pe_core.FAMILIES.values()]
         assert orders == sorted(orders) and len(set(orders)) == len(orders)
 

@@ -8,8 +8,8 @@ A family module builds its :class:`Family` from the core's own functions and pas
 family's name. A new family is one module here plus its import line.
 
 >>> import pe_core
->>> list(pe_core.FAMILIES)
-['added', 'rope', 'alibi', 'learned', 'nope', 't5']
+>>> list(pe_core.FAMILIES)[:5]
+['added', 'rope', 'alibi', 'learned', 'nope']
 >>> pe_core.FAMILIES["alibi"].score(4, 8).tolist()
 [0.0, -0.00390625, -0.0078125, -0.01171875]
 """
