@@ -21,6 +21,7 @@ from dashboard import caching, formatting, params, ui
 from dashboard.caching import cached
 from dashboard.config import Config
 from dashboard.figures import charts, linked, rotary
+from dashboard.view_parts.rope import pair_figure
 from pe_core.families.rotary import query_and_key
 
 #: Public configurations (the rotary part of each config.json). Sources, checked 2026-11-22:
@@ -299,15 +300,6 @@ def _summary(config: Config, rope: pe_core.RotaryEncoding) -> None:
     )
 
 
-def _lengths(rope: pe_core.RotaryEncoding) -> dict:
-    lengths = {}
-    if rope.training_length:
-        lengths["training length"] = float(rope.training_length)
-    if rope.target_length and rope.target_length != rope.training_length:
-        lengths["target length"] = float(rope.target_length)
-    return lengths
-
-
 #: The wavelength chart of the pairs: a pair clicked there is described under it and its
 #: columns are shaded in the layouts chart.
 PAIRS_KEY = "rope_pairs"
@@ -387,18 +379,6 @@ LAYOUTS = ("halves", "interleaved")
 def _layout_columns(rope: pe_core.RotaryEncoding, pair: int) -> tuple[tuple[int, int], ...]:
     """The two columns pair ``pair`` rotates together: in the halves layout, then interleaved."""
     return tuple(rope.bank(layout).layout.pair_columns(pair) for layout in LAYOUTS)
-
-
-def pair_figure(rope: pe_core.RotaryEncoding):
-    return rotary.rope_pair_chart(
-        rope.original_wavelengths,
-        rope.wavelengths,
-        rope.band,
-        lengths=_lengths(rope),
-        title=f"Wavelength of each pair: {rope.rope_type}",
-        subtitle=f"head_dim {rope.head_dim}, rotary {rope.rotary_dim}, "
-        f"base {formatting.number_text(rope.base, grouping=True)}",
-    )
 
 
 def _scores(config: Config, data: RopeData) -> None:
