@@ -6,8 +6,9 @@ relative buckets and learned tables, each also a :class:`Family` in :data:`FAMIL
 parameters, its score against distance, its citation).
 
 Every sinusoidal family is a :class:`FrequencyBank` (frequencies plus a column layout); each
-analysis takes a bank wherever it takes ``d_model``. A new family is one module that builds a
-bank, plus its import line here (and its names in ``__all__``).
+analysis takes a bank wherever it takes ``d_model``. A new family is one module of
+:mod:`pe_core.families` that builds its :class:`Family` (from a bank or a function of its own),
+plus its name on that package's import line.
 
 Bad input raises :class:`InputError` (a ``ValueError``; :class:`InputTypeError` for a value of
 the wrong kind is also a ``TypeError``); any other exception is a bug.
