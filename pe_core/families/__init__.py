@@ -17,6 +17,6 @@ family's name. A new family is one module here plus its import line.
 from pe_core.families.base import FAMILIES, Coincidence, Family, FamilyParameter, register
 
 # One line a family: importing its module registers it.
-from pe_core.families import added, alibi, learned, nope, rotary, t5  # noqa: F401  # isort: skip
+from pe_core.families import added, alibi, learned, nope, rotary, t5, xpos  # noqa: F401  # isort: skip
 
 __all__ = ["FAMILIES", "Coincidence", "Family", "FamilyParameter", "register"]
