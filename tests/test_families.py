@@ -58,6 +58,13 @@ class TestScores:
             pe_core.FAMILIES["added"].score(n, bank), expected, rtol=0, atol=1e-13
         )
 
+    def test_d_model_means_the_papers_encoding_at_base(self):
+        bank = pe_core.CONVENTIONS["vaswani"].bank(16, 300.0)
+        np.testing.assert_array_equal(
+            pe_core.FAMILIES["added"].score(40, 16, base=300.0),
+            pe_core.FAMILIES["added"].score(40, bank, base=300.0),
+        )
+
     def test_added_at_even_d_model_is_the_closed_form(self):
         dot = pe_core.offset_similarity(np.arange(500), 64, kind="dot")
         np.testing.assert_allclose(pe_core.FAMILIES["added"].score(500, 64), dot, atol=1e-12)
@@ -140,11 +147,13 @@ class TestBadParameters:
         [
             ((0, 8), "n_distances must be a positive integer, got 0"),
             ((5, 0), "d_model must be a positive integer, got 0"),
+            ((5, 8, -1.0), "base"),
         ],
     )
     def test_bad_score_arguments(self, args, match):
+        n, bank, *base = args
         with pytest.raises(ValueError, match=match):
-            pe_core.FAMILIES["nope"].score(*args)
+            pe_core.FAMILIES["nope"].score(n, bank, **({"base": base[0]} if base else {}))
 
     def test_score_checks_parameters_before_computing(self):
         with pytest.raises(ValueError, match="slope must be > 0"):

@@ -10,7 +10,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from pe_core._validation import _describe, check_choice, check_positive_int, resolve_bank
+from pe_core._validation import (
+    _describe,
+    check_base,
+    check_choice,
+    check_positive_int,
+    resolve_bank,
+)
 from pe_core.bank import FrequencyBank
 from pe_core.errors import InputError, InputTypeError
 
@@ -127,8 +133,8 @@ class Family:
         n_distances : int
             How many distances (at least 1).
         bank : FrequencyBank or int
-            The sinusoidal encoding the absolute families add (``d_model`` for the paper's),
-            and whose ``d_model`` the others use.
+            The sinusoidal encoding the absolute families add (``d_model``: the paper's, at
+            ``base``), and whose ``d_model`` the others use.
         base : float, default 10000.0
             The base of the rotary frequencies (RoPE's families).
         **parameters
@@ -149,8 +155,10 @@ class Family:
                 "per bucket)"
             )
         n = check_positive_int(n_distances, "n_distances")
-        bank = resolve_bank(bank, 10_000.0, "vaswani")
-        return self.scores(np.arange(n), bank, float(base), **self.checked(**parameters))
+        base = check_base(base)
+        if not isinstance(bank, FrequencyBank):  # d_model: the paper's encoding at this base
+            bank = resolve_bank(bank, base, "vaswani")
+        return self.scores(np.arange(n), bank, base, **self.checked(**parameters))
 
 
 _REGISTRY: dict[str, Family] = {}
@@ -168,7 +176,9 @@ def register(family: Family) -> Family:
     return family
 
 
-def dot_with_last(rows_of: Callable[[NDArray], NDArray], n_rows: int, block: int = 256):
+def dot_with_last(
+    rows_of: Callable[[NDArray], NDArray], n_rows: int, block: int = 256
+) -> NDArray[np.float64]:
     """``row(n_rows - 1) . row(n_rows - 1 - d)`` for d = 0 .. n_rows - 1, a block of rows at a
     time (an absolute family's score, the projections taken as the identity)."""
     last = rows_of(np.array([n_rows - 1]))[0]
