@@ -2,11 +2,13 @@
 structure (conventions, wavelengths, similarity, relative-position rotation, uniqueness at low
 precision, and the embedding + encoding forward pass), and the families around them: rotary
 encodings (RoPE) with their context-extension methods and multimodal axes, ALiBi, T5's
-relative buckets and learned tables.
+relative buckets and learned tables, each also a :class:`Family` in :data:`FAMILIES` (its
+parameters, its score against distance, its citation).
 
 Every sinusoidal family is a :class:`FrequencyBank` (frequencies plus a column layout); each
-analysis takes a bank wherever it takes ``d_model``. A new family is one module that builds a
-bank, plus its import line here (and its names in ``__all__``).
+analysis takes a bank wherever it takes ``d_model``. A new family is one module of
+:mod:`pe_core.families` that builds its :class:`Family` (from a bank or a function of its own),
+plus its name on that package's import line.
 
 Bad input raises :class:`InputError` (a ``ValueError``; :class:`InputTypeError` for a value of
 the wrong kind is also a ``TypeError``); any other exception is a bug.
@@ -35,6 +37,7 @@ from pe_core.encoding import (
     wavelengths,
 )
 from pe_core.errors import InputError, InputTypeError
+from pe_core.families import FAMILIES, Coincidence, Family, FamilyParameter
 from pe_core.grid import GRID_LAYOUTS, GridIdentification, GridLayout, grid_encoding, identify_grid
 from pe_core.identify import Identification, Precision, PrecisionKind, identify_encoding
 from pe_core.learned import learned_position_table
@@ -77,6 +80,7 @@ __all__ = [
     "BUGS",
     "CASTS",
     "CONVENTIONS",
+    "FAMILIES",
     "FORMULAS",
     "GRID_LAYOUTS",
     "LAYOUTS",
@@ -87,9 +91,12 @@ __all__ = [
     "PRECISIONS",
     "ROPE_TYPES",
     "Bug",
+    "Coincidence",
     "ColumnLayout",
     "Convention",
     "Diagnosis",
+    "Family",
+    "FamilyParameter",
     "FloatFormat",
     "FrequencyBank",
     "GridIdentification",

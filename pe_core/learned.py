@@ -20,6 +20,21 @@ from pe_core.errors import InputError, InputTypeError
 __all__ = ["learned_position_table"]
 
 
+def _check_std(std: object) -> float:
+    std = check_real(std, "std")
+    if not 0 < std <= 1e300:
+        raise InputError(f"std must be > 0 and at most 1e300 (draws stay finite), got {std}")
+    return std
+
+
+def _check_seed(seed: object) -> int:
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral):
+        raise InputTypeError(f"seed must be a non-negative integer, got {_describe(seed)}")
+    if seed < 0:
+        raise InputError(f"seed must be a non-negative integer, got {seed}")
+    return seed
+
+
 def learned_position_table(
     n_positions: int, d_model: int, *, std: float = 0.02, seed: int = 0
 ) -> NDArray[np.float64]:
@@ -51,12 +66,7 @@ def learned_position_table(
     """
     n_positions = check_positive_int(n_positions, "n_positions")
     d_model = check_d_model(d_model)
-    std = check_real(std, "std")
-    if not 0 < std <= 1e300:
-        raise InputError(f"std must be > 0 and at most 1e300 (draws stay finite), got {std}")
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral):
-        raise InputTypeError(f"seed must be a non-negative integer, got {_describe(seed)}")
-    if seed < 0:
-        raise InputError(f"seed must be a non-negative integer, got {seed}")
+    std = _check_std(std)
+    seed = _check_seed(seed)
     check_size(n_positions * d_model, "the table")
     return np.random.default_rng(seed).normal(0.0, std, size=(n_positions, d_model))

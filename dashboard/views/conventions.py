@@ -11,8 +11,8 @@ from dashboard import caching, params, ui
 from dashboard.caching import cached
 from dashboard.config import Config
 from dashboard.figures import matrices, similarity
-from dashboard.views.heatmap import heatmap_data
-from dashboard.views.wavelengths import wavelength_figure
+from dashboard.view_parts.heatmap import heatmap_data
+from dashboard.view_parts.wavelengths import wavelength_figure
 
 PANEL_ROWS = 64
 #: Columns in each panel: enough to see the layout (a 512-column panel 160 px wide is noise).

@@ -15,7 +15,6 @@ from dashboard import caching, params, ui
 from dashboard.caching import cached
 from dashboard.config import Config
 from dashboard.figures import charts, rotary
-from dashboard.views.rope import query_and_key
 
 #: Distances drawn: 0 .. min(L - 1, MAX_DISTANCE), every one (the sinusoid and RoPE oscillate
 #: every few positions: a sparser sample would draw its aliasing).
@@ -26,33 +25,11 @@ LEARNED_VALUES = 2**22
 #: Tokens listed in the multi-axis table.
 TABLE_TOKENS = 2000
 
-ADDED, ROPE, ALIBI, LEARNED, NOPE = (
-    "added sinusoid",
-    "RoPE",
-    "ALiBi",
-    "learned (at initialisation)",
-    "NoPE",
-)
-FAMILIES = (ADDED, ROPE, ALIBI, LEARNED, NOPE)
-#: What each curve is, on screen under the chart.
-FAMILY_NOTES = {
-    ADDED: "PE(k)·PE(k − d) with the sidebar's encoding, the query at the largest distance "
-    "shown (as if the query and key projections were the identity). Absolute: the "
-    "position is in the token's vector, and every layer can read it; the dot product of "
-    "two positions depends only on their distance when d_model is even.",
-    ROPE: "q·k after rotating q at the query's position and k at the key's, the sidebar's "
-    "frequencies on a head of the sidebar's d_model. Relative by construction: only the "
-    "distance enters the score; beyond the training length the slow pairs reach angles "
-    "never seen.",
-    ALIBI: "The bias −m·d (the same line for every head once scaled; the slopes m are below). "
-    "Relative, monotone, no oscillation: far tokens are always penalised, which is why it "
-    "extrapolates gracefully and cannot express 'exactly 5 tokens back'.",
-    LEARNED: "p(k)·p(k − d) for a table drawn as models initialise it (N(0, 0.02²), seed 0). "
-    "Before training, nothing tells near from far; training writes whatever helps, and no "
-    "position beyond the table exists.",
-    NOPE: "No positional information: every distance scores the same. A causal decoder still "
-    "tells order from the mask alone (a token sees only the earlier ones).",
-}
+#: The families drawn on the common axis (those with a score before training), in order; each
+#: is a :class:`pe_core.Family`, which knows its name, its note and its score.
+DRAWN = tuple(f for f in pe_core.FAMILIES.values() if f.scores is not None)
+FAMILIES = tuple(f.name for f in DRAWN)
+BY_NAME = {f.name: f for f in DRAWN}
 #: How the rotary pairs are shared among the axes (transformers 5.23 defaults: Qwen2-VL and
 #: Qwen3-VL language models, head_dim 128; Qwen2-VL's vision encoder, 1280 / 16 heads = 80).
 LAYOUTS = {
@@ -78,6 +55,9 @@ VECTOR = params.Choice(
     kind="segmented",
     help="As in the RoPE lab: all-ones, a random pair (seed 0), or only the slowest pair.",
 )
+#: The widgets that set a family parameter of that name (the families' other parameters keep
+#: their defaults).
+FAMILY_WIDGETS = {"vectors": VECTOR}
 HEADS = params.Number("alibi_heads", "ALiBi heads", 8, low=1, high=256)
 BUCKETS = params.Number("t5_buckets", "T5 buckets", 32, low=2, high=1024)
 MAX_T5_DISTANCE = params.Number("t5_max", "T5 max_distance", 128, low=2, high=100_000)
@@ -119,8 +99,8 @@ PARAMS = (
 @dataclass(frozen=True)
 class Comparison:
     distances: np.ndarray
-    curves: dict  # family -> score(d) - score(0), scaled to [-1, 1]
-    learned_rows: int  # distances of the learned table drawn (its rows)
+    curves: dict  # family name -> score(d) - score(0), scaled to [-1, 1]
+    rows: dict  # family name -> the distances drawn (fewer for a family that holds a table)
 
 
 def _scaled(change: np.ndarray) -> np.ndarray:
@@ -128,41 +108,31 @@ def _scaled(change: np.ndarray) -> np.ndarray:
     return change / largest if largest > 0 else change
 
 
-def _dot_with_last(rows_of, n_rows: int, block: int = 256) -> np.ndarray:
-    """``row(n_rows - 1) . row(n_rows - 1 - d)`` for d = 0 .. n_rows - 1, a block at a time."""
-    last = rows_of(np.array([n_rows - 1]))[0]
-    dots = np.empty(n_rows)
-    for first in range(0, n_rows, block):
-        keys = np.arange(first, min(first + block, n_rows))
-        dots[n_rows - 1 - keys] = rows_of(keys) @ last
-    return dots
+def _settings(config: Config) -> tuple:
+    """The family parameters this view's widgets set, as ``(name, value)`` pairs (hashable, for
+    the cache)."""
+    return tuple((name, widget.value(config)) for name, widget in FAMILY_WIDGETS.items())
+
+
+def _parameters(family: pe_core.Family, settings: tuple) -> dict:
+    """The settings that are parameters of ``family`` (the others keep their defaults)."""
+    declared = {p.name for p in family.parameters}
+    return {name: value for name, value in settings if name in declared}
 
 
 @cached
-def comparison(config: Config, vector: str) -> Comparison:
+def comparison(config: Config, settings: tuple) -> Comparison:
     """Every family's score against the distance d = query - key, from 0 to the largest shown."""
     n = min(config.n_positions, MAX_DISTANCE + 1)
-    distances = np.arange(n)
-    curves = {}
-    added = _dot_with_last(lambda k: pe_core.sinusoidal_encoding(k, config.bank), n)
-    curves[ADDED] = _scaled(added - added[0])
-    rope = _rope(config)
-    q, k = query_and_key(rope, vector)
-    scores = pe_core.rope_scores(distances, rope, q, k)
-    curves[ROPE] = _scaled(scores - scores[0])
-    curves[ALIBI] = _scaled(pe_core.alibi_bias(distances, pe_core.alibi_slopes(1))[0])
-    learned_rows = max(2, min(n, LEARNED_VALUES // config.d_model))
-    table = pe_core.learned_position_table(learned_rows, config.d_model)
-    learned = _dot_with_last(lambda rows: table[rows], learned_rows)
-    curves[LEARNED] = np.full(n, np.nan)  # distances beyond the rows drawn: no value
-    curves[LEARNED][:learned_rows] = _scaled(learned - learned[0])[:n]
-    curves[NOPE] = np.zeros(n)
-    return Comparison(distances, curves, learned_rows)
-
-
-def _rope(config: Config) -> pe_core.RotaryEncoding:
-    head_dim = max(2, config.d_model - config.d_model % 2)
-    return pe_core.rope_frequencies(head_dim, base=config.base)
+    curves, rows = {}, {}
+    for family in DRAWN:
+        # A family that holds an (n, d_model) table is drawn for the distances it fits.
+        drawn = max(2, min(n, LEARNED_VALUES // config.d_model)) if family.holds_table else n
+        score = family.score(drawn, config.bank, base=config.base, **_parameters(family, settings))
+        curves[family.name] = np.full(n, np.nan)  # distances beyond those drawn: no value
+        curves[family.name][:drawn] = _scaled(score - score[0])[:n]
+        rows[family.name] = drawn
+    return Comparison(np.arange(n), curves, rows)
 
 
 def render(config: Config) -> None:
@@ -189,44 +159,56 @@ def _comparison(config: Config) -> None:
     SHOWN.widget(config, left)
     VECTOR.widget(config, right)
     shown = SHOWN.value(config)
-    data = comparison(config, VECTOR.value(config))
+    settings = _settings(config)
+    data = comparison(config, settings)
     largest = int(data.distances[-1])
     ui.chart(
-        caching.figure(_comparison_figure, config, VECTOR.value(config), tuple(shown)),
+        caching.figure(_comparison_figure, config, settings, tuple(shown)),
         "distance_families",
     )
-    notes = [f"- **{name}**: {FAMILY_NOTES[name]}" for name in shown]
-    if (
-        {ADDED, ROPE} <= set(shown)
-        and VECTOR.value(config) == "ones"
-        and np.allclose(data.curves[ADDED], data.curves[ROPE], rtol=0, atol=1e-9)
-    ):
-        notes.append(
-            "- With q = k = all ones, RoPE's score is 2·Σ cos(d·ω_i) over the pairs: the added "
-            "sinusoid's dot product doubled, so once scaled the two lines coincide."
-        )
-    if LEARNED in shown and data.learned_rows < data.distances.size:
-        notes.append(
-            f"- The learned table is drawn for the first {data.learned_rows:,} distances "
-            f"({data.learned_rows:,} rows of {config.d_model:,} values)."
-        )
+    families = [BY_NAME[name] for name in shown]
+    notes = [f"- **{family.name}**: {family.note}" for family in families]
+    for family in families:
+        fact = family.coincidence
+        if (
+            fact is not None
+            and pe_core.FAMILIES[fact.other].name in shown
+            and all(_parameters(family, settings).get(k) == v for k, v in fact.when.items())
+            and np.allclose(
+                data.curves[pe_core.FAMILIES[fact.other].name],
+                data.curves[family.name],
+                rtol=0,
+                atol=1e-9,
+            )
+        ):
+            notes.append(f"- {fact.text}")
+    for family in families:
+        if family.holds_table and data.rows[family.name] < data.distances.size:
+            rows = data.rows[family.name]
+            notes.append(
+                f"- The {family.key} table is drawn for the first {rows:,} distances "
+                f"({rows:,} rows of {config.d_model:,} values)."
+            )
+    undrawn = " ".join(f.note for f in pe_core.FAMILIES.values() if f.scores is None)
     st.markdown(
         f"Each curve is score(d) − score(0), divided by its largest magnitude over the "
         f"distances 0 to {largest:,} (L − 1"
         + (f", at most {MAX_DISTANCE:,}" if config.n_positions - 1 > MAX_DISTANCE else "")
-        + "), so that the shapes compare; 0 means scored like the query's own position. T5's "
-        "bias is a learned value per bucket, whatever training made it: its buckets are below.\n"
+        + "), so that the shapes compare; 0 means scored like the query's own position. "
+        + undrawn
+        + "\n"
         + "\n".join(notes)
     )
 
 
-def _comparison_figure(config: Config, vector: str, shown: tuple) -> object:
-    data = comparison(config, vector)
+def _comparison_figure(config: Config, settings: tuple, shown: tuple) -> object:
+    data = comparison(config, settings)
     return charts.curves(
         data.distances,
         {name: data.curves[name] for name in shown},
         title="How the score changes with distance",
-        subtitle=f"d_model {config.d_model:,}, base {config.base_text}; RoPE q, k: {vector}",
+        subtitle=f"d_model {config.d_model:,}, base {config.base_text}; "
+        f"RoPE q, k: {dict(settings)['vectors']}",
         x_title="distance d = query position − key position",
         y_title="score(d) − score(0), scaled",
         height=420,

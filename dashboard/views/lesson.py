@@ -17,7 +17,7 @@ import streamlit as st
 import pe_core
 from dashboard import caching, params, registry, sidebar, ui
 from dashboard.config import Config
-from dashboard.views import rope, similarity, sinusoids, uniqueness, wavelengths
+from dashboard.view_parts import rope, similarity, sinusoids, uniqueness, wavelengths
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,8 @@ from dashboard import caching, formatting, params, ui
 from dashboard.caching import cached
 from dashboard.config import Config
 from dashboard.figures import charts, linked, rotary
+from dashboard.view_parts.rope import pair_figure
+from pe_core.families.rotary import query_and_key
 
 #: Public configurations (the rotary part of each config.json). Sources, checked 2026-11-22:
 #: - Llama 2 7B: meta-llama/Llama-2-7b-hf config.json (mirrors philschmid/Llama-2-7b-hf
@@ -295,21 +297,6 @@ def rope_data(
     return RopeData(rope, original, offsets, scores, bounds, positions, errors)
 
 
-def query_and_key(rope: pe_core.RotaryEncoding, vector: str) -> tuple[np.ndarray, np.ndarray]:
-    """The q and k of the "q and k" choice ("ones", "random" with seed 0, "one pair": the
-    slowest rotating pair only), for a head of ``rope``."""
-    if vector == "random":
-        rng = np.random.default_rng(0)
-        return rng.normal(size=rope.head_dim), rng.normal(size=rope.head_dim)
-    if vector == "one pair":
-        q = np.zeros(rope.head_dim)
-        slowest = int(np.argmin(np.where(rope.inv_freq > 0, rope.inv_freq, np.inf)))
-        q[slowest] = q[slowest + rope.rotary_dim // 2] = 1.0
-        return q, q
-    ones = np.ones(rope.head_dim)
-    return ones, ones
-
-
 def render(config: Config) -> None:
     ui.explain(
         "Rotary position embeddings (RoPE) use the sinusoid's frequencies ω_i = base^(−2i/d) "
@@ -444,15 +431,6 @@ def _layers(rows: tuple[LayerRow, ...], shown: pe_core.RotaryEncoding) -> None:
     )
 
 
-def _lengths(rope: pe_core.RotaryEncoding) -> dict:
-    lengths = {}
-    if rope.training_length:
-        lengths["training length"] = float(rope.training_length)
-    if rope.target_length and rope.target_length != rope.training_length:
-        lengths["target length"] = float(rope.target_length)
-    return lengths
-
-
 #: The wavelength chart of the pairs: a pair clicked there is described under it and its
 #: columns are shaded in the layouts chart.
 PAIRS_KEY = "rope_pairs"
@@ -532,18 +510,6 @@ LAYOUTS = ("halves", "interleaved")
 def _layout_columns(rope: pe_core.RotaryEncoding, pair: int) -> tuple[tuple[int, int], ...]:
     """The two columns pair ``pair`` rotates together: in the halves layout, then interleaved."""
     return tuple(rope.bank(layout).layout.pair_columns(pair) for layout in LAYOUTS)
-
-
-def pair_figure(rope: pe_core.RotaryEncoding):
-    return rotary.rope_pair_chart(
-        rope.original_wavelengths,
-        rope.wavelengths,
-        rope.band,
-        lengths=_lengths(rope),
-        title=f"Wavelength of each pair: {rope.rope_type}",
-        subtitle=f"head_dim {rope.head_dim}, rotary {rope.rotary_dim}, "
-        f"base {formatting.number_text(rope.base, grouping=True)}",
-    )
 
 
 def _scores(config: Config, data: RopeData) -> None:

@@ -12,8 +12,7 @@ import pe_core
 from dashboard import caching, params, similarity_image, ui
 from dashboard.caching import cached
 from dashboard.config import Config
-from dashboard.data import PROFILE_POINTS, bucket_extremes
-from dashboard.figures import similarity
+from dashboard.view_parts.similarity import profile_figure
 
 #: Largest side of the (square) similarity heatmap.
 MAX_SIDE = 512
@@ -145,10 +144,6 @@ def _chosen_caption(config: Config, kind: str, offset: int | None) -> None:
         )
 
 
-#: Direct checks drawn on the profile: offsets from each starting position.
-CHECK_OFFSETS = 24
-
-
 @dataclass(frozen=True)
 class SimilarityData:
     matrix: np.ndarray  # float32 (n, n)
@@ -179,56 +174,6 @@ def similarity_data(config: Config, kind: str, mode: str, first: int) -> Similar
     return SimilarityData(matrix.astype(np.float32), positions, note)
 
 
-@dataclass(frozen=True)
-class ProfileData:
-    offsets: np.ndarray
-    values: np.ndarray  # the closed form at ``offsets`` (or the bucket minimum when reduced)
-    upper: np.ndarray | None  # bucket maximum when the profile was reduced to an envelope
-    checks: dict[int, tuple[np.ndarray, np.ndarray]]  # start k -> (offsets, direct values)
-    note: str
-
-
-@cached
-def profile_data(config: Config, kind: str) -> ProfileData:
-    """Similarity against offset by closed form, and direct checks from a few starting positions."""
-    n_offsets = max(config.n_positions, 2)
-    checks = _direct_checks(config, kind, n_offsets)
-    if not config.layout.is_paired:
-        return ProfileData(np.zeros(0), np.zeros(0), None, checks, "")
-    profile = pe_core.offset_similarity(np.arange(n_offsets), config.bank, kind=kind)
-    if n_offsets <= PROFILE_POINTS * 2:
-        return ProfileData(np.arange(n_offsets), profile, None, checks, "")
-    bucket, lowest, highest = bucket_extremes(profile, PROFILE_POINTS)
-    note = (
-        f"envelope: lowest and highest value in each run of {bucket} offsets "
-        f"(all {n_offsets:,} computed)"
-    )
-    return ProfileData(np.arange(lowest.size) * bucket, lowest, highest, checks, note)
-
-
-def check_starts(length: int) -> tuple[int, ...]:
-    """A few different starting positions k for the direct checks."""
-    return tuple(sorted({0, length // 3, (2 * length) // 3}))
-
-
-def _direct_checks(
-    config: Config, kind: str, n_offsets: int
-) -> dict[int, tuple[np.ndarray, np.ndarray]]:
-    offsets = np.unique(np.linspace(0, n_offsets - 1, CHECK_OFFSETS).round().astype(int))
-    checks = {}
-    for start in check_starts(config.n_positions):
-        rows = pe_core.sinusoidal_encoding(np.concatenate(([start], start + offsets)), config.bank)
-        anchor, shifted = rows[0], rows[1:]
-        if kind == "dot":
-            values = shifted @ anchor
-        elif kind == "distance":
-            values = np.linalg.norm(shifted - anchor, axis=1)
-        else:
-            values = pe_core.cosine_similarity(anchor[None, :], shifted)[0]
-        checks[start] = (offsets, values)
-    return checks
-
-
 @cached
 def matrix_payload(config: Config, kind: str, mode: str, first: int) -> bytes:
     """What the similarity image draws (:func:`dashboard.similarity_image.payload`)."""
@@ -241,27 +186,6 @@ def matrix_payload(config: Config, kind: str, mode: str, first: int) -> bytes:
 def matrix_png(config: Config, kind: str, mode: str, first: int) -> bytes:
     """The shown matrix as a coloured PNG, one pixel a pair of positions."""
     return similarity_image.png(similarity_data(config, kind, mode, first).matrix, kind)
-
-
-def profile_figure(config: Config, kind: str):
-    profile = profile_data(config, kind)
-    return similarity.offset_profile_chart(
-        profile.offsets,
-        profile.values,
-        upper=profile.upper,
-        checks=profile.checks,
-        kind=kind,
-        subtitle=_profile_subtitle(config, profile.note),
-    )
-
-
-def _profile_subtitle(config: Config, note: str) -> str:
-    if not config.layout.is_paired:
-        return (
-            "no closed form (an unpaired sin column): markers computed directly from three "
-            "starting positions k, which disagree slightly"
-        )
-    return note or "closed form for every offset from 0 to L−1; markers: direct computation"
 
 
 def _controls(config: Config) -> None:

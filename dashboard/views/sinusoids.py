@@ -2,21 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-import numpy as np
 import streamlit as st
 
 import pe_core
 from dashboard import caching, params, ui
-from dashboard.caching import cached
 from dashboard.config import Config
-from dashboard.data import column_info, rows_at
-from dashboard.figures import sinusoidal
+from dashboard.view_parts.sinusoids import dimension_figure, position_figure, sinusoid_data
 
 MAX_DIMS = 12
-#: Points of a smooth curve.
-SMOOTH_POINTS = 2000
 #: Fast to slow at the paper's d_model: wavelengths 6.3, 20, 63 and 628 positions.
 PAPER_DIMS = (0, 64, 128, 256)
 
@@ -128,59 +121,6 @@ CHOSEN_KEY = "_sinusoids_chosen"
 DIMENSION_KEY = "sinusoids_dimension"
 
 
-@dataclass(frozen=True)
-class SinusoidData:
-    smooth_positions: np.ndarray
-    smooth_values: np.ndarray  # (points, dims)
-    integer_positions: np.ndarray  # empty when there are too many to mark
-    integer_values: np.ndarray
-
-
-@cached
-def sinusoid_data(config: Config, dims: tuple[int, ...], first: int, span: int) -> SinusoidData:
-    """Chosen columns against position: a smooth curve and the values at integer positions."""
-    last = min(first + span - 1, config.n_positions - 1)
-    smooth = np.linspace(first, last, SMOOTH_POINTS)
-    smooth_values = pe_core.encoding_columns(smooth, config.bank, list(dims))
-    if last - first + 1 <= SMOOTH_POINTS // 2:
-        integers = np.arange(first, last + 1)
-        integer_values = pe_core.encoding_columns(integers, config.bank, list(dims))
-    else:
-        integers, integer_values = np.zeros(0), np.zeros((0, len(dims)))
-    return SinusoidData(smooth, smooth_values, integers, integer_values)
-
-
-def position_figure(
-    config: Config, dims: tuple[int, ...], first: int, span: int, frame_ms: int | None = None
-):
-    info = column_info(config)
-    data = sinusoid_data(config, dims, first, span)
-    labels = [
-        f"dim {j} ({info.role[j]}, λ={info.wavelength[j]:.3g})"
-        if info.role[j] != "zero"
-        else f"dim {j} (zero)"
-        for j in dims
-    ]
-    last = int(data.smooth_positions[-1])
-    subtitle = (
-        f"positions {first:,}–{last:,}; markers at the integer positions"
-        if data.integer_positions.size
-        else f"positions {first:,}–{last:,}: too many integer positions to mark "
-        f"({last - first + 1:,}); "
-        "narrow the range to see the samples"
-    )
-    return sinusoidal.sinusoid_lines(
-        data.smooth_positions,
-        data.smooth_values,
-        data.integer_positions,
-        data.integer_values,
-        labels=labels,
-        title="Value against position, one curve per dimension",
-        subtitle=subtitle,
-        frame_ms=frame_ms,
-    )
-
-
 @st.fragment
 def _by_dimension(config: Config) -> None:
     AT.widget(config)
@@ -197,21 +137,3 @@ def _by_dimension(config: Config) -> None:
     ui.chart(fig, DIMENSION_KEY)
     if chosen is not None:
         st.caption(f"Position {chosen:,}, clicked in the chart above, is drawn thick.")
-
-
-def dimension_figure(config: Config, at: tuple[int, ...], chosen: int | None = None):
-    info = column_info(config)
-    rows = np.asarray(rows_at(config, at))
-    sin_columns = np.flatnonzero(info.role == "sin")  # in pair order, in every layout
-    cos_columns = np.flatnonzero(info.role == "cos")
-    each_pair = sin_columns if sin_columns.size >= cos_columns.size else cos_columns
-    return sinusoidal.dimension_lines(
-        rows[:, sin_columns],
-        rows[:, cos_columns],
-        positions=list(at),
-        sin_columns=sin_columns,
-        cos_columns=cos_columns,
-        frequency=info.frequency[each_pair],
-        wavelength=info.wavelength[each_pair],
-        chosen=chosen,
-    )
