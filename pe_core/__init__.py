@@ -58,12 +58,11 @@ from pe_core.rope import (
     rope_cos_sin,
     rope_decay_bound,
     rope_frequencies,
-    rope_from_config,
-    rope_layers,
     rope_permutation,
     rope_scores,
     yarn_correction_range,
 )
+from pe_core.rope_config import rope_from_config, rope_layers
 from pe_core.rope_models import MODEL_ROPES, ModelRope
 from pe_core.rotation import relative_rotation
 from pe_core.similarity import cosine_similarity, offset_similarity, similarity_matrix

@@ -1,0 +1,328 @@
+"""Hugging Face model configurations read as transformers reads them, into rotary encodings.
+
+:func:`rope_from_config` gives one layer type's :class:`~pe_core.rope.RotaryEncoding`,
+:func:`rope_layers` every decoder layer's. What differs between model families (legacy keys,
+class defaults, pair layout, layer pattern) is data in :mod:`pe_core.rope_models`; the
+frequencies are :func:`pe_core.rope.rope_frequencies`'.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+
+from pe_core._validation import _describe, check_json_depth, load_json
+from pe_core.errors import InputError, InputTypeError
+from pe_core.rope import RotaryEncoding, _positive_int, rope_frequencies
+from pe_core.rope_models import ATTENTION_TYPES, GENERIC, MODEL_ROPES, ModelRope
+
+__all__ = ["rope_from_config", "rope_layers"]
+
+
+#: Rotary parameters read by a model's attention code rather than by its rotary class.
+_ATTENTION_KEYS = ("mrope_section", "mrope_interleaved", "llama_4_scaling_beta")
+
+
+@dataclass(frozen=True)
+class _ConfigReading:
+    """A config.json read as transformers reads it: the keys with the model class's defaults
+    and legacy spellings resolved, and the rotary parameters of each layer type."""
+
+    config: Mapping
+    model: ModelRope
+    head_dim: int
+    layer_types: tuple[str, ...] | None
+    parameters: Mapping[str, dict]  # layer type ("*": every layer) -> rope parameters
+    rotating: tuple[bool, ...] | None
+
+    def parameters_of(self, layer_type: str) -> dict:
+        return dict(self.parameters.get(layer_type, self.parameters.get("*", {})))
+
+
+def _text_part(config: Mapping) -> Mapping:
+    """The text model's config of a multimodal one (where RoPE is read), else the config."""
+    if "num_attention_heads" not in config and "head_dim" not in config:
+        text = config.get("text_config")
+        if isinstance(text, Mapping):
+            return {"model_type": config.get("model_type"), **text}
+    return config
+
+
+def _with_model_knowledge(config: Mapping, model: ModelRope) -> dict:
+    resolved = dict(model.defaults)
+    resolved.update(config)
+    for legacy, key in model.renamed.items():
+        if legacy in config and key not in config:
+            resolved[key] = config[legacy]
+    return resolved
+
+
+def _mapping(value: object, key: str) -> dict:
+    if not isinstance(value, Mapping):
+        raise InputTypeError(f"config['{key}'] must be a mapping, got {_describe(value)}")
+    return dict(value)
+
+
+def _read_config(config: Mapping | str | bytes) -> _ConfigReading:
+    if isinstance(config, (str, bytes, bytearray)):
+        config = load_json(config, name="config")
+    if not isinstance(config, Mapping):
+        raise InputTypeError(
+            f"config must be a mapping (a parsed config.json), got {_describe(config)}"
+        )
+    check_json_depth(config, "config")
+    config = _text_part(config)
+    model = MODEL_ROPES.get(config.get("model_type"), GENERIC)
+    config = _with_model_knowledge(config, model)
+
+    # DeepSeek's multi-head latent attention rotates qk_rope_head_dim columns of each head
+    # (Hugging Face's DeepseekV3Config sets head_dim to it).
+    if config.get("qk_rope_head_dim") is not None:
+        head_dim = _positive_int(config["qk_rope_head_dim"], "config['qk_rope_head_dim']")
+    elif config.get("head_dim") is not None:
+        head_dim = _positive_int(config["head_dim"], "config['head_dim']")
+    else:
+        missing = [k for k in ("hidden_size", "num_attention_heads") if k not in config]
+        if missing:
+            raise InputError(
+                f"config needs head_dim, or hidden_size and num_attention_heads (missing: "
+                f"{', '.join(missing)})"
+            )
+        hidden = _positive_int(config["hidden_size"], "config['hidden_size']")
+        heads = _positive_int(config["num_attention_heads"], "config['num_attention_heads']")
+        head_dim = hidden // heads
+
+    layer_types = config.get("layer_types")
+    if layer_types is not None:
+        if not isinstance(layer_types, (list, tuple)) or not all(
+            isinstance(kind, str) for kind in layer_types
+        ):
+            raise InputTypeError(
+                f"config['layer_types'] must be a list of strings, got {_describe(layer_types)}"
+            )
+        layer_types = tuple(layer_types)
+    elif model.layer_types is not None and config.get("num_hidden_layers") is not None:
+        n_layers = _positive_int(config["num_hidden_layers"], "config['num_hidden_layers']")
+        layer_types = tuple(model.layer_types.layer_types(config, n_layers))
+
+    top_theta = config.get("rope_theta", model.default_theta)
+    parameters: dict[str, dict] = {}
+    rope_parameters = config.get("rope_parameters")
+    if rope_parameters is not None:
+        flat = _mapping(rope_parameters, "rope_parameters")
+        if flat and all(isinstance(v, Mapping) or v is None for v in flat.values()):
+            for kind, values in flat.items():
+                if values is not None:
+                    parameters[kind] = {"rope_theta": top_theta, **values}
+            flat = None
+        else:
+            flat.setdefault("rope_theta", top_theta)
+    else:
+        flat = _mapping(config.get("rope_scaling") or {}, "rope_scaling")
+        flat["rope_theta"] = top_theta
+    if flat is not None:
+        if model.per_layer_type:
+            for kind, rule in model.per_layer_type.items():
+                values = dict(flat) if rule.scaled else {}
+                theta = config.get(rule.theta_key) if rule.theta_key else None
+                values["rope_theta"] = rule.default_theta if theta is None else theta
+                parameters[kind] = values
+        else:
+            parameters["*"] = flat
+
+    rotating = None
+    n_layers = len(layer_types) if layer_types is not None else config.get("num_hidden_layers")
+    if isinstance(n_layers, int) and not isinstance(n_layers, bool) and n_layers > 0:
+        rotating = tuple(_layer_rotates(config, model, layer_types, i) for i in range(n_layers))
+    return _ConfigReading(config, model, head_dim, layer_types, parameters, rotating)
+
+
+def _layer_rotates(config: Mapping, model: ModelRope, layer_types, index: int) -> bool:
+    kind = layer_types[index] if layer_types is not None else "full_attention"
+    if kind not in ATTENTION_TYPES:
+        return False
+    if model.rotates == "no_rope_layers":
+        flags = config.get("no_rope_layers")
+        if isinstance(flags, (list, tuple)) and index < len(flags):
+            return bool(flags[index])
+        interval = config.get("no_rope_layer_interval", 4)
+        return (index + 1) % interval != 0 if isinstance(interval, int) and interval > 0 else True
+    if model.rotates == "sliding":
+        return kind == "sliding_attention" and config.get("sliding_window") is not None
+    if model.rotates == "sliding_or_no_window":
+        return config.get("sliding_window") is None or kind == "sliding_attention"
+    return True
+
+
+def _rotating_types(reading: _ConfigReading) -> list[str]:
+    """The layer types with RoPE, in order of first appearance."""
+    if reading.layer_types is None:
+        return ["full_attention"] if reading.rotating is None or any(reading.rotating) else []
+    found: list[str] = []
+    for kind, rotates in zip(reading.layer_types, reading.rotating, strict=True):
+        if rotates and kind not in found:
+            found.append(kind)
+    return found
+
+
+def _encoding(reading: _ConfigReading, layer_type: str, seq_len) -> RotaryEncoding:
+    config, model = reading.config, reading.model
+    scaling = reading.parameters_of(layer_type)
+    base = scaling.pop("rope_theta", model.default_theta)
+    # Keys that the model's attention reads, not its rotary frequencies (M-RoPE's sections,
+    # Llama 4's attention temperature): kept with the parameters, not warned about.
+    kept = {key: scaling.pop(key) for key in _ATTENTION_KEYS if key in scaling}
+    if scaling.get("rope_type", scaling.get("type")) == "mrope":
+        # Qwen2-VL's "type": "mrope" is the default frequencies, in M-RoPE's sections.
+        scaling.pop("type", None)
+        scaling["rope_type"] = "default"
+    if config.get("original_max_position_embeddings") is not None and scaling.get(
+        "rope_type", scaling.get("type")
+    ) in ("llama3", "yarn", "longrope"):
+        # As Hugging Face: a top-level value (Phi-3) takes priority over the one in rope_scaling.
+        scaling["original_max_position_embeddings"] = config["original_max_position_embeddings"]
+    partial = config.get("partial_rotary_factor", scaling.pop("partial_rotary_factor", 1.0))
+    if model.rotary_dim_key and config.get(model.rotary_dim_key) is not None:
+        rotary_dim = _positive_int(
+            config[model.rotary_dim_key], f"config['{model.rotary_dim_key}']"
+        )
+        partial = rotary_dim / reading.head_dim
+    layout = model.layout
+    if model.interleave_key is not None:
+        layout = "interleaved" if config.get(model.interleave_key) else "halves"
+    try:
+        rope = rope_frequencies(
+            reading.head_dim,
+            base=base,
+            scaling=scaling,
+            partial_rotary_factor=partial,
+            max_position_embeddings=config.get("max_position_embeddings"),
+            seq_len=seq_len,
+        )
+    except InputError as error:
+        if "seq_len" in str(error):
+            raise
+        raise type(error)(f"config: {error}") from None
+    return replace(
+        rope, layout=layout, layer_type=layer_type, parameters={**rope.parameters, **kept}
+    )
+
+
+def rope_from_config(
+    config: Mapping | str | bytes,
+    *,
+    layer_type: str | None = None,
+    seq_len: int | None = None,
+) -> RotaryEncoding:
+    """The rotary frequencies a Hugging Face model configuration describes.
+
+    Parameters
+    ----------
+    config : mapping, or str or bytes of JSON
+        A ``config.json`` as ``json.load`` gives it, or its text, read as transformers reads
+        it: ``rope_parameters`` (flat, or one set per layer type) or ``rope_theta`` plus
+        ``rope_scaling`` (``type`` or ``rope_type``); ``qk_rope_head_dim`` (DeepSeek), else
+        ``head_dim``, else ``hidden_size // num_attention_heads``; ``partial_rotary_factor``;
+        ``max_position_embeddings``; and per ``model_type`` (:data:`MODEL_ROPES`) the legacy
+        keys (GPT-NeoX's ``rotary_pct``, Gemma 3's ``rope_local_base_freq``, ModernBERT's
+        ``global_rope_theta``...), the model class's defaults for absent keys, the pair layout
+        and the layer pattern. A multimodal configuration's ``text_config`` is read when the
+        top level has no attention heads. Arrays and objects may nest at most
+        :data:`MAX_JSON_DEPTH` (100) levels deep.
+    layer_type : str, optional
+        transformers' name of the layers wanted ("full_attention", "sliding_attention", ...).
+        By default the full-attention layers' encoding, with a ``UserWarning`` when the
+        config's layer types have different ones (or the first layer type with RoPE, when
+        full-attention layers have none).
+    seq_len : int, optional
+        As in Hugging Face's functions (dynamic NTK and LongRoPE depend on it).
+
+    Returns
+    -------
+    RotaryEncoding
+        With the model's pair ``layout``.
+
+    Raises
+    ------
+    InputError
+        A value that breaks a rule, naming the key; a ``layer_type`` the config does not have
+        or that has no RoPE.
+
+    Examples
+    --------
+    >>> rope = rope_from_config('{"hidden_size": 4096, "num_attention_heads": 32,'
+    ...                         ' "rope_theta": 10000.0, "max_position_embeddings": 4096}')
+    >>> rope.rotary_dim, rope.rope_type, rope.layout
+    (128, 'default', 'halves')
+    >>> pythia = {"model_type": "gpt_neox", "hidden_size": 768, "num_attention_heads": 12,
+    ...           "rotary_pct": 0.25, "rotary_emb_base": 10000}
+    >>> rope_from_config(pythia).rotary_dim
+    16
+    """
+    if layer_type is not None and not isinstance(layer_type, str):
+        raise InputTypeError(f"layer_type must be a string or None, got {_describe(layer_type)}")
+    reading = _read_config(config)
+    with_rope = _rotating_types(reading)
+    if not with_rope:
+        raise InputError("config: no layer of this model uses RoPE")
+    if layer_type is None:
+        layer_type = "full_attention" if "full_attention" in with_rope else with_rope[0]
+        others = [
+            k for k in with_rope if reading.parameters_of(k) != reading.parameters_of(layer_type)
+        ]
+        if others:
+            warnings.warn(
+                f"config has layer types with different RoPE ({', '.join(with_rope)}); this is "
+                f"the {layer_type} layers' (pass layer_type= for another)",
+                UserWarning,
+                stacklevel=2,
+            )
+    elif layer_type not in with_rope:
+        present = reading.layer_types or ("full_attention",)
+        reason = "has no RoPE in its" if layer_type in present else "has no"
+        raise InputError(
+            f"layer_type must name layers of the config that use RoPE "
+            f"({', '.join(map(repr, with_rope))}); the config {reason} {layer_type!r} layers, "
+            f"got layer_type={_describe(layer_type)}"
+        )
+    return _encoding(reading, layer_type, seq_len)
+
+
+def rope_layers(
+    config: Mapping | str | bytes, *, seq_len: int | None = None
+) -> list[RotaryEncoding | None]:
+    """Each decoder layer's rotary encoding, ``None`` where a layer has none.
+
+    Parameters
+    ----------
+    config : mapping, or str or bytes of JSON
+        As for :func:`rope_from_config`; it must give the number of layers
+        (``num_hidden_layers`` or ``layer_types``).
+    seq_len : int, optional
+        As for :func:`rope_from_config`.
+
+    Returns
+    -------
+    list of RotaryEncoding or None, one per layer
+        Layers of one type share one object. ``None``: no positional encoding in that layer
+        (NoPE layers as Llama 4's and SmolLM3's ``no_rope_layers``, EXAONE 4's and Cohere 2's
+        global layers, linear-attention and convolution layers).
+
+    Examples
+    --------
+    >>> config = {"model_type": "smollm3", "head_dim": 128, "num_hidden_layers": 8}
+    >>> [rope is not None for rope in rope_layers(config)]
+    [True, True, True, False, True, True, True, False]
+    """
+    reading = _read_config(config)
+    if reading.rotating is None:
+        raise InputError(
+            "config needs num_hidden_layers (or layer_types) to list its layers, got neither"
+        )
+    kinds = reading.layer_types or ("full_attention",) * len(reading.rotating)
+    encodings = {kind: _encoding(reading, kind, seq_len) for kind in _rotating_types(reading)}
+    return [
+        encodings[kind] if rotates else None
+        for kind, rotates in zip(kinds, reading.rotating, strict=True)
+    ]
