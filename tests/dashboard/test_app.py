@@ -119,7 +119,7 @@ def test_tutorial_shows_the_textbook_table():
 
 def test_changing_a_parameter_changes_the_figure():
     # (That the address bar then holds d=16 is the browser's doing with bound widgets: see
-    # tests/e2e/test_browser.py::test_url_follows_every_change_and_reopens_the_same_state.)
+    # tests/browser/test_app.py::test_url_follows_every_change_and_reopens_the_same_state.)
     at = new_app(L=64, d=32)
     at.run()
     ((_, before),) = images(at)
@@ -193,7 +193,7 @@ class TestUrl:
 
     def test_shared_link_round_trip(self):
         # The browser writes the link (bound widgets); that it holds L=300, conv=tensor2tensor on
-        # /similarity is checked in tests/e2e. Here: that link opens the same state again.
+        # /similarity is checked in tests/browser. Here: that link opens the same state again.
         at = new_app()
         at.run()
         at.number_input(key="L").set_value(300).run()
