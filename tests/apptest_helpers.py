@@ -10,9 +10,17 @@ import numpy as np
 from streamlit.testing.v1 import AppTest
 
 from benchmarks.harness import open_view as open_view  # re-exported for the tests
+from dashboard import registry
 from tests import ROOT
 
 APP = str(ROOT / "dashboard" / "app.py")
+#: Views with inputs of their own, tested in their own files: the lesson's steps
+#: (test_view_lesson.py), an uploaded table (test_views.py::TestCheckMyEncoding), the RoPE lab's
+#: and the Distance view's families (test_view_rope.py, test_view_distance.py).
+OWN_INPUT_VIEWS = frozenset({"lesson", "check", "rope", "distance"})
+#: Every other view, read from the registry: each draws the sidebar's sinusoidal encoding, so the
+#: tests of every view at every preset, link and range run on it (a new view is tested too).
+SIDEBAR_VIEWS = [view.slug for view in registry.VIEWS if view.slug not in OWN_INPUT_VIEWS]
 
 
 def new_app(query: dict | None = None, **params) -> AppTest:

@@ -14,15 +14,22 @@ from dashboard import registry, ui
 from dashboard.figures import matrices
 from dashboard.views import rotation
 from tests import DATA
-from tests.apptest_helpers import decode, figures, new_app, no_errors, open_view, page_of
+from tests.apptest_helpers import (
+    SIDEBAR_VIEWS,
+    decode,
+    figures,
+    new_app,
+    no_errors,
+    open_view,
+    page_of,
+)
 
 pytestmark = pytest.mark.timeout(600)
 
-NEW_VIEWS = ["rotation", "embeddings", "conventions", "example"]
 PRESETS = ["Tutorial", "Lab", "d2l", "Annotated Transformer", "Attention Is All You Need"]
 
 
-@pytest.mark.parametrize("view", NEW_VIEWS)
+@pytest.mark.parametrize("view", SIDEBAR_VIEWS)
 def test_each_view_under_each_preset(view):
     at = new_app(view=view)  # one session, every preset in turn (as a teacher would)
     at.run()
@@ -33,7 +40,7 @@ def test_each_view_under_each_preset(view):
         assert page_of(at) == view and "view" not in at.query_params
 
 
-@pytest.mark.parametrize("view", NEW_VIEWS)
+@pytest.mark.parametrize("view", SIDEBAR_VIEWS)
 @pytest.mark.parametrize("d_model", [1, 7])
 def test_odd_d_model(view, d_model):
     at = new_app(view=view, d=d_model, L=50)
@@ -338,6 +345,15 @@ class TestWorkedExample:
         exec(code, namespace)
         np.testing.assert_allclose(
             namespace["pe"], pe_core.sinusoidal_encoding(10, 4, base=100), atol=1e-12
+        )
+
+    def test_pe_core_snippet_runs(self):
+        at = new_app(view="example", L=100, d=16, conv="split")
+        at.run()
+        namespace = {}
+        exec(at.code[2].value, namespace)
+        np.testing.assert_array_equal(
+            namespace["pe"], pe_core.sinusoidal_encoding(100, 16, convention="split")
         )
 
     def test_downloads_offered(self):
