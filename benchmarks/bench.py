@@ -226,8 +226,8 @@ def analysis_section(repeats: int) -> list[str]:
 def dashboard_section() -> list[str]:
     from streamlit.testing.v1 import AppTest
 
+    from benchmarks.harness import open_view
     from dashboard import registry
-    from tests.apptest_helpers import open_view
 
     at = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=300)
     at.query_params.update({"L": str(L), "d": str(D)})

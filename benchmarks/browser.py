@@ -37,16 +37,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from dashboard import registry  # noqa: E402
-from tests.e2e import (  # noqa: E402
+from benchmarks.harness import (  # noqa: E402
     CHROMIUM_ARGS,
     PAGE_HOOK_JS,
     VIEWPORT,
+    AppPage,
     StreamlitServer,
     find_chromium,
     widened_margins_js,
 )
-from tests.e2e.conftest import AppPage  # noqa: E402
+from dashboard import registry  # noqa: E402
 
 CONFIGURATIONS = {
     "default (2,048 × 512)": "",

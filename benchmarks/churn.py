@@ -25,10 +25,10 @@ from urllib.parse import urlencode
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.harness import StreamlitServer  # noqa: E402
 from benchmarks.protocol import connect, rerun_message, run  # noqa: E402
 from dashboard import registry  # noqa: E402
 from dashboard.views import rope as rope_view  # noqa: E402
-from tests.e2e import StreamlitServer  # noqa: E402
 
 MAX_LINKS = 2000
 

@@ -36,9 +36,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.harness import StreamlitServer  # noqa: E402
 from benchmarks.protocol import connect, rerun_message, run  # noqa: E402
 from dashboard import registry  # noqa: E402
-from tests.e2e import StreamlitServer  # noqa: E402
 
 MAX_SESSIONS, MAX_SECONDS = 60, 900
 #: The values of L a session moves between: a few shared by everyone (cached after the first

@@ -1,6 +1,6 @@
 """Load test: concurrent headless-browser sessions against a real Streamlit server.
 
-Starts its own server (the same start/stop code as the browser tests, tests/e2e/__init__.py),
+Starts its own server (the same start/stop code as the browser tests, benchmarks/harness.py),
 opens ``--sessions`` pages in one headless Chromium, and for ``--seconds`` lets every page
 change something about once per ``--interval``: alternately the preset (cycling through all
 presets) and the view (cycling through all tabs). For each change it measures the time from the
@@ -36,7 +36,7 @@ from dashboard.sidebar import PRESETS  # noqa: E402
 
 VIEWS = {view.slug: view.label for view in VIEW_LIST}
 
-from tests.e2e import (  # noqa: E402
+from benchmarks.harness import (  # noqa: E402
     CHROMIUM_ARGS,
     PAGE_HOOK_JS,
     VIEWPORT,

@@ -1,6 +1,6 @@
 """Server memory under concurrent heavy requests: peak RSS of the Streamlit server.
 
-Starts its own server (tests/e2e/__init__.py), records its resident memory, then opens
+Starts its own server (benchmarks/harness.py), records its resident memory, then opens
 ``--sessions`` pages at once in one headless Chromium, each on the same heavy link with its own
 seed (so no cache is shared), waits until every page has drawn its charts, and reports the
 server's RSS and peak RSS (VmHWM) before and after. The default link is the attack of issue 18:
@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.e2e import CHROMIUM_ARGS, PAGE_HOOK_JS, VIEWPORT, StreamlitServer, find_chromium  # noqa: E402
+from benchmarks.harness import CHROMIUM_ARGS, PAGE_HOOK_JS, VIEWPORT, StreamlitServer, find_chromium  # noqa: E402
 
 HEAVY = "?view=embeddings&d=8192&emb_mode=random&emb_batch=16&emb_seq=256&emb_dropout=0.5"
 

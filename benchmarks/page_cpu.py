@@ -20,14 +20,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.e2e import (  # noqa: E402
+from benchmarks.harness import (  # noqa: E402
     CHROMIUM_ARGS,
     PAGE_HOOK_JS,
     VIEWPORT,
+    AppPage,
     StreamlitServer,
     find_chromium,
 )
-from tests.e2e.conftest import AppPage  # noqa: E402
 
 IDLE_SECONDS = 5.0
 

@@ -20,18 +20,18 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from dashboard.encoding_image import ROW_SPEEDS  # noqa: E402
-from dashboard.params import PLAY_SPEEDS  # noqa: E402
-from tests.e2e import (  # noqa: E402
+from benchmarks.harness import (  # noqa: E402
     CHROMIUM_ARGS,
     PAGE_HOOK_JS,
     PLAY_FRAMES_JS,
     PLOTLY_INTERRUPTED,
     VIEWPORT,
+    AppPage,
     StreamlitServer,
     find_chromium,
 )
-from tests.e2e.conftest import AppPage  # noqa: E402
+from dashboard.encoding_image import ROW_SPEEDS  # noqa: E402
+from dashboard.params import PLAY_SPEEDS  # noqa: E402
 
 #: Seconds of animation measured per speed (60 circle positions last 3 s at 20 a second).
 MEASURED = 2.5

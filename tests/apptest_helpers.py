@@ -1,18 +1,26 @@
-"""Helpers for driving the app with streamlit.testing.v1.AppTest."""
+"""Helpers for driving the app with streamlit.testing.v1.AppTest (``open_view``, shared with the
+benchmarks, is in benchmarks/harness.py)."""
 
 from __future__ import annotations
 
 import base64
 import json
-from pathlib import Path
 
 import numpy as np
 from streamlit.testing.v1 import AppTest
 
+from benchmarks.harness import open_view as open_view  # re-exported for the tests
 from dashboard import registry
+from tests import ROOT
 
-APP = str(Path(__file__).resolve().parents[1] / "dashboard" / "app.py")
-VIEW_LABELS = {view.slug: view.label for view in registry.VIEWS}
+APP = str(ROOT / "dashboard" / "app.py")
+#: Views with inputs of their own, tested in their own files: the lesson's steps
+#: (test_view_lesson.py), an uploaded table (test_views.py::TestCheckMyEncoding), the RoPE lab's
+#: and the Distance view's families (test_view_rope.py, test_view_distance.py).
+OWN_INPUT_VIEWS = frozenset({"lesson", "check", "rope", "distance"})
+#: Every other view, read from the registry: each draws the sidebar's sinusoidal encoding, so the
+#: tests of every view at every preset, link and range run on it (a new view is tested too).
+SIDEBAR_VIEWS = [view.slug for view in registry.VIEWS if view.slug not in OWN_INPUT_VIEWS]
 
 
 def new_app(query: dict | None = None, **params) -> AppTest:
@@ -22,26 +30,6 @@ def new_app(query: dict | None = None, **params) -> AppTest:
     for key, value in {**(query or {}), **params}.items():
         at.query_params[key] = value if isinstance(value, list) else str(value)
     return at
-
-
-def open_view(at: AppTest, view: str) -> AppTest:
-    """Go to a view in the same session, as a click in the navigation does.
-
-    AppTest.switch_page() finds only pages that are files; the app's pages are functions,
-    registered by their URL path, so the page's hash is looked up among the registered pages.
-    """
-    slug = (
-        view
-        if view in VIEW_LABELS
-        else next(s for s, label in VIEW_LABELS.items() if label == view)
-    )
-    default = slug == registry.DEFAULT.slug
-    at._page_hash = next(
-        page_hash
-        for page_hash, info in at._registered_pages.items()
-        if info.get("url_pathname") == ("" if default else slug)
-    )
-    return at.run()
 
 
 def page_of(at: AppTest) -> str:

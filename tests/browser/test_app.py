@@ -1,6 +1,6 @@
 """The app in a real browser: every view draws and redraws, links restore state, bad links warn.
 
-Run alone with ``pytest tests/e2e``; with ``PE_SCREENSHOTS=1`` screenshots of every view land in
+Run alone with ``pytest tests/browser``; with ``PE_SCREENSHOTS=1`` screenshots of every view land in
 artifacts/screenshots/.
 """
 
@@ -11,12 +11,10 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from benchmarks.harness import SCREENSHOTS, AppPage, widened_margins_js
 from dashboard import registry, sidebar
 
-from . import widened_margins_js
-from .conftest import SCREENSHOTS, AppPage
-
-pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
+pytestmark = pytest.mark.timeout(300)  # and `browser`, from the folder (tests/conftest.py)
 
 VIEWS = {view.slug: view.label for view in registry.VIEWS}
 DEFAULT_VIEW = registry.DEFAULT.slug

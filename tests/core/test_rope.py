@@ -13,13 +13,13 @@ compares with literal values computed once with transformers 5.23.0 itself
 import json
 import math
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import pe_core
 from pe_core import apply_rope, rope_cos_sin, rope_frequencies, rope_from_config
+from tests import DATA
 
 RTOL = 1e-14  # float64 reference against the vectorized module
 
@@ -477,7 +477,7 @@ class TestScoresAndPrecision:
         assert pe_core.rope_angle_errors([257], rope, "bfloat16")[0] >= 1.0 - 1e-2
 
 
-HF = json.loads((Path(__file__).parent / "data" / "rope_hf_5_23.json").read_text())
+HF = json.loads((DATA / "rope_hf_5_23.json").read_text())
 #: Llama's own default function ignores partial_rotary_factor (GPT-NeoX's and every scaled
 #: type honour it); pe_core follows the latter, as the case "..._gptneox" checks.
 NOT_FOLLOWED = {"g_default_partial_rotary_0.5_llama_default_fn"}

@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import json
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import pe_core
+from tests import DATA
 
-CORPUS = Path(__file__).parent / "data" / "hf_configs"
+CORPUS = DATA / "hf_configs"
 REFERENCE = json.loads((CORPUS / "reference.json").read_text())
 #: transformers computes inv_freq in float32 with its own operation order: up to a few float32
 #: ulps (2**-24 relative) from the exact value; 4.1e-7 is the largest seen in this corpus.

@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import pytest
 
+from benchmarks.harness import AppPage
 from dashboard.registry import DEFAULT, VIEWS
 from dashboard.ui import NARROW_WIDTH
 
-from .conftest import AppPage
-
-pytestmark = [pytest.mark.browser, pytest.mark.timeout(600)]
+pytestmark = pytest.mark.timeout(600)  # and `browser`, from the folder (tests/conftest.py)
 
 #: For every displayed formula: its start, how much wider it is than its box (what the box
 #: scrolls), how far it passes the box's right edge, and whether the box scrolls sideways.

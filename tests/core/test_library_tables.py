@@ -14,7 +14,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -27,8 +26,9 @@ from pe_core import (
     identify_encoding,
     sinusoidal_encoding,
 )
+from tests import DATA
 
-REFERENCE = json.loads((Path(__file__).parent / "data" / "convention_reference.json").read_text())
+REFERENCE = json.loads((DATA / "convention_reference.json").read_text())
 FLOAT32_ARITHMETIC = 1e-5
 
 #: diffusers' (flip_sin_to_cos, downscale_freq_shift) -> the convention that builds its table.

@@ -9,16 +9,15 @@ from __future__ import annotations
 import io
 import math
 import tomllib
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import pe_core
+from tests import ROOT
 from tests.apptest_helpers import decode, figures, new_app, no_errors, similarity_images
 
 pytestmark = pytest.mark.timeout(600)
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def _texts(at) -> str:
@@ -151,7 +150,7 @@ def _upload(array, name="m.npy"):
 
 class TestIdentifyView:
     def test_float32_library_table_round_base_and_its_arithmetic(self):
-        from tests.test_identify import annotated_transformer_buffer
+        from tests.core.test_identify import annotated_transformer_buffer
 
         at = _upload(annotated_transformer_buffer(512, 64))
         success = at.success[0].value

@@ -1,5 +1,5 @@
 """The image heatmap's payload: values, palette, hover text and ticks, decoded as the browser
-reads them (the drawing itself is checked in Chromium, tests/e2e)."""
+reads them (the drawing itself is checked in Chromium, tests/browser)."""
 
 import numpy as np
 import pytest

@@ -16,16 +16,14 @@ import numpy as np
 import pytest
 
 import pe_core
+from benchmarks.harness import SCREENSHOTS, AppPage
 from dashboard.config import Config
 from dashboard.exports import encoding_csv
+from tests import DATA
 
-from .conftest import SCREENSHOTS, AppPage
+pytestmark = pytest.mark.timeout(300)  # and `browser`, from the folder (tests/conftest.py)
 
-pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
-
-REFERENCE = json.loads(
-    (Path(__file__).parents[1] / "data" / "convention_reference.json").read_text()
-)
+REFERENCE = json.loads((DATA / "convention_reference.json").read_text())
 
 
 def _fairseq_table() -> np.ndarray:

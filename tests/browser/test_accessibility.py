@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import AppPage
+from benchmarks.harness import AppPage
 
-pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
+pytestmark = pytest.mark.timeout(300)  # and `browser`, from the folder (tests/conftest.py)
 
 #: The focus ring's colour (dashboard/static/focus.css, ui.FOCUS_STYLE).
 FOCUS_BLUE = "rgb(59, 130, 246)"

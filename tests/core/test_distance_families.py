@@ -10,16 +10,14 @@ Qwen2-VL / Qwen2.5-VL / Qwen3-VL's ``get_rope_index`` and rotary recomposition (
 
 import json
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import pe_core
+from tests import DATA
 
-REFERENCE = json.loads(
-    (Path(__file__).parent / "data" / "distance_reference.json").read_text(encoding="utf-8")
-)
+REFERENCE = json.loads((DATA / "distance_reference.json").read_text(encoding="utf-8"))
 
 
 class TestAlibiSlopes:

@@ -9,11 +9,10 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from benchmarks.harness import SCREENSHOTS, AppPage
 from dashboard.views import lesson
 
-from .conftest import SCREENSHOTS, AppPage
-
-pytestmark = [pytest.mark.browser, pytest.mark.timeout(600)]
+pytestmark = pytest.mark.timeout(600)  # and `browser`, from the folder (tests/conftest.py)
 
 
 def test_walk_the_lesson_from_start_to_end(app: AppPage):

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import pe_core
-from tests.test_fuzz_core import EXAMPLES
+from tests.fuzz.test_core import EXAMPLES
 
 pytestmark = pytest.mark.fuzz
 

@@ -3,7 +3,6 @@
 import html
 import io
 import json
-from pathlib import Path
 
 import numpy as np
 import plotly.graph_objects as go
@@ -14,15 +13,23 @@ import pe_core
 from dashboard import registry, ui
 from dashboard.figures import matrices
 from dashboard.views import rotation
-from tests.apptest_helpers import decode, figures, new_app, no_errors, open_view, page_of
+from tests import DATA
+from tests.apptest_helpers import (
+    SIDEBAR_VIEWS,
+    decode,
+    figures,
+    new_app,
+    no_errors,
+    open_view,
+    page_of,
+)
 
 pytestmark = pytest.mark.timeout(600)
 
-NEW_VIEWS = ["rotation", "embeddings", "conventions", "example"]
 PRESETS = ["Tutorial", "Lab", "d2l", "Annotated Transformer", "Attention Is All You Need"]
 
 
-@pytest.mark.parametrize("view", NEW_VIEWS)
+@pytest.mark.parametrize("view", SIDEBAR_VIEWS)
 def test_each_view_under_each_preset(view):
     at = new_app(view=view)  # one session, every preset in turn (as a teacher would)
     at.run()
@@ -33,7 +40,7 @@ def test_each_view_under_each_preset(view):
         assert page_of(at) == view and "view" not in at.query_params
 
 
-@pytest.mark.parametrize("view", NEW_VIEWS)
+@pytest.mark.parametrize("view", SIDEBAR_VIEWS)
 @pytest.mark.parametrize("d_model", [1, 7])
 def test_odd_d_model(view, d_model):
     at = new_app(view=view, d=d_model, L=50)
@@ -57,7 +64,7 @@ class TestRotation:
         assert any("no cos partner" in w.value for w in at.warning)
 
     def test_offset_in_the_url(self):
-        # A link's offset is read (the browser writes it back: tests/e2e, bound widgets).
+        # A link's offset is read (the browser writes it back: tests/browser, bound widgets).
         at = new_app(view="rotation", rot_offset="12")
         at.run()
         assert at.number_input(key="rot_offset").value == 12.0
@@ -65,7 +72,7 @@ class TestRotation:
         assert at.session_state["rot_offset"] == 3.5
 
     def test_a_pair_clicked_on_the_circles_is_brought_into_the_matrix_and_outlined(self):
-        # What the circles' click leaves (tests/e2e/test_linked.py clicks in a browser): pair
+        # What the circles' click leaves (tests/browser/test_linked.py clicks in a browser): pair
         # 64 of d_model 512, outside the window of pairs 0-15.
         at = new_app(view="rotation", d=512, rot_offset=1, rot_k=5)
         at.run()
@@ -293,7 +300,7 @@ class TestCheckMyEncoding:
     def test_scaled_timesteps(self):
         # diffusers get_timestep_embedding(torch.arange(16) / 15, 32, flip_sin_to_cos=True,
         # downscale_freq_shift=0, scale=1000), computed once with diffusers 0.42.1.
-        path = Path(__file__).parent / "data" / "convention_reference.json"
+        path = DATA / "convention_reference.json"
         case = json.loads(path.read_text())["diffusers_scale"][0]
         table = np.array(case["table"], dtype=np.float32)
         at = _upload_to_check("t.npy", _npy(table))
@@ -338,6 +345,15 @@ class TestWorkedExample:
         exec(code, namespace)
         np.testing.assert_allclose(
             namespace["pe"], pe_core.sinusoidal_encoding(10, 4, base=100), atol=1e-12
+        )
+
+    def test_pe_core_snippet_runs(self):
+        at = new_app(view="example", L=100, d=16, conv="split")
+        at.run()
+        namespace = {}
+        exec(at.code[2].value, namespace)
+        np.testing.assert_array_equal(
+            namespace["pe"], pe_core.sinusoidal_encoding(100, 16, convention="split")
         )
 
     def test_downloads_offered(self):

@@ -7,10 +7,9 @@ import re
 
 import pytest
 
-from . import PLAY_FRAMES_JS, PLOTLY_INTERRUPTED
-from .conftest import AppPage
+from benchmarks.harness import PLAY_FRAMES_JS, PLOTLY_INTERRUPTED, AppPage
 
-pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
+pytestmark = pytest.mark.timeout(300)  # and `browser`, from the folder (tests/conftest.py)
 
 
 @pytest.mark.parametrize(

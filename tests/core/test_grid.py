@@ -10,14 +10,14 @@ code (float32), so it agrees to float32's arithmetic, 1e-6 at these positions.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from pe_core import GRID_LAYOUTS, Precision, PrecisionKind, grid_encoding, identify_grid
+from tests import DATA
 
-REFERENCE = json.loads((Path(__file__).parent / "data" / "convention_reference.json").read_text())
+REFERENCE = json.loads((DATA / "convention_reference.json").read_text())
 
 
 def _mae_1d(embed_dim, pos):

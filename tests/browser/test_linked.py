@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from benchmarks.harness import AppPage
 from dashboard.figures import linked
 
-from .conftest import AppPage
-
-pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
+pytestmark = pytest.mark.timeout(300)  # and `browser`, from the folder (tests/conftest.py)
 
 #: Where on the page the first point at or after ``x`` of trace ``curve`` is drawn (on the
 #: trace's own axes, linear or log).

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import warnings
-from pathlib import Path
 
 import ml_dtypes
 import numpy as np
@@ -28,8 +27,9 @@ from pe_core import (
     sinusoidal_encoding,
     textbook_encoding,
 )
+from tests import DATA
 
-REFERENCE = json.loads((Path(__file__).parent / "data" / "arithmetic_reference.json").read_text())
+REFERENCE = json.loads((DATA / "arithmetic_reference.json").read_text())
 FLOAT32_ULP_BELOW_ONE = 2.0**-23
 
 

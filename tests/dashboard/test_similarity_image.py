@@ -1,6 +1,6 @@
 """The similarity image's payload: the matrix to the float32 digit, the colour scale, the
 hover's positions, the ticks and the clicked offset's diagonals, decoded as the browser reads
-them (the drawing itself is checked in Chromium, tests/e2e)."""
+them (the drawing itself is checked in Chromium, tests/browser)."""
 
 from io import BytesIO
 

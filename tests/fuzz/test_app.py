@@ -31,7 +31,7 @@ from dashboard import params, registry, sidebar
 from dashboard.config import Config
 from tests.apptest_helpers import images, new_app, open_view, page_of
 
-pytestmark = pytest.mark.fuzz  # pytest -m "not fuzz" leaves them out
+pytestmark = pytest.mark.fuzz  # also from the folder (tests/conftest.py)
 
 VIEWS = {view.slug: view.label for view in registry.VIEWS}
 #: Every parameter a link can carry, by its URL name (the base as a link gives it).

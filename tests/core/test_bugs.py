@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,8 +21,9 @@ from pe_core import (
     sinusoidal_encoding,
     textbook_encoding,
 )
+from tests import DATA
 
-ARITHMETIC = json.loads((Path(__file__).parent / "data" / "arithmetic_reference.json").read_text())
+ARITHMETIC = json.loads((DATA / "arithmetic_reference.json").read_text())
 
 
 def _loops(length, d_model, angle_of, sin_in_even=True):

@@ -5,10 +5,9 @@ import re
 
 import pytest
 
-from . import PAGE_HOOK_JS, VIEWPORT, StreamlitServer
-from .conftest import RUN_TIMEOUT_MS, AppPage
+from benchmarks.harness import PAGE_HOOK_JS, RUN_TIMEOUT_MS, VIEWPORT, AppPage, StreamlitServer
 
-pytestmark = pytest.mark.browser
+pytestmark = pytest.mark.browser  # also from the folder (tests/conftest.py)
 
 
 #: Keeps every WebSocket the page creates, so a test can tell when the page has a connection

@@ -7,10 +7,9 @@ from contextlib import contextmanager
 
 import pytest
 
-from . import PAGE_HOOK_JS
-from .conftest import RUN_TIMEOUT_MS, SCREENSHOTS, VIEWPORT, AppPage
+from benchmarks.harness import PAGE_HOOK_JS, RUN_TIMEOUT_MS, SCREENSHOTS, VIEWPORT, AppPage
 
-pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
+pytestmark = pytest.mark.timeout(300)  # and `browser`, from the folder (tests/conftest.py)
 
 #: The page's background in each theme (.streamlit/config.toml).
 BACKGROUND = {"light": "rgb(255, 255, 255)", "dark": "rgb(14, 17, 23)"}
