@@ -195,7 +195,7 @@ def test_complex_numbers_among_objects_are_refused_not_truncated(values):
 
 
 class TestLoadJson:
-    """load_json's refusals, literal (tests/test_fuzz_core.py fuzzes it too)."""
+    """load_json's refusals, literal (tests/fuzz/test_core.py fuzzes it too)."""
 
     @pytest.mark.parametrize(
         ("text", "error", "message"),

@@ -1,13 +1,13 @@
 """The RoPE lab, driven by AppTest: presets, the sidebar's sinusoid as RoPE, pasted configs."""
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import pe_core
 from dashboard.views import rope as rope_view
+from tests import DATA
 from tests.apptest_helpers import decode, figures, new_app, no_errors
 
 pytestmark = pytest.mark.timeout(600)
@@ -138,7 +138,7 @@ def test_hostile_config_links_keep_the_app_working(text, shown):
 
 
 class TestClickedPair:
-    """A pair clicked on the wavelength chart (tests/e2e/test_linked.py clicks in a browser;
+    """A pair clicked on the wavelength chart (tests/browser/test_linked.py clicks in a browser;
     here the selection the click leaves is set directly)."""
 
     @staticmethod
@@ -209,7 +209,7 @@ class TestLayers:
 
     @staticmethod
     def _app(name: str, **query):
-        text = (Path(__file__).parent / "data" / "hf_configs" / name).read_text()
+        text = (DATA / "hf_configs" / name).read_text()
         at = new_app(view="rope", rope_model=rope_view.PASTE, rope_json=text, **query)
         return at.run()
 

@@ -6,7 +6,9 @@ from pathlib import Path
 
 import pytest
 
-DASHBOARD = Path(__file__).resolve().parents[1] / "dashboard"
+from tests import ROOT
+
+DASHBOARD = ROOT / "dashboard"
 VIEWS = sorted(p for p in (DASHBOARD / "views").glob("*.py") if p.name != "__init__.py")
 SHARED = sorted((DASHBOARD / "view_parts").glob("*.py"))
 

@@ -1,6 +1,6 @@
 """The model knowledge of rope_from_config and rope_layers (pe_core.rope_models, issue 34):
 layer types, which layers rotate, pair layouts, refusals. The real configs and the families are
-compared with transformers' own values in tests/test_hf_corpus.py."""
+compared with transformers' own values in tests/core/test_hf_corpus.py."""
 
 import dataclasses
 import warnings
@@ -23,7 +23,7 @@ COHERE = {"model_type": "cohere", "head_dim": 8, "rope_theta": 100.0}
 
 class TestLayerTypes:
     """rope_from_config(layer_type=) and rope_layers (issue 34); the real configs and the
-    families are compared with transformers in tests/test_hf_corpus.py."""
+    families are compared with transformers in tests/core/test_hf_corpus.py."""
 
     def test_several_layer_types_warn_and_give_full_attention(self):
         with pytest.warns(
