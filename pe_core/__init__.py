@@ -64,6 +64,7 @@ from pe_core.rope import (
 )
 from pe_core.rope_config import rope_from_config, rope_layers
 from pe_core.rope_models import MODEL_ROPES, ModelRope
+from pe_core.rope_variants import ROPE_VARIANTS, RopeVariant
 from pe_core.rotation import relative_rotation
 from pe_core.similarity import cosine_similarity, offset_similarity, similarity_matrix
 from pe_core.uniqueness import (
@@ -89,6 +90,7 @@ __all__ = [
     "PAIRWISE_LIMIT",
     "PRECISIONS",
     "ROPE_TYPES",
+    "ROPE_VARIANTS",
     "Bug",
     "Coincidence",
     "ColumnLayout",
@@ -106,6 +108,7 @@ __all__ = [
     "ModelRope",
     "Precision",
     "PrecisionKind",
+    "RopeVariant",
     "RotaryEncoding",
     "TextbookFormula",
     "UniquenessReport",

@@ -31,8 +31,6 @@ from numpy.typing import ArrayLike, NDArray
 from pe_core._formats import round_to_precision
 from pe_core._kernels import encode, phasors, two_product
 from pe_core._validation import (
-    MAX_D_MODEL,
-    MAX_POSITION,
     _describe,
     as_array,
     as_real_array,
@@ -45,6 +43,15 @@ from pe_core._validation import (
 )
 from pe_core.bank import ColumnLayout, FrequencyBank
 from pe_core.errors import InputError, InputTypeError
+from pe_core.rope_variants import (
+    ROPE_TYPES,
+    ROPE_VARIANTS,
+    ScalingInput,
+    _number,
+    _positive_int,
+    _width,
+    yarn_correction_range,
+)
 
 __all__ = [
     "LAYOUTS",
@@ -61,45 +68,10 @@ __all__ = [
     "yarn_correction_range",
 ]
 
-#: The rope types Hugging Face's ``ROPE_INIT_FUNCTIONS`` defines (``type`` is the older key).
-ROPE_TYPES = ("default", "linear", "dynamic", "yarn", "longrope", "llama3", "proportional")
 #: Where a head's rotary pairs sit: GPT-NeoX / Hugging Face's ``rotate_half`` ("halves": pair
 #: ``i`` is columns ``i`` and ``i + d/2``) or GPT-J / Meta's original ("interleaved": ``2i`` and
 #: ``2i + 1``).
 LAYOUTS = ("halves", "interleaved")
-
-#: The keys each rope type reads (beyond ``rope_type``/``type`` and ``rope_theta``); others are
-#: reported, as Hugging Face does, with a warning.
-_KEYS = {
-    "default": set(),
-    "linear": {"factor"},
-    "dynamic": {"factor"},
-    "yarn": {
-        "factor",
-        "attention_factor",
-        "beta_fast",
-        "beta_slow",
-        "mscale",
-        "mscale_all_dim",
-        "original_max_position_embeddings",
-        "truncate",
-    },
-    "longrope": {
-        "short_factor",
-        "long_factor",
-        "factor",
-        "attention_factor",
-        "original_max_position_embeddings",
-    },
-    "llama3": {"factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings"},
-    "proportional": {"factor"},
-}
-_REQUIRED = {
-    "linear": ("factor",),
-    "dynamic": ("factor",),
-    "longrope": ("short_factor", "long_factor"),
-    "llama3": ("factor", "low_freq_factor", "high_freq_factor"),
-}
 
 
 @dataclass(frozen=True, eq=False)
@@ -195,7 +167,7 @@ class RotaryEncoding:
         factor = self.parameters.get("factor")
         unchanged = np.isclose(scale, 1.0, rtol=1e-12, atol=0.0)
         band = np.where(unchanged, "unchanged", "ramp").astype("<U11")
-        if factor is not None and self.rope_type != "longrope":
+        if factor is not None and ROPE_VARIANTS[self.rope_type].factor_marks_band:
             band[np.isclose(scale, factor, rtol=1e-9, atol=0.0) & ~unchanged] = "scaled"
         band[self.inv_freq == 0] = "not rotated"
         return band
@@ -221,102 +193,6 @@ class RotaryEncoding:
 
 
 # --- parameters ---------------------------------------------------------------------------
-
-
-def _number(parameters: Mapping, key: str, *, low: float | None = None, strict=False) -> float:
-    """``parameters[key]`` as a finite float, at least (or above) ``low``."""
-    value = check_real(parameters[key], f"scaling[{key!r}]")
-    if low is not None and (value < low or (strict and value == low)):
-        rule = f"> {low:g}" if strict else f">= {low:g}"
-        raise InputError(f"scaling[{key!r}] must be a number {rule}, got {value:g}")
-    return value
-
-
-def _positive_int(value: object, name: str) -> int:
-    """A length (``max_position_embeddings``, ``seq_len``): an integer from 1 to 2**53."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer, float)):
-        raise InputTypeError(f"{name} must be a positive integer, got {_describe(value)}")
-    if isinstance(value, float) and not value.is_integer():
-        raise InputError(f"{name} must be a positive integer, got {value:g}")
-    if not 1 <= value <= MAX_POSITION:
-        raise InputError(f"{name} must be an integer from 1 to 2**53, got {_describe(value)}")
-    return int(value)
-
-
-def _width(value: object, name: str, low: int = 2) -> int:
-    """A head width (or count) as an int from ``low`` to 2**20."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise InputTypeError(f"{name} must be an integer >= {low}, got {_describe(value)}")
-    if not low <= value <= MAX_D_MODEL:
-        raise InputError(f"{name} must be an integer from {low} to 2**20, got {value}")
-    return int(value)
-
-
-def _factor_list(parameters: Mapping, key: str, n_pairs: int) -> NDArray[np.float64]:
-    values = as_real_array(parameters[key], f"scaling[{key!r}]", ndim=1)
-    if values.size != n_pairs:
-        raise InputError(
-            f"scaling[{key!r}] must hold one factor per rotary pair (rotary_dim // 2 = "
-            f"{n_pairs}), got {values.size}"
-        )
-    if np.any(values <= 0):
-        raise InputError(f"scaling[{key!r}] must hold factors > 0")
-    return values
-
-
-def yarn_correction_range(
-    beta_fast: float,
-    beta_slow: float,
-    rotary_dim: int,
-    base: float,
-    training_length: int,
-    *,
-    truncate: bool = True,
-) -> tuple[float, float]:
-    """YaRN's range of pair dimensions between extrapolation and interpolation.
-
-    The dimension at which a pair turns ``beta`` times within ``training_length`` positions is
-    ``rotary_dim * ln(L / (2 pi beta)) / (2 ln base)``; the ramp runs from that of ``beta_fast``
-    to that of ``beta_slow``, floored and ceiled when ``truncate`` (Hugging Face's default), and
-    clipped to ``[0, rotary_dim - 1]``.
-
-    >>> low, high = yarn_correction_range(32, 1, 64, 150_000.0, 4096, truncate=False)
-    >>> round(low, 12), round(high, 11)
-    (8.092779115512, 17.39802450159)
-    """
-
-    beta_fast = check_real(beta_fast, "beta_fast")
-    beta_slow = check_real(beta_slow, "beta_slow")
-    for name, value in (("beta_fast", beta_fast), ("beta_slow", beta_slow)):
-        if not 0 < value * 2 * math.pi < math.inf:
-            raise InputError(
-                f"{name} must be > 0 (turns within the training length) with 2 pi {name} "
-                f"finite, got {value:g}"
-            )
-    rotary_dim = _width(rotary_dim, "rotary_dim")
-    base = check_real(base, "base")
-    if base <= 1:
-        raise InputError(f"base must be > 1, got {base:g}")
-    training_length = _positive_int(training_length, "training_length")
-    if not isinstance(truncate, (bool, np.bool_)):
-        raise InputTypeError(f"truncate must be True or False, got {_describe(truncate)}")
-
-    def dimension(turns: float) -> float:
-        return rotary_dim * math.log(training_length / (turns * 2 * math.pi)) / (2 * math.log(base))
-
-    low, high = dimension(beta_fast), dimension(beta_slow)
-    if not (math.isfinite(low) and math.isfinite(high)):  # a beta of 1e-320 and the like
-        raise InputError(
-            f"beta_fast and beta_slow must give finite correction dimensions, got beta_fast="
-            f"{beta_fast:g} and beta_slow={beta_slow:g}"
-        )
-    if truncate:
-        low, high = math.floor(low), math.ceil(high)
-    return max(low, 0), min(high, rotary_dim - 1)
-
-
-def _mscale(scale: float, mscale: float = 1.0) -> float:
-    return 1.0 if scale <= 1 else 0.1 * mscale * math.log(scale) + 1.0
 
 
 def rope_frequencies(
@@ -376,7 +252,10 @@ def rope_frequencies(
     if scaling is not None and not isinstance(scaling, Mapping):
         raise InputTypeError(f"scaling must be a mapping (rope_scaling), got {_describe(scaling)}")
     partial = check_real(partial_rotary_factor, "partial_rotary_factor")
-    proportional = (scaling or {}).get("rope_type", (scaling or {}).get("type")) == "proportional"
+    named = (scaling or {}).get("rope_type", (scaling or {}).get("type"))
+    proportional = isinstance(named, str) and getattr(
+        ROPE_VARIANTS.get(named), "keeps_every_pair", False
+    )
     if not (0 <= partial <= 1 if proportional else 0 < partial <= 1):
         interval = "[0, 1]" if proportional else "(0, 1]"
         raise InputError(f"partial_rotary_factor must be in {interval}, got {partial:g}")
@@ -402,10 +281,11 @@ def rope_frequencies(
     parameters.pop("rope_theta", None)
     parameters.pop("partial_rotary_factor", None)
     rope_type = check_choice(rope_type, "scaling['rope_type']", ROPE_TYPES)
-    for key in _REQUIRED.get(rope_type, ()):
+    variant = ROPE_VARIANTS[rope_type]
+    for key in variant.required:
         if key not in parameters:
             raise InputError(f"scaling for rope_type {rope_type!r} needs the key {key!r}")
-    unknown = sorted(set(parameters) - _KEYS[rope_type])
+    unknown = sorted(set(parameters) - variant.keys)
     if unknown:
         warnings.warn(
             f"scaling keys {unknown} are not used by rope_type {rope_type!r}",
@@ -413,70 +293,34 @@ def rope_frequencies(
             stacklevel=2,
         )
 
-    dim = rotary_dim
-    exponent = np.arange(0, dim, 2, dtype=np.float64) / dim
-    original = base**-exponent
-    inv_freq, attention_factor, effective_base = original, 1.0, base
-    training = target = max_position_embeddings
+    exponent = np.arange(0, rotary_dim, 2, dtype=np.float64) / rotary_dim
     resolved: dict = {"rope_type": rope_type}
-
-    if parameters.get("factor") is not None or rope_type in ("linear", "dynamic", "llama3"):
+    factor = None
+    if parameters.get("factor") is not None or "factor" in variant.required:
         factor = _number(parameters, "factor", low=1.0)
         resolved["factor"] = factor
-
-    if rope_type == "linear":
-        inv_freq = original / factor
-    elif rope_type == "proportional":
-        # Hugging Face's _compute_proportional_rope_parameters: the first int(p * head_dim // 2)
-        # pairs keep base**(-2j/head_dim), the others get frequency 0; all divided by factor.
-        factor = resolved.get("factor", 1.0)
-        rotating = int(partial * head_dim // 2)
-        original = base ** -(np.arange(0, 2 * (head_dim // 2), 2, dtype=np.float64) / head_dim)
-        inv_freq = np.where(np.arange(head_dim // 2) < rotating, original / factor, 0.0)
-        resolved.update(rotating_pairs=rotating, partial_rotary_factor=partial)
-    elif rope_type == "dynamic":
-        if dim < 4:  # the NTK exponent d / (d - 2)
-            raise InputError(
-                "rope_type 'dynamic' needs a rotary dimension head_dim * partial_rotary_factor "
-                f">= 4, got {dim}"
-            )
-        if max_position_embeddings is None:
-            raise InputError("rope_type 'dynamic' needs max_position_embeddings")
-        length = (
-            max_position_embeddings if seq_len is None else max(seq_len, max_position_embeddings)
+    scaled = variant.compute(
+        ScalingInput(
+            parameters=parameters,
+            resolved=resolved,
+            original=base**-exponent,
+            exponent=exponent,
+            rotary_dim=rotary_dim,
+            head_dim=head_dim,
+            base=base,
+            partial=partial,
+            factor=factor,
+            max_position_embeddings=max_position_embeddings,
+            seq_len=seq_len,
         )
-        growth = factor * length / max_position_embeddings - (factor - 1)
-        try:
-            effective_base = base * growth ** (dim / (dim - 2))
-        except OverflowError:
-            effective_base = math.inf
-        if not math.isfinite(effective_base):
-            raise InputError(
-                f"scaling['factor'] = {factor:g} at seq_len {length:,} makes the dynamic NTK base "
-                "overflow float64"
-            )
-        inv_freq = effective_base**-exponent
-        target = length
-    elif rope_type == "yarn":
-        inv_freq, attention_factor, training, target = _yarn(
-            parameters, resolved, original, dim, base, max_position_embeddings
-        )
-    elif rope_type == "longrope":
-        inv_freq, attention_factor, training, target = _longrope(
-            parameters, resolved, original, dim, max_position_embeddings, seq_len
-        )
-    elif rope_type == "llama3":
-        inv_freq, training = _llama3(
-            parameters, resolved, original, factor, max_position_embeddings
-        )
-        if max_position_embeddings is not None and training >= max_position_embeddings:
-            warnings.warn(
-                "scaling['original_max_position_embeddings'] should be less than "
-                f"max_position_embeddings, got {training} and {max_position_embeddings}",
-                UserWarning,
-                stacklevel=2,
-            )
-    if seq_len is not None and rope_type != "dynamic":
+    )
+    inv_freq = scaled.inv_freq
+    original = base**-exponent if scaled.original is None else scaled.original
+    attention_factor = scaled.attention_factor
+    effective_base = base if scaled.effective_base is None else scaled.effective_base
+    training = max_position_embeddings if scaled.training is None else scaled.training
+    target = max_position_embeddings if scaled.target is None else scaled.target
+    if seq_len is not None and not variant.sets_target:
         target = seq_len
     return RotaryEncoding(
         inv_freq=inv_freq,
@@ -491,143 +335,6 @@ def rope_frequencies(
         target_length=target,
         parameters=resolved,
     )
-
-
-def _training_length(parameters, max_position_embeddings, rope_type) -> int:
-    """``original_max_position_embeddings``, which Hugging Face fills in from
-    ``max_position_embeddings`` when it is absent."""
-    if parameters.get("original_max_position_embeddings") is not None:
-        return _positive_int(
-            parameters["original_max_position_embeddings"],
-            "scaling['original_max_position_embeddings']",
-        )
-    if max_position_embeddings is None:
-        raise InputError(
-            f"rope_type {rope_type!r} needs scaling['original_max_position_embeddings'] or "
-            "max_position_embeddings"
-        )
-    return max_position_embeddings
-
-
-def _yarn(parameters, resolved, original, dim, base, max_position_embeddings):
-    training = _training_length(parameters, max_position_embeddings, "yarn")
-    factor = resolved.get("factor")
-    if factor is None:  # as Hugging Face: the ratio of the two lengths
-        if max_position_embeddings is None:
-            raise InputError("rope_type 'yarn' without a factor needs max_position_embeddings")
-        factor = max_position_embeddings / training
-        resolved["factor"] = factor
-    elif max_position_embeddings is not None:
-        implicit = max_position_embeddings / training
-        if implicit not in (factor, 1.0):
-            warnings.warn(
-                f"scaling['factor'] = {factor:g} does not match max_position_embeddings / "
-                f"original_max_position_embeddings = {implicit:g}; the explicit factor is used "
-                "(as Hugging Face does)",
-                UserWarning,
-                stacklevel=3,
-            )
-    beta_fast = _number(parameters, "beta_fast") if "beta_fast" in parameters else 32.0
-    beta_slow = _number(parameters, "beta_slow") if "beta_slow" in parameters else 1.0
-    if beta_fast < beta_slow:
-        warnings.warn(
-            f"scaling['beta_fast'] should be greater than scaling['beta_slow'], got "
-            f"beta_fast={beta_fast:g} and beta_slow={beta_slow:g}",
-            UserWarning,
-            stacklevel=3,
-        )
-    truncate = parameters.get("truncate", True)
-    if not isinstance(truncate, bool):
-        raise InputTypeError(f"scaling['truncate'] must be true or false, got {truncate!r}")
-    mscale = _number(parameters, "mscale") if parameters.get("mscale") is not None else None
-    mscale_all_dim = (
-        _number(parameters, "mscale_all_dim")
-        if parameters.get("mscale_all_dim") is not None
-        else None
-    )
-    if parameters.get("attention_factor") is not None:
-        attention_factor = _number(parameters, "attention_factor", low=0.0, strict=True)
-    elif mscale and mscale_all_dim:
-        attention_factor = _mscale(factor, mscale) / _mscale(factor, mscale_all_dim)
-    else:
-        attention_factor = _mscale(factor)
-    low, high = yarn_correction_range(beta_fast, beta_slow, dim, base, training, truncate=truncate)
-    if low == high:
-        high += 0.001  # as Hugging Face: no division by zero
-    ramp = np.clip((np.arange(dim // 2, dtype=np.float64) - low) / (high - low), 0.0, 1.0)
-    extrapolation = 1.0 - ramp
-    inv_freq = (original / factor) * (1.0 - extrapolation) + original * extrapolation
-    resolved.update(
-        beta_fast=beta_fast,
-        beta_slow=beta_slow,
-        truncate=truncate,
-        mscale=mscale,
-        mscale_all_dim=mscale_all_dim,
-        correction_range=(low, high),
-        original_max_position_embeddings=training,
-    )
-    target = max_position_embeddings if max_position_embeddings is not None else training * factor
-    return inv_freq, attention_factor, training, round(target)
-
-
-def _longrope(parameters, resolved, original, dim, max_position_embeddings, seq_len):
-    short = _factor_list(parameters, "short_factor", dim // 2)
-    long = _factor_list(parameters, "long_factor", dim // 2)
-    training = _training_length(parameters, max_position_embeddings, "longrope")
-    factor = resolved.get("factor")
-    if factor is None:  # as Hugging Face: the ratio of the two lengths
-        if max_position_embeddings is None:
-            raise InputError("rope_type 'longrope' without a factor needs max_position_embeddings")
-        factor = max_position_embeddings / training
-    if parameters.get("attention_factor") is not None:
-        attention_factor = _number(parameters, "attention_factor", low=0.0, strict=True)
-    elif factor <= 1.0:
-        attention_factor = 1.0
-    else:
-        attention_factor = math.sqrt(1 + math.log(factor) / math.log(training))
-    use_long = seq_len is not None and seq_len > training
-    factors = long if use_long else short
-    resolved.update(
-        factor=factor,
-        original_max_position_embeddings=training,
-        factors_used="long_factor" if use_long else "short_factor",
-    )
-    target = max_position_embeddings if max_position_embeddings is not None else training
-    return original / factors, attention_factor, training, target
-
-
-def _llama3(parameters, resolved, original, factor, max_position_embeddings):
-    low = _number(parameters, "low_freq_factor", low=0.0, strict=True)
-    high = _number(parameters, "high_freq_factor", low=0.0, strict=True)
-    if high < low:
-        raise InputError(
-            "scaling['high_freq_factor'] must be at least "
-            f"scaling['low_freq_factor'], got {high:g} and {low:g}"
-        )
-    training = _training_length(parameters, max_position_embeddings, "llama3")
-    wavelength = 2 * math.pi / original
-    low_wavelength, high_wavelength = training / low, training / high
-    scaled = np.where(wavelength > low_wavelength, original / factor, original)
-    if high == low:
-        # Llama 4 Scout's configuration: transformers warns and, with no band to smooth over,
-        # divides by the factor every pair slower than the boundary: a hard step. (A wavelength
-        # exactly at the boundary keeps its frequency, where transformers' 0/0 gives NaN.)
-        warnings.warn(
-            f"scaling['high_freq_factor'] equals scaling['low_freq_factor'] ({high:g}): "
-            "no smoothing band, a hard step at wavelength "
-            f"{low_wavelength:g} (as transformers computes it)",
-            UserWarning,
-            stacklevel=4,
-        )
-        smoothed = scaled
-    else:
-        smooth = (training / wavelength - low) / (high - low)
-        smoothed = (1 - smooth) * scaled / factor + smooth * scaled
-    medium = ~(wavelength < high_wavelength) & ~(wavelength > low_wavelength)
-    resolved.update(
-        low_freq_factor=low, high_freq_factor=high, original_max_position_embeddings=training
-    )
-    return np.where(medium, smoothed, scaled), training
 
 
 # --- applying the rotation ----------------------------------------------------------------

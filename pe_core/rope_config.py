@@ -14,8 +14,9 @@ from dataclasses import dataclass, replace
 
 from pe_core._validation import _describe, check_json_depth, load_json
 from pe_core.errors import InputError, InputTypeError
-from pe_core.rope import RotaryEncoding, _positive_int, rope_frequencies
+from pe_core.rope import RotaryEncoding, rope_frequencies
 from pe_core.rope_models import ATTENTION_TYPES, GENERIC, MODEL_ROPES, ModelRope
+from pe_core.rope_variants import _positive_int
 
 __all__ = ["rope_from_config", "rope_layers"]
 

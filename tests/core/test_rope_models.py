@@ -120,3 +120,34 @@ class TestLayout:
         rope = pe_core.rope_from_config(COHERE)
         with pytest.raises(pe_core.InputError, match="layout"):
             dataclasses.replace(rope, layout="pairs")
+
+
+class TestVariants:
+    """The scaling variants as data (pe_core.rope_variants): each owns its keys."""
+
+    def test_the_registry_is_the_list_of_rope_types(self):
+        assert tuple(pe_core.ROPE_VARIANTS) == pe_core.ROPE_TYPES
+        for name, variant in pe_core.ROPE_VARIANTS.items():
+            assert variant.name == name
+            assert set(variant.required) <= variant.keys
+
+    @pytest.mark.parametrize("name", [n for n in pe_core.ROPE_VARIANTS if n != "default"])
+    def test_a_missing_required_key_is_named(self, name):
+        for key in pe_core.ROPE_VARIANTS[name].required:
+            scaling = {
+                "rope_type": name,
+                "factor": 2.0,
+                "low_freq_factor": 1.0,
+                "high_freq_factor": 4.0,
+                "short_factor": [1.0] * 4,
+                "long_factor": [1.0] * 4,
+            }
+            del scaling[key]
+            with pytest.raises(pe_core.InputError, match=repr(key)):
+                pe_core.rope_frequencies(8, scaling=scaling, max_position_embeddings=64)
+
+    def test_keys_of_another_variant_are_warned_about(self):
+        with pytest.warns(UserWarning, match=r"\['beta_fast'\] are not used by rope_type 'linear'"):
+            pe_core.rope_frequencies(
+                8, scaling={"rope_type": "linear", "factor": 2.0, "beta_fast": 32}
+            )
