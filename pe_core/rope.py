@@ -115,6 +115,10 @@ class RotaryEncoding:
     layer_type : str or None
         The layers of a model configuration it is for, in transformers' words
         ("full_attention", "sliding_attention", ...); None when not read from a config.
+    softmax_factor : float
+        A factor the model's attention applies to its softmax scale ``1/sqrt(d)``, outside the
+        rotary class (DeepSeek's ``mscale**2`` under YaRN); 1 for most models. Scores scale by
+        ``attention_factor**2 * softmax_factor``.
     """
 
     inv_freq: NDArray[np.float64]
@@ -130,6 +134,7 @@ class RotaryEncoding:
     parameters: dict = field(default_factory=dict)
     layout: str = "halves"
     layer_type: str | None = None
+    softmax_factor: float = 1.0
 
     def __post_init__(self) -> None:
         check_choice(self.layout, "layout", LAYOUTS)

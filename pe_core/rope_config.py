@@ -8,6 +8,7 @@ frequencies are :func:`pe_core.rope.rope_frequencies`'.
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -205,8 +206,21 @@ def _encoding(reading: _ConfigReading, layer_type: str, seq_len) -> RotaryEncodi
         if "seq_len" in str(error):
             raise
         raise type(error)(f"config: {error}") from None
+    softmax_factor = 1.0
+    if model.softmax_mscale and rope.rope_type != "default":
+        # DeepSeek's yarn_apply_mscale: the softmax scale times mscale**2, with mscale from
+        # mscale_all_dim (0 or absent: no change).
+        mscale_all_dim = rope.parameters.get("mscale_all_dim") or 0
+        factor = rope.parameters.get("factor", 1.0)
+        if mscale_all_dim:
+            mscale = 1.0 if factor <= 1 else 0.1 * mscale_all_dim * math.log(factor) + 1.0
+            softmax_factor = mscale * mscale
     return replace(
-        rope, layout=layout, layer_type=layer_type, parameters={**rope.parameters, **kept}
+        rope,
+        layout=layout,
+        layer_type=layer_type,
+        softmax_factor=softmax_factor,
+        parameters={**rope.parameters, **kept},
     )
 
 

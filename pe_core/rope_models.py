@@ -88,6 +88,10 @@ class ModelRope:
     per_layer_type : mapping of str to LayerTypeRope
         The rotary parameters of each layer type in a flat config; empty: every layer type
         shares the config's one set.
+    softmax_mscale : bool
+        The attention multiplies its softmax scale by ``mscale**2``, with YaRN's
+        ``mscale = 0.1 * mscale_all_dim * ln(factor) + 1`` (DeepSeek V2/V3's
+        ``yarn_apply_mscale``), outside the rotary class.
     rotates : {"attention", "no_rope_layers", "sliding", "sliding_or_no_window"}
         Which layers apply RoPE: every attention layer; those with a true
         ``no_rope_layers[i]`` (its default: all but every ``no_rope_layer_interval``-th); the
@@ -104,6 +108,7 @@ class ModelRope:
     rotary_dim_key: str | None = None
     layer_types: LayerPattern | None = None
     per_layer_type: Mapping[str, LayerTypeRope] = field(default_factory=_frozen)
+    softmax_mscale: bool = False
     rotates: str = "attention"
 
 
@@ -149,6 +154,7 @@ _ENTRIES = (
         ("deepseek_v3", "deepseek_v2"),
         interleave_key="rope_interleave",
         defaults=_frozen({"rope_interleave": True}),
+        softmax_mscale=True,
     ),
     # Llama 4: pairs of adjacent columns (view_as_complex); no RoPE on every 4th layer.
     ModelRope(

@@ -41,8 +41,11 @@ from pe_core.families.rotary import query_and_key
 #: - DeepSeek-V3: deepseek-ai/DeepSeek-V3 config.json (qk_rope_head_dim 64, rope_theta 10000,
 #:   yarn factor 40, mscale 1, mscale_all_dim 1, original 4096, 163840 positions).
 #: Their inv_freq and attention factors equal transformers' own: tests/data/rope_hf_5_23.json.
+#: Each keeps its model_type, so that what transformers knows of the model (pair layout,
+#: DeepSeek's softmax factor) applies as it does to the whole file.
 PRESETS: dict[str, dict] = {
     "Llama 2 7B": {
+        "model_type": "llama",
         "hidden_size": 4096,
         "num_attention_heads": 32,
         "max_position_embeddings": 4096,
@@ -50,6 +53,7 @@ PRESETS: dict[str, dict] = {
         "rope_scaling": None,
     },
     "Llama 3 8B": {
+        "model_type": "llama",
         "hidden_size": 4096,
         "num_attention_heads": 32,
         "max_position_embeddings": 8192,
@@ -57,6 +61,7 @@ PRESETS: dict[str, dict] = {
         "rope_scaling": None,
     },
     "Llama 3.1 8B (llama3 scaling)": {
+        "model_type": "llama",
         "hidden_size": 4096,
         "num_attention_heads": 32,
         "max_position_embeddings": 131072,
@@ -70,6 +75,7 @@ PRESETS: dict[str, dict] = {
         },
     },
     "Qwen2.5 7B Instruct (YaRN x4)": {
+        "model_type": "qwen2",
         "hidden_size": 3584,
         "num_attention_heads": 28,
         "max_position_embeddings": 32768,
@@ -77,6 +83,7 @@ PRESETS: dict[str, dict] = {
         "rope_scaling": {"factor": 4.0, "original_max_position_embeddings": 32768, "type": "yarn"},
     },
     "gpt-oss-20b (YaRN x32)": {
+        "model_type": "gpt_oss",
         "hidden_size": 2880,
         "num_attention_heads": 64,
         "head_dim": 64,
@@ -92,6 +99,7 @@ PRESETS: dict[str, dict] = {
         },
     },
     "DeepSeek-V3 (YaRN x40, mscale)": {
+        "model_type": "deepseek_v3",
         "hidden_size": 7168,
         "num_attention_heads": 128,
         "qk_rope_head_dim": 64,
@@ -191,13 +199,27 @@ def layer_map(config_text: str) -> tuple[LayerRow, ...] | None:
     )
 
 
+def _encoding_key(rope: pe_core.RotaryEncoding) -> tuple:
+    return (
+        rope.inv_freq.tobytes(),
+        rope.attention_factor,
+        rope.rotary_dim,
+        rope.layout,
+        rope.softmax_factor,
+    )
+
+
 def rope_layer_types(rows: tuple[LayerRow, ...] | None) -> tuple[str, ...]:
-    """The layer types with RoPE, in order of first appearance (one, "full_attention", when
-    the layers are not known)."""
-    if not rows:
+    """The layer types to choose between: those with RoPE, in order of first appearance, when
+    their encodings differ; else the one whose encoding every rotating layer shares (or
+    "full_attention" when the layers are not known)."""
+    rotating = [row for row in rows or () if row.rope is not None]
+    if not rotating:
         return ("full_attention",)
-    kinds = dict.fromkeys(row.layer_type for row in rows if row.rope is not None)
-    return tuple(kinds) or ("full_attention",)
+    kinds = tuple(dict.fromkeys(row.layer_type for row in rotating))
+    if len({_encoding_key(row.rope) for row in rotating}) == 1:
+        return ("full_attention",) if "full_attention" in kinds else kinds[:1]
+    return kinds
 
 
 def _layer_type_options(config: Config) -> tuple[str, ...]:
@@ -341,6 +363,7 @@ def render(config: Config) -> None:
         return
     _summary(config, data.rope)
     if rows is not None and (len(layer_types) > 1 or any(row.rope is None for row in rows)):
+        # Layers that differ: which rotate, and with which encoding.
         _layers(rows, data.rope)
     chosen = ui.selected_whole_x(PAIRS_KEY, data.rope.n_pairs, shown=data.rope)
     _pairs(data.rope, chosen)
@@ -376,6 +399,13 @@ def _summary(config: Config, rope: pe_core.RotaryEncoding) -> None:
         help="Multiplies cos and sin (Hugging Face's attention_scaling): scores scale by its "
         "square.",
     )
+    if rope.softmax_factor != 1:
+        st.caption(
+            f"Outside the rotary class, this model's attention also multiplies its softmax "
+            f"scale by {rope.softmax_factor:.6g} (DeepSeek's mscale², from mscale_all_dim): "
+            f"scores scale by {rope.attention_factor:.6g}² × {rope.softmax_factor:.6g} = "
+            f"{rope.attention_factor**2 * rope.softmax_factor:.6g} in all."
+        )
 
 
 def _layer_words(rope: pe_core.RotaryEncoding | None) -> str:

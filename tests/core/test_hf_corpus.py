@@ -130,3 +130,23 @@ def test_families_rotating_layers(name):
         layers = pe_core.rope_layers(result["config"])
     assert len(layers) == result["num_hidden_layers"]
     assert [i for i, rope in enumerate(layers) if rope is not None] == result["rotating_layers"]
+
+
+@pytest.mark.parametrize("name", [n for n, r in REFERENCE["results"].items() if "error" not in r])
+def test_the_softmax_factor_outside_the_rotary_class(name):
+    """DeepSeek's attention multiplies its softmax scale by mscale**2 under YaRN
+    (yarn_apply_mscale): transformers' own attention module's scale, recorded in
+    reference.json; every other model leaves it alone."""
+    config = json.loads((CORPUS / name).read_text())
+    expected = REFERENCE["results"][name]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        rope = pe_core.rope_from_config(config)
+    if expected["text_model_type"].startswith("deepseek"):
+        qk_head_dim = config["qk_nope_head_dim"] + config["qk_rope_head_dim"]
+        assert qk_head_dim**-0.5 * rope.softmax_factor == pytest.approx(
+            expected["attention_softmax_scaling"], rel=1e-15
+        )
+        assert rope.softmax_factor == pytest.approx(1.8738542, rel=1e-7)
+    else:
+        assert rope.softmax_factor == 1.0

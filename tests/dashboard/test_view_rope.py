@@ -252,3 +252,17 @@ class TestLayers:
         at = self._app("llama3.1-Llama-3.1-8B-Instruct.json")
         no_errors(at)
         assert not any("layers" in spec["layout"]["title"]["text"] for spec in figures(at))
+
+
+def test_deepseek_softmax_factor_is_said():
+    # The preset's attention factor is 1, but DeepSeek's attention multiplies its softmax
+    # scale by mscale**2 (issue 34): said with the number the core computed.
+    at = new_app(view="rope", rope_model="DeepSeek-V3 (YaRN x40, mscale)")
+    at.run()
+    no_errors(at)
+    rope = pe_core.rope_from_config(rope_view.PRESETS["DeepSeek-V3 (YaRN x40, mscale)"])
+    captions = " ".join(c.value for c in at.caption)
+    assert f"multiplies its softmax scale by {rope.softmax_factor:.6g}" in captions
+    at = new_app(view="rope", rope_model="Llama 3.1 8B (llama3 scaling)")
+    at.run()
+    assert "softmax scale" not in " ".join(c.value for c in at.caption)
