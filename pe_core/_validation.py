@@ -346,7 +346,8 @@ def check_columns(columns: object, d_model: int) -> NDArray[np.int64]:
     if wanted.dtype == np.bool_ or wanted.dtype.kind not in "iu" or wanted.ndim != 1:
         if not (wanted.size == 0 and wanted.ndim == 1):
             raise InputTypeError(f"columns must be a 1-D array of integers, got {columns!r}")
-        wanted = wanted.astype(np.int64)
+        # An empty list is float64 to NumPy (or complex, object...): no columns, of any dtype.
+        wanted = np.empty(0, dtype=np.int64)
     if wanted.size and (wanted.min() < 0 or wanted.max() >= d_model):
         raise InputError(
             f"columns must lie in [0, d_model) = [0, {d_model}), "

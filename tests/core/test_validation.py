@@ -2,6 +2,8 @@
 :class:`pe_core.InputError` for it (:class:`pe_core.InputTypeError` for a value of the wrong
 kind)."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -148,6 +150,15 @@ class TestOtherArguments:
             sinusoidal_encoding(4, 4, dtype=np.int32)
         with pytest.raises(InputTypeError, match="dtype must be one of"):
             sinusoidal_encoding(4, 4, dtype="float99")
+
+    @pytest.mark.parametrize("dtype", [np.float64, np.complex128, object, np.int8])
+    def test_no_columns_of_any_dtype(self, dtype):
+        # Found by the fuzz test on Python 3.13: an empty complex array was cast to int with
+        # NumPy's ComplexWarning.
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            table = pe_core.encoding_columns(6, 8, np.array([], dtype=dtype))
+        assert table.shape == (6, 0)
 
     def test_kind(self):
         with pytest.raises(
