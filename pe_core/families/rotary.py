@@ -15,10 +15,17 @@ from pe_core.bank import FrequencyBank
 from pe_core.families.base import Coincidence, Family, FamilyParameter, check_in, register
 from pe_core.rope import RotaryEncoding, rope_frequencies, rope_scores
 
-__all__ = ["ROPE", "VECTORS", "query_and_key"]
+__all__ = ["ROPE", "VECTORS", "VECTORS_PARAMETER", "query_and_key"]
 
 #: The q and k a score is drawn with: all ones, a random pair (seed 0), the slowest pair only.
 VECTORS = ("ones", "random", "one pair")
+#: The q and k a rotary family scores (xPos shares it).
+VECTORS_PARAMETER = FamilyParameter(
+    "vectors",
+    "ones",
+    "q and k: all ones, a random pair (seed 0), or only the slowest pair",
+    check_in(VECTORS, "vectors"),
+)
 
 
 def query_and_key(rope: RotaryEncoding, vectors: str) -> tuple[np.ndarray, np.ndarray]:
@@ -59,14 +66,7 @@ ROPE = register(
         'Embedding", 2021',
         reference="Hugging Face transformers' rotate_half and default rope_type "
         "(pe_core.rope_scores)",
-        parameters=(
-            FamilyParameter(
-                "vectors",
-                "ones",
-                "q and k: all ones, a random pair (seed 0), or only the slowest pair",
-                check_in(VECTORS, "vectors"),
-            ),
-        ),
+        parameters=(VECTORS_PARAMETER,),
         scores=_scores,
         coincidence=Coincidence(
             other="added",

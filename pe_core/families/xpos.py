@@ -33,8 +33,8 @@ from numpy.typing import NDArray
 from pe_core._validation import check_real
 from pe_core.bank import FrequencyBank
 from pe_core.errors import InputError
-from pe_core.families.base import Family, FamilyParameter, check_in, register
-from pe_core.families.rotary import VECTORS, query_and_key
+from pe_core.families.base import Family, FamilyParameter, register
+from pe_core.families.rotary import VECTORS_PARAMETER, query_and_key
 from pe_core.rope import apply_rope, rope_frequencies
 
 __all__ = ["XPOS"]
@@ -98,12 +98,7 @@ XPOS = register(
         "(arXiv:2212.10554)",
         reference="XPOS in microsoft/torchscale (torchscale/component/xpos_relative_position.py)",
         parameters=(
-            FamilyParameter(
-                "vectors",
-                "ones",
-                "q and k: all ones, a random pair (seed 0), or only the slowest pair",
-                check_in(VECTORS, "vectors"),
-            ),
+            VECTORS_PARAMETER,
             FamilyParameter(
                 "gamma", 0.4, "γ of ζ_i = (2i/d + γ)/(1 + γ) (> 0; the paper's 0.4)", _check_gamma
             ),
