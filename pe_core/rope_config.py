@@ -19,7 +19,18 @@ from pe_core.rope import RotaryEncoding, rope_frequencies
 from pe_core.rope_models import ATTENTION_TYPES, GENERIC, MODEL_ROPES, ModelRope
 from pe_core.rope_variants import _positive_int
 
-__all__ = ["rope_from_config", "rope_layers"]
+__all__ = ["MAX_LAYERS", "rope_from_config", "rope_layers"]
+
+#: Most decoder layers a configuration may list (the deepest public models have about 130): a
+#: pasted ``num_hidden_layers`` of a billion is refused before a per-layer list is built.
+MAX_LAYERS = 4096
+
+
+def _layer_count(value: object, name: str) -> int:
+    count = _positive_int(value, name)
+    if count > MAX_LAYERS:
+        raise InputError(f"{name} must be at most {MAX_LAYERS:,} layers, got {count:,}")
+    return count
 
 
 #: Rotary parameters read by a model's attention code rather than by its rotary class.
@@ -103,9 +114,10 @@ def _read_config(config: Mapping | str | bytes) -> _ConfigReading:
             raise InputTypeError(
                 f"config['layer_types'] must be a list of strings, got {_describe(layer_types)}"
             )
+        _layer_count(len(layer_types) or 1, "config['layer_types']")
         layer_types = tuple(layer_types)
     elif model.layer_types is not None and config.get("num_hidden_layers") is not None:
-        n_layers = _positive_int(config["num_hidden_layers"], "config['num_hidden_layers']")
+        n_layers = _layer_count(config["num_hidden_layers"], "config['num_hidden_layers']")
         layer_types = tuple(model.layer_types.layer_types(config, n_layers))
 
     top_theta = config.get("rope_theta", model.default_theta)
@@ -136,6 +148,7 @@ def _read_config(config: Mapping | str | bytes) -> _ConfigReading:
     rotating = None
     n_layers = len(layer_types) if layer_types is not None else config.get("num_hidden_layers")
     if isinstance(n_layers, int) and not isinstance(n_layers, bool) and n_layers > 0:
+        n_layers = _layer_count(n_layers, "config['num_hidden_layers']")
         rotating = tuple(_layer_rotates(config, model, layer_types, i) for i in range(n_layers))
     return _ConfigReading(config, model, head_dim, layer_types, parameters, rotating)
 

@@ -151,3 +151,17 @@ class TestVariants:
             pe_core.rope_frequencies(
                 8, scaling={"rope_type": "linear", "factor": 2.0, "beta_fast": 32}
             )
+
+
+@pytest.mark.parametrize(
+    ("config", "key"),
+    [
+        ({**BASE, "num_hidden_layers": 10**9}, "num_hidden_layers"),
+        ({**GEMMA3, "num_hidden_layers": 10**9}, "num_hidden_layers"),
+        ({**BASE, "layer_types": ["full_attention"] * 5000}, "layer_types"),
+    ],
+)
+def test_an_absurd_layer_count_is_refused_before_building_layers(config, key):
+    for read in (pe_core.rope_from_config, pe_core.rope_layers):
+        with pytest.raises(pe_core.InputError, match=rf"config\['{key}'\] must be at most 4,096"):
+            read(config)
