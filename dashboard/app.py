@@ -6,7 +6,7 @@ from functools import partial
 
 import streamlit as st
 
-from dashboard import links, plotly_preload, registry, sidebar, ui
+from dashboard import claims, links, plotly_preload, registry, sidebar, ui
 
 st.set_page_config(
     page_title="Positional Encoding Explorer",
@@ -16,37 +16,54 @@ st.set_page_config(
     initial_sidebar_state="collapsed" if st.query_params.get("present") == "true" else "auto",
 )
 ui.start_run()
+claims.start_run()
 
 
 def _render(view: registry.View) -> None:
-    ui.guarded(view.slug, lambda: view.module.render(sidebar.current()))
+    """One page: its title, a line saying what it shows (computed from the parameters it
+    reads), what a bad link got, then the view."""
+    config = sidebar.current()
+    st.title(view.label)
+    ui.guarded(view.slug, lambda: st.caption(view.module.subtitle(config)))
+    for warning in links.warnings():
+        st.warning(warning)
+    if links.warnings():
+        st.button("Dismiss", on_click=links.dismiss, key="dismiss_url_warnings")
+    ui.guarded(view.slug, lambda: view.module.render(config))
+
+
+def _to_default() -> None:
+    """``/heatmap``, the default view's own name, opens it (at the app's root)."""
+    st.switch_page(pages[registry.DEFAULT.slug], query_params=st.query_params.to_dict())
 
 
 pages = {
     view.slug: st.Page(
         partial(_render, view),
         title=view.label,
-        url_path=view.slug,
+        url_path="home" if view is registry.DEFAULT else view.slug,
         default=view is registry.DEFAULT,
     )
     for view in registry.VIEWS
 }
-page = st.navigation(list(pages.values()), position="top")
+alias = st.Page(
+    _to_default, title=registry.DEFAULT.label, url_path=registry.DEFAULT.slug, visibility="hidden"
+)
+sections = {
+    section: [pages[view.slug] for view in registry.VIEWS if view.section == section]
+    for section in registry.SECTIONS
+}
+sections[registry.DEFAULT.section].append(alias)
+page = st.navigation(sections, position="sidebar", expanded=True)
+if page is alias:
+    _to_default()
+view = next(v for v in registry.VIEWS if pages[v.slug] is page)
 links.check_first_visit(pages, page)
 # The view on screen: ui.explain opens its explanation on the session's first visit of a view.
-st.session_state["_view"] = next(slug for slug, p in pages.items() if p is page)
+st.session_state["_view"] = view.slug
 
-config = sidebar.render()
+sidebar.render(view)
 if sidebar.presenting():
     ui.presentation_style()
-st.title("Positional Encoding Explorer")
-st.caption(
-    f"Sinusoidal positional encodings (Vaswani et al., 2017): {config.n_positions:,} positions, "
-    f"d_model {config.d_model:,}, base {config.base_text}, {config.convention} convention."
-)
-for warning in links.warnings():
-    st.warning(warning)
-if links.warnings():
-    st.button("Dismiss", on_click=links.dismiss, key="dismiss_url_warnings")
 page.run()
 plotly_preload.mount()  # for the next view, if this one drew no Plotly chart

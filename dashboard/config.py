@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pe_core
-from dashboard.formatting import number_text
+from dashboard.formatting import counted, number_text
 
 
 @dataclass(frozen=True)
@@ -36,3 +36,11 @@ class Config:
     def layout(self) -> pe_core.ColumnLayout:
         """Where the sin, cos and zero columns are."""
         return self.bank.layout
+
+    @property
+    def summary(self) -> str:
+        """The parameters as a page's subtitle says them."""
+        return (
+            f"{counted(self.n_positions, 'position')}, d_model {self.d_model:,}, "
+            f"base {self.base_text}, {self.convention} convention"
+        )

@@ -37,8 +37,15 @@ def check_first_visit(pages: dict[str, st.Page], current: st.Page) -> None:
                 f"of {', '.join(pages)}); showing {registry.DEFAULT.label}."
             )
     view = next(v for v in registry.VIEWS if pages[v.slug] is target)
-    on_screen = (*sidebar.LINK_PARAMS, *view.params)
-    elsewhere = tuple(p for v in registry.VIEWS if v is not view for p in v.params)
+    shared = view.shared()
+    on_screen = (
+        *(p for p in sidebar.LINK_PARAMS if p.key in shared or p is sidebar.PRESENT),
+        *view.params,
+    )
+    elsewhere = (
+        *(p for p in sidebar.LINK_PARAMS if p not in on_screen),
+        *(p for v in registry.VIEWS if v is not view for p in v.params),
+    )
     found = params.check_link(on_screen, elsewhere, sidebar.from_link(), ignore=("view",))
     warnings.extend(found.warnings)
     asked = {key: st.query_params.get_all(key) for key in st.query_params}

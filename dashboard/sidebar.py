@@ -158,6 +158,7 @@ def _apply_preset() -> None:
         st.session_state[key] = new_value
     if "dims" not in preset.values:
         st.session_state.pop("dims", None)  # the sinusoids view's default for this d_model
+    st.session_state.pop("at", None)  # and its positions: those that exist at this L
 
 
 def _matching_preset(config: Config) -> str:
@@ -170,33 +171,51 @@ def _matching_preset(config: Config) -> str:
     return CUSTOM
 
 
-def render() -> Config:
+#: The sidebar's parameters by URL key, in the order they are drawn.
+SHARED_WIDGETS = {param.key: param for param in (POSITIONS, D_MODEL, BASE, CONVENTION)}
+
+
+def _keep(keys) -> None:
+    """Values of parameters this page does not draw, kept for the pages that do (Streamlit
+    forgets a widget's value when a run does not draw it)."""
+    for key in keys:
+        if key in st.session_state:
+            st.session_state[key] = st.session_state[key]
+
+
+def render(view) -> None:
+    """The sidebar of ``view`` (a :class:`dashboard.registry.View`): the preset and the shared
+    parameters it reads, and no others; presentation mode everywhere."""
+    shared = view.shared()
+    _keep(key for key in SHARED_WIDGETS if key not in shared)
     with st.sidebar:
-        st.header("Parameters")
-        st.session_state["preset"] = _matching_preset(current())
-        st.selectbox(
-            "Preset",
-            options=[CUSTOM, *PRESETS],
-            key="preset",
-            on_change=_apply_preset,
-            help="Sets several parameters at once.",
-        )
-        preset = PRESETS.get(st.session_state["preset"])
-        if preset is not None:
-            st.caption(preset.note)
-        POSITIONS.widget()
-        D_MODEL.widget()
-        BASE.widget()
-        CONVENTION.widget()
-        convention = pe_core.CONVENTIONS[CONVENTION.value()]
-        st.caption(
-            f"{convention.layout.capitalize()}: {convention.description} {convention.formula}. "
-            f"Used by {', '.join(convention.libraries[:4])}."
-        )
-        st.divider()
+        if shared:
+            st.header("Parameters")
+        if set(shared) == set(SHARED_WIDGETS):
+            st.session_state["preset"] = _matching_preset(current())
+            st.selectbox(
+                "Preset",
+                options=[CUSTOM, *PRESETS],
+                key="preset",
+                on_change=_apply_preset,
+                help="Sets several parameters at once.",
+            )
+            preset = PRESETS.get(st.session_state["preset"])
+            if preset is not None:
+                st.caption(preset.note)
+        for key in SHARED_WIDGETS:
+            if key in shared:
+                SHARED_WIDGETS[key].widget()
+        if CONVENTION.key in shared:
+            convention = pe_core.CONVENTIONS[CONVENTION.value()]
+            st.caption(
+                f"{convention.layout.capitalize()}: {convention.description} "
+                f"{convention.formula}. Used by {', '.join(convention.libraries[:4])}."
+            )
+        if shared:
+            st.divider()
         PRESENT.widget()
         st.caption(
             "The address bar always holds a link to what you see: copy it to share this view "
             "with these parameters."
         )
-    return current()

@@ -44,6 +44,9 @@ def _style(css: str) -> str:
 FOCUS_STYLE = _style(static.text("focus.css"))
 
 
+#: The page around the views: a compact navigation, the title near the top (page.css).
+PAGE_STYLE = _style(static.text("page.css"))
+
 #: Below this width Plotly's one-line chart titles pass the chart's edge (it does not wrap
 #: them): there each chart's title is drawn above it as text that wraps, and Plotly's is hidden
 #: (narrow_title.css holds the width, in its media query: one pixel less).
@@ -162,7 +165,7 @@ def start_run() -> None:
     """Called once at the top of every run: no chart has been drawn yet; the page's style; the
     theme watcher."""
     st.session_state["_charts_this_run"] = set()
-    st.html(FOCUS_STYLE + NARROW_TITLE_STYLE)
+    st.html(FOCUS_STYLE + PAGE_STYLE + NARROW_TITLE_STYLE)
     _THEME_WATCH(
         key=_THEME_KEY,
         data=page_theme(),
@@ -345,25 +348,26 @@ def table_height(n_rows: int, most: int = 360) -> int:
 
 def explain(markdown: str, latex: str | None = None, *, expanded: bool | None = None) -> None:
     """A short explanation for a learner, with the view's formula: open on the session's first
-    visit of the view (all through that visit, whatever the reader changes), closed when the
-    reader comes back to it; ``expanded`` overrides."""
+    page (all through that visit, whatever the reader changes), closed on the pages after it,
+    so that their charts come first; ``expanded`` overrides."""
     if expanded is None:
-        expanded = _first_visit()
+        expanded = _first_page()
     with st.expander("What am I looking at?", expanded=expanded):
         st.markdown(markdown)
         if latex:
             st.latex(latex)
 
 
-def _first_visit() -> bool:
-    """Whether this run belongs to the session's first visit of the current view (a visit is
-    the runs from arriving on the view until leaving it)."""
-    visits = st.session_state.setdefault("_visits", {"view": None, "first": False, "seen": set()})
+def _first_page() -> bool:
+    """Whether this run belongs to the session's first visit of a view: the runs from the first
+    page's arrival until the reader goes to another page."""
+    visits = st.session_state.setdefault("_visits", {"first": None, "left": False})
     view = st.session_state.get("_view")
-    if visits["view"] != view:  # arrived on the view
-        visits.update(view=view, first=view not in visits["seen"])
-        visits["seen"].add(view)
-    return visits["first"]
+    if visits["first"] is None:
+        visits["first"] = view
+    elif view != visits["first"]:
+        visits["left"] = True
+    return not visits["left"]
 
 
 def guarded(view: str, render: Callable[[], None]) -> None:

@@ -73,6 +73,7 @@ from pe_core.uniqueness import (
     UniquenessReport,
     encoding_distances,
     nearest_neighbor_distances,
+    pairwise_limit,
     uniqueness_report,
 )
 
@@ -135,6 +136,7 @@ __all__ = [
     "multi_axis_angles",
     "nearest_neighbor_distances",
     "offset_similarity",
+    "pairwise_limit",
     "quantize",
     "reference_encoding",
     "relative_rotation",

@@ -160,7 +160,15 @@ class Convention:
             lines.append(f"i = {np_}.arange((d_model + 1) // 2{float64})  # one frequency per pair")
             lines.append("w = base ** (-2 * i / d_model)")
         else:
-            ends = "  # from 1 down to exactly 1/base" if self.shift == 1 else ""
+            # The comment is true at this d_model: with one pair, there is one frequency, 1.
+            ends = ""
+            if self.shift == 1:
+                pairs = d_model // 2
+                ends = "  # " + (
+                    "from 1 down to exactly 1/base"
+                    if pairs >= 2
+                    else ("one pair: w = [1]" if pairs == 1 else "no pair: w is empty")
+                )
             shifted = f"h - {self.shift:g}" if self.shift else "h"
             lines.append("h = d_model // 2")
             lines.append(f"w = base ** (-{np_}.arange(h{float64}) / max({shifted}, 1)){ends}")
@@ -216,7 +224,8 @@ CONVENTIONS: MappingProxyType[str, Convention] = MappingProxyType(
             odd_column="zero",
             formula="w_i = base^(-i/(h-1)), h = d_model // 2",
             odd_rule="a zero column is appended",
-            description="Halves [sin | cos], frequencies from 1 down to exactly 1/base.",
+            description="Halves [sin | cos], frequencies from 1 down to exactly 1/base (one "
+            "frequency, 1, at d_model 2 and 3; none at 1).",
             libraries=(
                 "tensor2tensor get_timing_signal_1d",
                 "fairseq SinusoidalPositionalEmbedding",

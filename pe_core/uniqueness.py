@@ -34,6 +34,7 @@ __all__ = [
     "UniquenessReport",
     "encoding_distances",
     "nearest_neighbor_distances",
+    "pairwise_limit",
     "uniqueness_report",
 ]
 
@@ -42,6 +43,17 @@ CASTS = ("positions", "angles", "outputs")
 #: Largest n for which arbitrary positions are compared pair by pair (n^2 d work).
 PAIRWISE_LIMIT = 4096
 _PAIRWISE_WORK = 2**33
+
+
+def pairwise_limit(d_model: int) -> int:
+    """The most positions compared pair by pair at this width: :data:`PAIRWISE_LIMIT`, fewer
+    when n^2 * d_model would pass 2**33.
+
+    >>> pairwise_limit(512), pairwise_limit(8191)
+    (4096, 1024)
+    """
+    return min(PAIRWISE_LIMIT, math.isqrt(_PAIRWISE_WORK // max(1, int(d_model))))
+
 
 #: Largest number of values (positions x d_model) computed and hashed to find duplicates.
 _HASH_WORK = 2**25
@@ -296,7 +308,7 @@ def uniqueness_report(
 
     if layout.is_paired and checked.is_progression:
         return _closed_form_report(checked, layout, freqs, fmt, cast, row_maker)
-    if n > PAIRWISE_LIMIT or n * n * d_model > _PAIRWISE_WORK:
+    if n > pairwise_limit(d_model):
         why = (
             "they are not evenly spaced integers"
             if not checked.is_progression
@@ -304,8 +316,9 @@ def uniqueness_report(
         )
         raise InputError(
             f"uniqueness_report compares {n:,} positions pair by pair because {why}; that is "
-            f"limited to {PAIRWISE_LIMIT} positions (and n^2 * d_model <= 2**33): pass fewer "
-            f"positions, an int L, or an even d_model"
+            f"limited to {pairwise_limit(d_model):,} positions at d_model {d_model:,} "
+            f"(PAIRWISE_LIMIT, and n^2 * d_model <= 2**33): pass fewer positions, an int L, or "
+            f"an even d_model"
         )
     return _pairwise_report(checked, layout, fmt, cast, row_maker)
 
@@ -363,7 +376,7 @@ def _closed_form_report(checked, layout, freqs, fmt, cast, row_maker) -> Uniquen
         return _collision_report(
             checked, duplicates, matches, freqs.size > 0, nearest_offsets, common
         )
-    if n <= PAIRWISE_LIMIT and n * n * layout.d_model <= _PAIRWISE_WORK:
+    if n <= pairwise_limit(layout.d_model):
         return _pairwise_report(checked, layout, fmt, cast, row_maker)
     return bounded
 
@@ -475,10 +488,11 @@ def nearest_neighbor_distances(
         nearest[:half] = running_min[n - 1 - half : n - 1][::-1]
         nearest[half:] = running_min[half - 1 : n - 1]
         return nearest
-    if n > PAIRWISE_LIMIT or n * n * d_model > _PAIRWISE_WORK:
+    if n > pairwise_limit(d_model):
         raise InputError(
             f"nearest_neighbor_distances compares {n:,} positions pair by pair (not evenly "
-            f"spaced integers, or an unpaired sin column); limited to {PAIRWISE_LIMIT}"
+            f"spaced integers, or an unpaired sin column); limited to "
+            f"{pairwise_limit(d_model):,} at d_model {d_model:,}"
         )
     rows = np.empty((n, d_model))
     encode_into(rows, checked, freqs, layout)

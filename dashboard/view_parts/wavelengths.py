@@ -8,13 +8,16 @@ from dashboard import formatting
 from dashboard.config import Config
 from dashboard.data import wavelengths_by_convention
 from dashboard.figures import sinusoidal
+from dashboard.formatting import counted
 
 
 def wavelength_marks(config: Config, current: np.ndarray) -> list[sinusoidal.Mark]:
     """The reference lines, each value from pe_core's wavelengths of the current convention
     (and the paper's statement, named as such)."""
     marks = [
-        sinusoidal.Mark(config.n_positions, f"L = {config.n_positions:,} positions", "#d62728")
+        sinusoidal.Mark(
+            config.n_positions, f"L = {counted(config.n_positions, 'position')}", "#d62728"
+        )
     ]
     if current.size == 0:  # no pair at all (one zero column): nothing else to mark
         return marks

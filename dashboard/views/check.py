@@ -13,7 +13,7 @@ import pandas as pd
 import streamlit as st
 
 import pe_core
-from dashboard import caching, params, ui, uploads
+from dashboard import caching, formatting, params, ui, uploads
 from dashboard.caching import cached
 from dashboard.config import Config
 from dashboard.figures import matrices
@@ -62,6 +62,19 @@ class Checked:
     reference_words: str
     code: Call | None
     rebuilt_error: float | None
+
+
+def SHARED(value) -> tuple[str, ...]:
+    """The sidebar's parameters: read only to build an example table."""
+    return ("L", "d", "base", "conv") if value(EXAMPLE) != "none" else ()
+
+
+def subtitle(config: Config) -> str:
+    """The page's one-line subtitle."""
+    return (
+        "Name the convention, base, arithmetic and mistake behind an encoding table from your "
+        "own code."
+    )
 
 
 def render(config: Config) -> None:
@@ -407,7 +420,20 @@ def _verdict(checked: Checked) -> None:
     if found.matches:
         st.success(f"Identified: {found.summary()}.")
         st.markdown(how_sure(found))
-    if diagnosis.bug is not None:
+    if _harmless_arithmetic(diagnosis, checked.n_rows):
+        error = diagnosis.max_abs_error or found.max_abs_error
+        st.info(
+            f"**Arithmetic: {diagnosis.compute_dtype or 'a small format'}.** "
+            + (_sentence(diagnosis.table_words) + " " if diagnosis.arithmetic else "")
+            + f"Over this table's {formatting.counted(checked.n_rows, 'position')} that is at "
+            f"most {error:.2g}, below float16's rounding of values near 1 "
+            f"({ARITHMETIC_MATTERS:.2g}): it does not change what a model sees, and is not a "
+            "mistake at this length. The "
+            "error grows with the position: compute the table in float64 and cast it once if "
+            "the model reads much longer sequences.",
+            icon=":material/info:",
+        )
+    elif diagnosis.bug is not None:
         st.warning(f"**Likely mistake: {diagnosis.bug.title}.**", icon=":material/bug_report:")
         if not found.matches or diagnosis.arithmetic is not None:
             st.markdown(_sentence(diagnosis.table_words))
@@ -421,6 +447,24 @@ def _verdict(checked: Checked) -> None:
         st.warning(diagnosis.summary() + " " + _sentence(found.summary()))
     for note in found.equivalents:
         st.caption("Equally good: " + note + ".")
+
+
+#: An error of the angles' arithmetic smaller than this is information, not a mistake: float16's
+#: rounding of values near 1 (its unit roundoff, 2**-11), which a mixed-precision model applies
+#: to the encoding anyway.
+ARITHMETIC_MATTERS = pe_core.PRECISIONS["float16"].unit_roundoff
+
+
+def _harmless_arithmetic(diagnosis: pe_core.Diagnosis, n_rows: int) -> bool:
+    """Whether the "mistake" found is a small format's arithmetic whose error, over this table's
+    own positions, stays below :data:`ARITHMETIC_MATTERS` (the PyTorch tutorial's, Whisper's and
+    fairseq's float32 tables)."""
+    if diagnosis.bug is None or diagnosis.bug.name != "float32_angles":
+        return False
+    error = diagnosis.max_abs_error
+    if error is None:
+        error = diagnosis.identification.max_abs_error
+    return error is not None and error <= ARITHMETIC_MATTERS
 
 
 def _sentence(text: str) -> str:

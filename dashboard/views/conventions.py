@@ -11,6 +11,7 @@ from dashboard import caching, params, ui
 from dashboard.caching import cached
 from dashboard.config import Config
 from dashboard.figures import matrices, similarity
+from dashboard.formatting import counted
 from dashboard.view_parts.heatmap import heatmap_data
 from dashboard.view_parts.wavelengths import wavelength_figure
 
@@ -31,6 +32,11 @@ def _names(**attributes) -> str:
         for name, convention in pe_core.CONVENTIONS.items()
         if all(getattr(convention, key) == value for key, value in attributes.items())
     )
+
+
+def subtitle(config: Config) -> str:
+    """The page's one-line subtitle."""
+    return f"The conventions libraries use, side by side: {config.summary}."
 
 
 def render(config: Config) -> None:
@@ -109,7 +115,7 @@ def _difference_figure(config: Config, other: str):
         columns=list(range(difference.shape[1])),
         title=f"{config.convention} − {other}",
         subtitle=f"largest |difference| {np.max(np.abs(difference), initial=0):.3g} in the "
-        f"{n_rows} positions and {difference.shape[1]} columns shown",
+        f"{counted(n_rows, 'position')} and {counted(difference.shape[1], 'column')} shown",
         symmetric_range=2.0,
         height=340,
     )

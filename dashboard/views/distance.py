@@ -15,6 +15,7 @@ from dashboard import caching, params, ui
 from dashboard.caching import cached
 from dashboard.config import Config
 from dashboard.figures import charts, rotary
+from dashboard.formatting import counted
 
 #: Distances drawn: 0 .. min(L - 1, MAX_DISTANCE), every one (the sinusoid and RoPE oscillate
 #: every few positions: a sparser sample would draw its aliasing).
@@ -135,6 +136,14 @@ def comparison(config: Config, settings: tuple) -> Comparison:
     return Comparison(np.arange(n), curves, rows)
 
 
+def subtitle(config: Config) -> str:
+    """The page's one-line subtitle."""
+    return (
+        "How each family makes the score change with the distance between query and key: "
+        f"{config.summary}."
+    )
+
+
 def render(config: Config) -> None:
     ui.explain(
         "Attention turns scores q·k into weights with a softmax, which ignores a constant added "
@@ -187,7 +196,7 @@ def _comparison(config: Config) -> None:
             rows = data.rows[family.name]
             notes.append(
                 f"- The {family.key} table is drawn for the first {rows:,} distances "
-                f"({rows:,} rows of {config.d_model:,} values)."
+                f"({counted(rows, 'row')} of {counted(config.d_model, 'value')})."
             )
     undrawn = " ".join(f.note for f in pe_core.FAMILIES.values() if f.scores is None)
     st.markdown(

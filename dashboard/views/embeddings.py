@@ -13,6 +13,7 @@ from dashboard import budget, params, ui
 from dashboard.caching import cached
 from dashboard.config import Config
 from dashboard.figures import charts, matrices
+from dashboard.formatting import counted
 
 DEFAULT_SENTENCES = "the cat sat on the mat\na dog barked\nthe bird flew over the tall tree"
 EMBEDDING_STDS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0)
@@ -53,6 +54,11 @@ SCALE = params.Toggle("emb_scale", "Scale by √d_model", True)
 DROPOUT = params.Slider("emb_dropout", "Dropout p", 0.0, low=0.0, high=0.9, step=0.05)
 DROPOUT_SEED = params.Number("emb_dseed", "Dropout seed", 0, low=0, high=MAX_SEED)
 PARAMS = (MODE, TEXT, BATCH, SEQ, SEED, STD, SCALE, DROPOUT, DROPOUT_SEED)
+
+
+def subtitle(config: Config) -> str:
+    """The page's one-line subtitle."""
+    return f"Token embeddings plus the encoding, as the first layer sees them: {config.summary}."
 
 
 def render(config: Config) -> None:
@@ -99,7 +105,7 @@ def _shapes(config: Config, data: EmbeddingData) -> None:
     if seq > config.n_positions:
         st.caption(
             f"The sequences are longer than L = {config.n_positions}; the encoding is "
-            f"computed for {seq} positions."
+            f"computed for {counted(seq, 'position')}."
         )
 
 
@@ -160,16 +166,22 @@ def _panels(config: Config, data: EmbeddingData, item: int) -> None:
 
 
 def _inputs(config: Config):
-    left, right = st.columns([1, 2])
-    MODE.widget(config, left)
-    with right:
+    MODE.widget(config)
+    scaled = ", × √d_model" if SCALE.value(config) else ""
+    dropout = float(DROPOUT.value(config))
+    summary = (
+        f"Embeddings: σ {float(STD.value(config)):g}, seed {int(SEED.value(config))}{scaled}; "
+        f"dropout {dropout:g}" + (f", seed {int(DROPOUT_SEED.value(config))}" if dropout else "")
+    )
+    # The settings fold away under what they are set to: the charts come up the page.
+    with st.expander(summary, key="emb_settings"):
         a, b, c = st.columns(3)
         STD.widget(config, a)
         SEED.widget(config, b)
         SCALE.widget(config, c)
-    left2, right2 = st.columns(2)
-    DROPOUT.widget(config, left2)
-    DROPOUT_SEED.widget(config, right2)
+        left, right = st.columns(2)
+        DROPOUT.widget(config, left)
+        DROPOUT_SEED.widget(config, right)
     if MODE.value(config) == "random":
         a, b = st.columns(2)
         BATCH.widget(config, a)

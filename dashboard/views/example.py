@@ -14,6 +14,11 @@ EXAMPLE_POSITIONS = 3
 EXAMPLE_COLUMNS = 4
 
 
+def subtitle(config: Config) -> str:
+    """The page's one-line subtitle."""
+    return f"The encoding computed step by step, with its code: {config.summary}."
+
+
 def render(config: Config) -> None:
     ui.explain(
         "The same numbers a teacher would write on the board: pick a position k and a column, "

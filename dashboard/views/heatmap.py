@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dashboard import encoding_image, formatting, params, ui
+from dashboard import claims, encoding_image, formatting, params, ui
 from dashboard.caching import cached
 from dashboard.config import Config
 from dashboard.data import column_info, rows_at
@@ -48,13 +48,20 @@ FIRST_COLUMN = params.Number(
 PARAMS = (MODE, FIRST_POSITION, FIRST_COLUMN)
 
 
+def subtitle(config: Config) -> str:
+    """The page's one-line subtitle."""
+    return f"Every position and every column of the encoding: {config.summary}."
+
+
 def render(config: Config) -> None:
+    shown = heatmap_data(
+        config, MODE.value(config), FIRST_POSITION.value(config), FIRST_COLUMN.value(config)
+    )
     ui.explain(
-        "Each row is one position k, each column one dimension of the encoding. Column pairs "
-        "share a frequency ω_i: the first pairs oscillate fast (one cycle every 2π ≈ 6.3 "
-        "positions), the last ones so slowly that they barely change. Every row is a different "
-        "pattern, which is how the model can tell positions apart. Hover a cell for its pair, "
-        "sin or cos, frequency and wavelength.",
+        f"{claims.rows(config.n_positions, shown.row_first, shown.row_last)} Column pairs share "
+        f"a frequency ω_i. {claims.pace(config.bank, config.n_positions)} Every position has a "
+        "different pattern, which is how the model can tell positions apart. Hover a cell for "
+        "its pair, sin or cos, frequency and wavelength.",
         r"PE(k, 2i) = \sin(k\,\omega_i), \quad PE(k, 2i+1) = \cos(k\,\omega_i), \quad "
         r"\omega_i = \mathrm{base}^{-2i/d_{\mathrm{model}}}",
     )
@@ -108,10 +115,12 @@ def heatmap_image(config: Config, mode: str, first_position: int, first_column: 
             info.frequency[columns].tolist(),
             info.wavelength[columns].tolist(),
         ),
-        title=f"Positional encoding: {config.n_positions:,} positions × d_model "
+        title="Positional encoding: "
+        f"{formatting.counted(config.n_positions, 'position')} × d_model "
         f"{config.d_model:,} ({config.convention}, base {config.base_text})",
         subtitle=data.note or "every position and every column",
-        description=f"Heatmap of the encoding: {rows:,} rows (positions) by {n_columns:,} "
+        description=f"Heatmap of the encoding: {formatting.counted(rows, 'row')} (positions) by "
+        f"{formatting.counted(n_columns, 'column')}, "
         "columns, blue for −1 through the colour of the page (0) to red for +1.",
     )
 

@@ -266,9 +266,12 @@ def link_of(step: Step) -> str:
     """The relative link that opens the step's view with its parameters, written as the app
     writes its address bar: values at their defaults left out."""
     config = step.config
+    view = registry.BY_SLUG[step.view]
+    declared = {p.key: p for p in (*sidebar.PARAMS, *view.params)}
+    shared = view.shared(lambda param: step.link.get(param.key, param.default))
     values = {"L": config.n_positions, "d": config.d_model, "base": config.base}
-    values |= {"conv": config.convention, **step.link}
-    declared = {p.key: p for p in (*sidebar.PARAMS, *registry.BY_SLUG[step.view].params)}
+    values |= {"conv": config.convention}
+    values = {key: value for key, value in values.items() if key in shared} | step.link
     query = {}
     for key, value in values.items():
         param = declared[key]
@@ -279,13 +282,25 @@ def link_of(step: Step) -> str:
     return f"{path}?{urlencode(query, doseq=True)}" if query else path
 
 
+#: The lesson's steps use their own parameters: the sidebar shows none of its own.
+SHARED = ()
+
+
+def subtitle(config: Config) -> str:
+    """The page's one-line subtitle: where the lecture is."""
+    number = STEP.value(config)
+    return (
+        f"A first lecture in {len(STEPS)} steps. Step {number}: {STEPS[number - 1].title}. "
+        "Each step uses its own parameters, not the sidebar's."
+    )
+
+
 def render(config: Config) -> None:
     ui.explain(
         "A walk through the views for a first lecture. Each step asks a question: predict the "
         "answer, then the chart and the explanation appear. Each step uses its own parameters "
         "(the sidebar's are not used here); its button opens the full view with them in a new "
         "tab. Below the steps, short cards answer the misconceptions people write about.",
-        expanded=True,
     )
     number = STEP.widget(config)
     step = STEPS[number - 1]

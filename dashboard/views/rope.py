@@ -1,6 +1,6 @@
 """RoPE lab: rotary encodings of real models, their context-extension methods, exactly.
 
-The same frequencies as the sinusoid of the sidebar, applied as a rotation to queries and keys:
+The paper's frequencies, or a real model's, applied as a rotation to queries and keys:
 every number here comes from :mod:`pe_core.rope` (Hugging Face transformers 5.23 semantics in
 float64).
 """
@@ -18,7 +18,7 @@ import pandas as pd
 import streamlit as st
 
 import pe_core
-from dashboard import caching, formatting, params, ui
+from dashboard import caching, claims, formatting, params, ui
 from dashboard.caching import cached
 from dashboard.config import Config
 from dashboard.figures import charts, linked, rotary
@@ -319,6 +319,27 @@ def rope_data(
     return RopeData(rope, original, offsets, scores, bounds, positions, errors)
 
 
+def SHARED(value) -> tuple[str, ...]:
+    """The sidebar's positions, d_model and base: read only when they make the head."""
+    return ("L", "d", "base") if value(SOURCE) == SIDEBAR else ()
+
+
+def subtitle(config: Config) -> str:
+    """The page's one-line subtitle: whose rotary encoding is on screen."""
+    source = SOURCE.value(config)
+    if source == SIDEBAR:
+        head_dim = _sidebar_config(config)["head_dim"]
+        return (
+            f"Rotary position embeddings on {claims.head_width(config.d_model, head_dim)}, base "
+            f"{config.base_text}, trained on {formatting.counted(config.n_positions, 'position')} "
+            "(the sidebar's parameters): the paper's frequencies base^(−2i/head_dim), applied "
+            "as a rotation."
+        )
+    if source == PASTE:
+        return "Rotary position embeddings as your config.json sets them, layer by layer."
+    return f"Rotary position embeddings of {source}, as its config.json sets them, layer by layer."
+
+
 def render(config: Config) -> None:
     ui.explain(
         "Rotary position embeddings (RoPE) use the sinusoid's frequencies ω_i = base^(−2i/d) "
@@ -374,14 +395,6 @@ def render(config: Config) -> None:
 
 
 def _summary(config: Config, rope: pe_core.RotaryEncoding) -> None:
-    if SOURCE.value(config) == SIDEBAR:
-        st.caption(
-            f"RoPE with the sidebar's base {config.base_text} on a head of "
-            f"{rope.head_dim} columns (d_model {config.d_model:,}"
-            + (", rounded down to an even width" if config.d_model % 2 else "")
-            + f"), trained on L = {config.n_positions:,} positions: the same frequencies as "
-            "the other views, as a rotation."
-        )
     columns = st.columns(4)
     columns[0].metric("rope_type", rope.rope_type)
     columns[1].metric(
@@ -473,7 +486,8 @@ def _pairs(rope: pe_core.RotaryEncoding, chosen: int | None) -> None:
         f"{int(np.sum(band == b)):,} {b}" for b in rotary.BAND_COLOURS if np.any(band == b)
     )
     st.caption(
-        f"{rope.n_pairs:,} pairs: {counts}. A pair whose wavelength exceeds the training length "
+        f"{formatting.counted(rope.n_pairs, 'pair')}: {counts}. A pair whose wavelength "
+        "exceeds the training length "
         "never completed a turn in training; the methods slow those down so that longer "
         "contexts stay within the angles the model has seen."
     )

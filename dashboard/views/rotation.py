@@ -60,6 +60,11 @@ SPEED = params.play_speed("rot_speed", "under the circles")
 PARAMS = (OFFSET, POSITION, FIRST_PAIR, PAIRS, SPEED)
 
 
+def subtitle(config: Config) -> str:
+    """The page's one-line subtitle."""
+    return f"How the encoding of position k + δ relates to that of k: {config.summary}."
+
+
 def render(config: Config) -> None:
     ui.explain(
         "Why does the paper pair every sin with a cos? Because then shifting a position by an "

@@ -9,9 +9,10 @@ import numpy as np
 import streamlit as st
 
 import pe_core
-from dashboard import caching, params, similarity_image, ui
+from dashboard import caching, claims, params, similarity_image, ui
 from dashboard.caching import cached
 from dashboard.config import Config
+from dashboard.formatting import counted
 from dashboard.view_parts.similarity import profile_figure
 
 #: Largest side of the (square) similarity heatmap.
@@ -54,13 +55,27 @@ SYMMETRY = (
 )
 
 
+def subtitle(config: Config) -> str:
+    """The page's one-line subtitle."""
+    return f"How alike the encodings of two positions are: {config.summary}."
+
+
 def render(config: Config) -> None:
+    if claims.offset_only(config):
+        words = (
+            f"Because sin a·sin b + cos a·cos b = cos(a − b), {claims.diagonals(config)}. The "
+            "profile below is that one function of the offset, computed from its closed form; "
+            "the markers are computed directly from pairs of encodings starting at different "
+            f"positions k and land on the same curve. {SYMMETRY}"
+        )
+    else:
+        words = (
+            f"Each pair adds sin a·sin b + cos a·cos b = cos(a − b), a function of the offset; "
+            f"but {claims.diagonals(config)}. The markers below are computed directly from "
+            "pairs of encodings starting at different positions k, and differ with k."
+        )
     ui.explain(
-        "Because sin a·sin b + cos a·cos b = cos(a − b), the dot product of two encodings depends "
-        "only on how far apart the positions are, not on where they are: the matrix is constant "
-        "along every diagonal. The profile below is that one function of the offset, computed "
-        "from its closed form; the markers are computed directly from pairs of encodings starting "
-        f"at different positions k and land on the same curve. {SYMMETRY}",
+        words,
         r"\begin{aligned}"
         r"PE(k)\cdot PE(k+\delta) &= \textstyle\sum_{i} \cos(\omega_i \delta) \\"
         r"\cos\theta &= \tfrac{1}{h}\textstyle\sum_i \cos(\omega_i\delta)"
@@ -160,7 +175,7 @@ def similarity_positions(length: int, mode: str, first: int) -> tuple[np.ndarray
         positions = np.arange(0, length, step)
         return positions, (
             f"positions 0, {step}, {2 * step}, … of {length:,}: every {step} positions "
-            f"({positions.size} rows, exact values)"
+            f"({counted(positions.size, 'row')}, exact values)"
         )
     first = min(max(0, first), length - MAX_SIDE)
     positions = first + np.arange(MAX_SIDE)

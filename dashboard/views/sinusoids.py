@@ -37,6 +37,16 @@ def parse_positions(text: str, config: Config) -> list[int]:
     return values
 
 
+def default_positions(config: Config) -> str:
+    """Positions to compare that exist at this L: 0, 1, 10 and 50, and the last one when the
+    sequence is shorter than that."""
+    last = config.n_positions - 1
+    shown = [p for p in (0, 1, 10, 50) if p <= last]
+    if last > 1 and last not in shown and len(shown) < 4:
+        shown.append(last)
+    return ", ".join(map(str, shown))
+
+
 DIMS = params.Multi(
     "dims",
     "Dimensions (columns)",
@@ -53,13 +63,18 @@ SPAN = params.Number(
 AT = params.Text(
     "at",
     "Positions to compare across dimensions",
-    "0, 1, 10, 50",
+    default_positions,
     max_chars=120,
     rule=parse_positions,
     help=f"Up to {MAX_DIMS} positions, separated by commas.",
 )
 SPEED = params.play_speed("sin_speed", "along the curves")
 PARAMS = (DIMS, FIRST, SPAN, AT, SPEED)
+
+
+def subtitle(config: Config) -> str:
+    """The page's one-line subtitle."""
+    return f"Each column of the encoding as a curve over the positions: {config.summary}."
 
 
 def render(config: Config) -> None:
@@ -129,7 +144,8 @@ def _by_dimension(config: Config) -> None:
         st.session_state["_at_shown"] = at
     except pe_core.InputError as error:
         at = [p for p in st.session_state.get("_at_shown", [0]) if p < config.n_positions] or [0]
-        st.warning(f"{error}; still showing {', '.join(map(str, at))}.")
+        shown = ", ".join(map(str, at))
+        st.warning(f"{str(error).capitalize()} (L = {config.n_positions:,}): showing {shown}.")
     chosen = st.session_state.get(CHOSEN_KEY)
     if chosen is not None and chosen not in at:
         at = sorted([*at, chosen])

@@ -10,6 +10,7 @@ import pe_core
 from dashboard import caching, params, ui
 from dashboard.caching import cached
 from dashboard.config import Config
+from dashboard.formatting import counted
 from dashboard.view_parts.uniqueness import (
     CAST_WORDS,
     neighbour_figure,
@@ -33,6 +34,11 @@ CAST = params.Choice(
 PARAMS = (PRECISION, CAST)
 
 
+def subtitle(config: Config) -> str:
+    """The page's one-line subtitle."""
+    return f"Whether every position keeps its own encoding, at each precision: {config.summary}."
+
+
 def render(config: Config) -> None:
     ui.explain(
         "Two positions collide when their encodings are equal: the model could not tell them "
@@ -53,6 +59,18 @@ def render(config: Config) -> None:
     n = representable_positions(config.n_positions, precision, cast)
     if n < config.n_positions:
         _overflow_note(config, precision, cast, n)
+    limit = pe_core.pairwise_limit(config.d_model)
+    if not config.layout.is_paired and n > limit:
+        evens = " or ".join(f"{v:,}" for v in (config.d_model - 1, config.d_model + 1) if v >= 2)
+        st.info(
+            f"With an odd d_model ({config.d_model:,}) the {config.convention} convention leaves "
+            "one sin column without its cos partner, so there is no closed form: the positions "
+            f"are compared pair by pair, which this page does for up to {limit:,} positions. "
+            f"Set the number of positions L to {limit:,} or fewer, or d_model to an even "
+            f"number ({evens}).",
+            icon=":material/info:",
+        )
+        return
     with st.spinner("Checking every pair of positions…"):
         report = uniqueness(config, precision, cast)
     _verdict(report, precision, cast)
@@ -123,7 +141,9 @@ def _metrics(report: pe_core.UniquenessReport) -> None:
         "none"
         if report.first_collision is None
         else f"{report.first_collision:,} = {report.collides_with:,}",
-        help=f"{report.n_duplicates:,} positions repeat an earlier encoding.",
+        help=f"{counted(report.n_duplicates, 'position')} "
+        + ("repeats" if report.n_duplicates == 1 else "repeat")
+        + " an earlier encoding.",
     )
 
 

@@ -7,13 +7,19 @@ import pandas as pd
 import streamlit as st
 
 import pe_core
-from dashboard import caching, params, ui
+from dashboard import caching, claims, params, ui
 from dashboard.config import Config
 from dashboard.data import wavelengths_by_convention
+from dashboard.formatting import counted
 from dashboard.view_parts.wavelengths import wavelength_figure
 
 OVERLAY = params.Toggle("overlay", "Overlay the other conventions", True)
 PARAMS = (OVERLAY,)
+
+
+def subtitle(config: Config) -> str:
+    """The page's one-line subtitle."""
+    return f"How many positions each frequency takes to repeat: {config.summary}."
 
 
 def render(config: Config) -> None:
@@ -29,8 +35,10 @@ def render(config: Config) -> None:
         r"\lambda_i = \frac{2\pi}{\omega_i}",
     )
     if current.size == 0:
+        zeros = len(config.layout.zero_columns)
         st.info(
-            "With d_model = 1 the tensor2tensor convention has no sin/cos pair (one zero column)."
+            f"With d_model = {config.d_model:,} the {config.convention} convention has no sin/cos "
+            f"pair ({counted(zeros, 'zero column')}): there is no wavelength to show."
         )
         return
     full_cycles = int(np.sum(current <= config.n_positions))
@@ -39,7 +47,7 @@ def render(config: Config) -> None:
     middle.metric(
         "Complete a full cycle within L",
         f"{full_cycles:,} of {current.size:,}",
-        help=f"Pairs with wavelength at most L = {config.n_positions:,} positions.",
+        help=f"Pairs with wavelength at most L = {counted(config.n_positions, 'position')}.",
     )
     right.metric("Longest wavelength", f"{current[-1]:,.6g}", help="In positions.")
     OVERLAY.widget(config)
@@ -68,11 +76,12 @@ def _counter_words(current: np.ndarray) -> str:
     """Why the wavelengths grow geometrically, with this configuration's factor."""
     if current.size < 2:
         return ""
-    factor = current[1] / current[0]
+    factor = claims.ratio_text(current[1] / current[0])
+    claims.record("ratio", factor, ratio=float(current[1] / current[0]))
     return (
         "Why geometrically? Think of a binary counter: each bit flips half as often as the one "
         "before it, and together n bits give each number below 2ⁿ its own pattern. The "
-        f"pairs do the same with sinusoids: here each pair turns {factor:.4g} times more slowly "
+        f"pairs do the same with sinusoids: here each pair turns {factor} times more slowly "
         "than the one before it (a counter's factor is 2). "
     )
 

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 import pe_core
-from dashboard import registry
+from dashboard import registry, sidebar
+from dashboard.config import Config
 from tests.apptest_helpers import (
     SIDEBAR_VIEWS,
     decode,
@@ -263,8 +264,12 @@ def test_top_of_every_range(view):
 def test_odd_d_model_at_a_million_positions_explains_itself():
     at = new_app(L=1_000_000, d=7, view="uniqueness")
     at.run()
-    assert not at.exception
-    assert any("pair by pair" in w.value for w in at.warning)
+    no_errors(at)
+    # Issue 37: in the page's words (what to change), not the API's ("an int L").
+    text = " ".join(w.value for w in at.info)
+    assert "pair by pair" in text and "up to 4,096 positions" in text
+    assert "L to 4,096 or fewer" in text and "even number (6 or 8)" in text
+    assert "int L" not in text and "pass fewer" not in text
 
 
 def test_precision_changes_the_verdict():
@@ -396,3 +401,76 @@ def test_column_window_shows_the_right_columns():
     exact = pe_core.sinusoidal_encoding(100, 2000)[:, 500:1524]
     np.testing.assert_allclose(z, exact, rtol=0, atol=1 / 254 + 1e-7)  # half a gray level
     assert header["columnLabels"][0].startswith("column 500: pair i=250, sin")
+
+
+class TestPages:
+    """Issue 37: each page is named, says what it shows, and has only the controls it reads."""
+
+    SIDEBAR_KEYS = ("L", "d", "base", "conv")
+
+    def _sidebar_keys(self, at) -> set[str]:
+        kinds = ("number_input", "select_slider", "selectbox")
+        drawn = {w.key for kind in kinds for w in getattr(at.sidebar, kind)}
+        return drawn & set(self.SIDEBAR_KEYS)
+
+    def _config(self, at) -> Config:
+        def value(param):
+            return at.session_state.get(param.key, param.default)
+
+        return Config(*(value(param) for param in sidebar.SHARED_WIDGETS.values()))
+
+    @pytest.mark.parametrize("view", registry.VIEWS, ids=lambda v: v.slug)
+    def test_each_page_has_its_title_subtitle_and_only_its_controls(self, view):
+        at = new_app(view=view.slug)
+        at.run()
+        no_errors(at)
+        assert at.title[0].value == view.label
+        assert at.caption[0].value == view.module.subtitle(self._config(at))
+        assert "Positional Encoding Explorer" not in [t.value for t in at.title]
+        assert self._sidebar_keys(at) == set(view.shared(lambda p: at.session_state[p.key]))
+
+    def test_pages_that_read_no_sidebar_parameter_show_none(self):
+        for query in (
+            {"view": "lesson"},
+            {"view": "check"},
+            {"view": "rope", "rope_model": "Llama 3 8B"},
+        ):
+            at = new_app(query)
+            at.run()
+            assert self._sidebar_keys(at) == set(), query
+        at = new_app(view="check", example="float32 angles")
+        at.run()
+        assert self._sidebar_keys(at) == set(self.SIDEBAR_KEYS)  # the example is built from them
+
+    def test_values_survive_a_page_that_does_not_show_them(self):
+        at = new_app(view="similarity", d=64, L=300, base=100, conv="tensor2tensor")
+        at.run()
+        open_view(at, "lesson")
+        assert self._sidebar_keys(at) == set()
+        open_view(at, "similarity")
+        no_errors(at)
+        assert (at.session_state["d"], at.session_state["L"]) == (64, 300)
+        assert (at.session_state["base"], at.session_state["conv"]) == (100.0, "tensor2tensor")
+        assert "d_model 64" in at.caption[0].value
+
+    def test_a_link_to_a_page_drops_the_sidebar_values_it_does_not_read_without_a_warning(self):
+        at = new_app(view="lesson", d=64)
+        at.run()
+        no_errors(at)
+        assert at.session_state["_link_warnings"] == []
+        assert "d" not in at.query_params
+
+    def test_the_default_view_answers_at_its_slug(self):
+        at = new_app()
+        at.run()
+        assert at.title[0].value == registry.DEFAULT.label
+        # /heatmap: a hidden page of the navigation that opens the default view
+        at._page_hash = next(
+            page_hash
+            for page_hash, info in at._registered_pages.items()
+            if info.get("url_pathname") == registry.DEFAULT.slug
+        )
+        at.run()
+        no_errors(at)
+        assert at.title[0].value == registry.DEFAULT.label
+        assert page_of(at) == registry.DEFAULT.slug

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import pe_core
+from dashboard import registry
 from dashboard.views import lesson
 from tests.apptest_helpers import new_app, no_errors, page_of
 
@@ -55,8 +56,12 @@ def test_each_link_opens_its_view_with_its_parameters(number):
     assert page_of(at) == step.view
     assert at.session_state["_link_warnings"] == []  # every parameter was accepted
     config = step.config
-    assert (at.session_state["L"], at.session_state["d"]) == (config.n_positions, config.d_model)
-    assert (at.session_state["base"], at.session_state["conv"]) == (config.base, config.convention)
+    shared = {"L": config.n_positions, "d": config.d_model, "base": config.base}
+    shared["conv"] = config.convention
+    read = registry.BY_SLUG[step.view].shared(lambda param: at.session_state[param.key])
+    assert read, "each step's view draws the step's encoding from the sidebar's parameters"
+    for key in read:  # the sidebar's parameters that view reads (the RoPE lab: not conv)
+        assert at.session_state[key] == shared[key], key
     for key, value in step.link.items():
         shown = at.session_state[key]
         assert shown == value or [str(v) for v in np.atleast_1d(shown)] == [

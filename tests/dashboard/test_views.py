@@ -10,7 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import pe_core
-from dashboard import registry, ui
+from dashboard import claims, registry, ui
 from dashboard.figures import matrices
 from dashboard.views import rotation
 from tests import DATA
@@ -399,15 +399,16 @@ def test_a_narrow_title_keeps_plotly_tags_and_escapes_the_rest():
     assert ui.narrow_title(go.Figure()) == ""
 
 
-def test_explanations_open_on_the_first_visit_of_each_view():
-    """Issue 15: a newcomer sees what each view shows; a returning reader is not shown it again."""
+def test_explanations_open_on_the_first_page_only():
+    """Issue 15: a newcomer sees what the first view shows; issue 37: the pages after it open on
+    their charts, the explanation closed (one click away)."""
     at = new_app(view="similarity")
     at.run()
     assert at.expander[0].proto.expanded
     at.run()  # a change on the same visit keeps it open
     assert at.expander[0].proto.expanded
     open_view(at, "wavelengths")
-    assert at.expander[0].proto.expanded  # another view, first visit
+    assert not at.expander[0].proto.expanded  # another view: its chart first
     open_view(at, "similarity")
     assert not at.expander[0].proto.expanded  # back again
 
@@ -424,7 +425,8 @@ def test_wavelength_explanation_states_this_configuration(d_model, convention):
     lengths = pe_core.wavelengths(d_model, base=10_000.0, convention=convention)
     assert pe_core.CONVENTIONS[convention].formula in text
     if lengths.size > 1:
-        assert f"each pair turns {lengths[1] / lengths[0]:.4g} times more slowly" in text
+        factor = claims.ratio_text(lengths[1] / lengths[0])
+        assert f"each pair turns {factor} times more slowly" in text
         assert f"the slowest every {lengths[-1]:,.6g}" in text
     else:
         assert "With one pair there is one wavelength" in text

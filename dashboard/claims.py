@@ -1,0 +1,164 @@
+"""Sentences that state a property of the parameters on screen (issue 37).
+
+Fixed text turns false at parameters people try ("the last pairs barely change" at base 1.01,
+"constant along every diagonal" at d_model 3). Here each such sentence is produced from the
+property as the core computes it for these parameters, and says what is true otherwise. Every
+claim a run makes is recorded (its kind, the facts it rests on and its text), so that a test can
+render every page over a grid of edge parameters and check each claim it showed against the
+core (``tests/dashboard/test_claims.py``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import streamlit as st
+
+import pe_core
+from dashboard.formatting import counted, number_text
+
+_RECORD = "_claims"
+
+#: A pair "barely changes" over the positions on screen when its angle moves by less than this
+#: (radians): its sin and cos then move by less than sin(π/8) ≈ 0.38 of their range.
+BARELY = math.pi / 8
+
+
+def start_run() -> None:
+    """Forget the claims of the last run (called once at the top of every run)."""
+    st.session_state[_RECORD] = []
+
+
+def record(kind: str, text: str, **facts) -> str:
+    """``text``, remembered as a claim of kind ``kind`` resting on ``facts``."""
+    st.session_state.setdefault(_RECORD, []).append({"kind": kind, "text": text, **facts})
+    return text
+
+
+def made() -> list[dict]:
+    """The claims of this run so far."""
+    return list(st.session_state.get(_RECORD, ()))
+
+
+def ratio_text(ratio: float) -> str:
+    """A ratio with the digits that tell it from 1: 1.0000461 at base 1.01, 1.037 at 10,000."""
+    if ratio == 1 or not math.isfinite(ratio):
+        return f"{ratio:g}"
+    digits = max(4, 2 + math.ceil(-math.log10(abs(ratio - 1))))
+    return f"{ratio:.{digits}g}"
+
+
+def positions_text(value: float) -> str:
+    """A length in positions, as prose reads it: 6.28, 628, 62,832, 1.6e+19."""
+    if value < 100 or value >= 1e15:
+        return f"{value:.3g}"
+    return f"{value:,.0f}"
+
+
+def pace(bank: pe_core.FrequencyBank, n_positions: int) -> str:
+    """How fast the pairs turn at these parameters: the fastest and the slowest pair's
+    wavelength, and whether the slowest barely changes over the positions shown."""
+    omega = np.asarray(bank.frequencies, dtype=float)
+    turning = omega[omega > 0]
+    if turning.size == 0:
+        return record(
+            "pace",
+            "No pair turns here (every frequency is 0): every position has the same encoding.",
+            fastest=None,
+            slowest=None,
+            barely=None,
+        )
+    fastest, slowest = 2 * math.pi / turning.max(), 2 * math.pi / turning.min()
+    span = max(n_positions - 1, 0)
+    barely = bool(turning.min() * span < BARELY)
+    if turning.size == 1:
+        text = f"The one turning pair repeats every {positions_text(fastest)} positions"
+    else:
+        text = (
+            f"The fastest pair repeats every {positions_text(fastest)} positions, the slowest "
+            f"every {positions_text(slowest)}"
+        )
+    if barely:
+        text += f", so slowly that it barely changes over these {counted(n_positions, 'position')}"
+    elif turning.size > 1:
+        text += (
+            f": over these {counted(n_positions, 'position')} even the slowest turns by "
+            f"{turning.min() * span:,.3g} radians"
+        )
+    return record("pace", text + ".", fastest=fastest, slowest=slowest, barely=barely)
+
+
+def rows(n_positions: int, row_first: np.ndarray, row_last: np.ndarray) -> str:
+    """What a row of the heatmap is: one position, or the mean of a block of positions."""
+    widths = np.asarray(row_last) - np.asarray(row_first) + 1
+    widest = int(widths.max()) if widths.size else 1
+    if widest == 1:
+        first, last = int(row_first[0]), int(row_last[-1])
+        every = first == 0 and last == n_positions - 1
+        text = (
+            "Each row is one position k"
+            + ("" if every else f" (positions {first:,} to {last:,} of {n_positions:,})")
+            + ", each column one dimension of the encoding."
+        )
+    else:
+        text = (
+            f"Each row is the mean of {widest:,} consecutive positions (there are more "
+            "positions than rows), each column one dimension of the encoding. A column whose "
+            "pair turns many times within a block averages to about 0 and is drawn pale: "
+            "the mean is small, not the encoding."
+        )
+    return record("rows", text, n_positions=n_positions, widest=widest)
+
+
+def offset_only(config) -> bool:
+    """Whether PE(k)·PE(k+δ) depends on the offset δ alone at these parameters: every turning
+    column has a partner of its frequency (sin with cos), as the core's column layout says; a
+    lone column's sin(kω)·sin((k+δ)ω) depends on k itself."""
+    return bool(config.layout.is_paired)
+
+
+def diagonals(config) -> str:
+    """The similarity matrix: constant along its diagonals or not, as computed."""
+    if offset_only(config):
+        text = (
+            "the dot product of two encodings depends only on how far apart the positions "
+            "are, not on where they are: the matrix is constant along every diagonal"
+        )
+        holds = True
+    else:
+        text = (
+            f"at d_model {config.d_model:,} ({config.convention}) some column has no partner "
+            "of the same frequency, and the dot product depends on where the positions are "
+            "too, not only on how far apart: the matrix is not constant along its diagonals"
+        )
+        holds = False
+    return record(
+        "diagonals",
+        text,
+        holds=holds,
+        d_model=config.d_model,
+        convention=config.convention,
+        base=config.base,
+    )
+
+
+def same_text(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two frequency vectors are equal to rounding."""
+    return a.shape == b.shape and bool(np.allclose(a, b, rtol=1e-12, atol=0))
+
+
+def plain(value: float) -> str:
+    """A number with every digit it needs, as prose reads it."""
+    return number_text(value, grouping=True)
+
+
+def head_width(d_model: int, head_dim: int) -> str:
+    """The rotary head the sidebar's d_model makes (an even width, at least 2), and how."""
+    if head_dim == d_model:
+        text = f"a head of {head_dim:,} columns (d_model)"
+    elif head_dim < d_model:
+        text = f"a head of {head_dim:,} columns (d_model {d_model:,} rounded down to an even width)"
+    else:
+        text = f"a head of {head_dim:,} columns (d_model {d_model:,} raised to the smallest head)"
+    return record("head_width", text, d_model=d_model, head_dim=head_dim)
