@@ -1,0 +1,218 @@
+"""Every claim a page shows holds at the parameters on screen (issue 37).
+
+Each page is rendered over a grid of edge parameters (d_model 1, 2, 3, 4, 7 and 512; L 1, 2, 3
+and 1,000,000; base 1.01, 2 and 1e9; every convention). Every sentence that states a property of
+the parameters is made by ``dashboard.claims``, which records it with the facts it rests on; here
+each recorded claim is checked against the core, computed another way (the wavelengths from
+``pe_core.wavelengths``, the diagonals from dot products of encodings at positions up to 10**7),
+and the page's words are checked for what fixed text got wrong ("1 positions", the API's words).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+import pytest
+
+import pe_core
+from dashboard import claims, registry
+from dashboard.view_parts.heatmap import column_window, row_budget
+from tests.apptest_helpers import new_app, no_errors
+
+pytestmark = pytest.mark.timeout(900)
+
+CONVENTIONS = tuple(pe_core.CONVENTIONS)
+
+
+def _grid() -> list[dict]:
+    """Edge parameters: every convention at the smallest widths, and the extremes of L and base
+    (at an even and an odd d_model)."""
+    cases = [
+        {"d": d, "conv": conv, "L": 3, "base": 10000.0}
+        for d in (1, 2, 3, 7)
+        for conv in CONVENTIONS
+    ]
+    cases += [
+        {"d": d, "conv": "vaswani", "L": L, "base": base}
+        for d, L, base in (
+            (4, 1, 1.01),
+            (4, 2, 2.0),
+            (3, 2, 1e9),
+            (4, 1_000_000, 1.01),
+            (512, 1_000_000, 1e9),
+            (3, 1_000_000, 2.0),
+            (512, 2048, 1.01),
+        )
+    ]
+    return cases
+
+
+#: The pages that read the sidebar's parameters (the RoPE lab when its source is the sidebar,
+#: Check with an example built from them), each with what it needs to read them.
+PAGES = {
+    view.slug: {"rope": {}, "check": {"example": "float32 angles"}}.get(view.slug, {})
+    for view in registry.VIEWS
+    if view.slug != "lesson"
+}
+
+_PLURAL_AFTER_ONE = re.compile(
+    r"(?<![\d.,])1 (positions|pairs|rows|columns|layers|values|zero columns)\b"
+)
+#: Words of the API, not of the page: a message on screen says what to change in the page.
+_API_WORDS = ("pass fewer", "an int L", "got ", "Traceback", "ValueError")
+
+
+def _texts(at) -> list[str]:
+    parts = [
+        e.value
+        for kind in ("markdown", "caption", "info", "warning", "success")
+        for e in getattr(at, kind)
+    ]
+    parts += [t.value for t in at.title]
+    parts += [f"{m.label} {m.value}" for m in at.metric]
+    parts += [e.label for e in at.expander]
+    return [p.replace("\\", "") for p in parts if isinstance(p, str)]
+
+
+def _wavelengths(case) -> np.ndarray:
+    return pe_core.wavelengths(case["d"], base=case["base"], convention=case["conv"])
+
+
+def _check_pace(claim, case, n_positions):
+    lengths = _wavelengths(case)
+    lengths = lengths[np.isfinite(lengths)]
+    if lengths.size == 0:
+        assert claim["fastest"] is None and "No pair turns" in claim["text"]
+        return
+    assert claim["fastest"] == pytest.approx(lengths.min(), rel=1e-12)
+    assert claim["slowest"] == pytest.approx(lengths.max(), rel=1e-12)
+    turned = 2 * math.pi / lengths.max() * max(n_positions - 1, 0)  # radians, the slowest pair
+    assert claim["barely"] == (turned < claims.BARELY)
+    assert ("barely changes" in claim["text"]) == claim["barely"]
+
+
+def _check_rows(claim, case):
+    first, stop = column_window(case["d"], 0)
+    budget = row_budget(stop - first)
+    widest = math.ceil(case["L"] / budget) if case["L"] > budget else 1
+    assert claim["widest"] == widest
+    assert ("Each row is one position" in claim["text"]) == (widest == 1)
+    assert (f"mean of {widest:,} consecutive positions" in claim["text"]) == (widest > 1)
+
+
+def _check_diagonals(claim, case):
+    # Dot products at positions near 0 and near 10**7, shifted: an unpaired slow column shows
+    # far out, where its angle has grown.
+    starts = np.array([0.0, 1.0, 2.0, 5.0, 1e7, 1e7 + 3.0])
+    table = pe_core.sinusoidal_encoding(
+        np.concatenate([starts, starts + 17.0]),
+        case["d"],
+        base=case["base"],
+        convention=case["conv"],
+    )
+    gram = table @ table.T
+    n = starts.size
+    departure = np.abs(gram[:n, :n] - gram[n:, n:]).max()
+    assert claim["holds"] == bool(departure < 1e-9), departure
+    assert ("is not constant" in claim["text"]) == (not claim["holds"])
+
+
+def _check_ratio(claim, case):
+    lengths = _wavelengths(case)
+    ratio = lengths[1] / lengths[0]
+    assert claim["ratio"] == pytest.approx(ratio, rel=1e-12)
+    shown = float(claim["text"])
+    assert shown == pytest.approx(ratio, rel=1e-3)
+    assert (shown == 1.0) == (ratio == 1.0), "a factor that is not 1 is not written as 1"
+
+
+def _check_head_width(claim, case):
+    head_dim = max(2, case["d"] - case["d"] % 2)
+    assert claim["head_dim"] == head_dim
+    assert ("rounded down" in claim["text"]) == (head_dim < case["d"])
+    assert ("raised" in claim["text"]) == (head_dim > case["d"])
+
+
+def _check(claim, case):
+    kind = claim["kind"]
+    if kind == "pace":
+        _check_pace(claim, case, case["L"])
+    elif kind == "rows":
+        _check_rows(claim, case)
+    elif kind == "diagonals":
+        _check_diagonals(claim, case)
+    elif kind == "ratio":
+        _check_ratio(claim, case)
+    elif kind == "head_width":
+        _check_head_width(claim, case)
+    else:
+        raise AssertionError(f"no check for the claim kind {kind!r}: add one here")
+
+
+@pytest.mark.parametrize("slug", list(PAGES))
+def test_every_claim_holds_over_the_edge_grid(slug):
+    shown_kinds = set()
+    for case in _grid():
+        at = new_app({**case, **PAGES[slug]}, view=slug)
+        at.run()
+        no_errors(at)
+        for claim in at.session_state["_claims"]:
+            _check(claim, case)
+            shown_kinds.add(claim["kind"])
+        for text in _texts(at):
+            assert not _PLURAL_AFTER_ONE.search(text), (case, text)
+            for words in _API_WORDS:
+                assert words not in text, (case, words, text)
+    expected = {
+        "heatmap": {"rows", "pace"},
+        "similarity": {"diagonals"},
+        "wavelengths": {"ratio"},
+        "rope": {"head_width"},
+    }
+    assert expected.get(slug, set()) <= shown_kinds
+
+
+def test_the_listed_urls_say_true_things():
+    """The URLs issue 37 named, each with the sentence that was false."""
+    at = new_app(view="wavelengths", d=1, conv="diffusion")
+    at.run()
+    assert any("the diffusion convention has no sin/cos pair" in t for t in _texts(at))
+    assert not any("tensor2tensor" in t for t in at.info)
+
+    at = new_app(view="heatmap", base=1.01)
+    at.run()
+    words = " ".join(_texts(at))
+    assert "barely" not in words and "every 6.2" in words  # 2π/ω: 6.28 and 6.35 positions
+
+    at = new_app(view="heatmap", L=1_000_000)
+    at.run()
+    words = " ".join(_texts(at))
+    assert "Each row is one position" not in words and "mean of 489 consecutive" in words
+
+    for d in (1, 3):
+        at = new_app(view="similarity", d=d)
+        at.run()
+        words = " ".join(_texts(at))
+        assert "constant along every diagonal" not in words and "is not constant" in words
+
+    at = new_app(view="rope", d=1)
+    at.run()
+    words = " ".join(_texts(at))
+    assert "rounded down" not in words and "raised to the smallest head" in words
+    assert "the same frequencies as the other views" not in words
+
+    at = new_app(view="wavelengths", base=1.01)
+    at.run()
+    assert not any("turns 1 times" in t for t in _texts(at))
+
+    at = new_app(view="example", d=3, conv="tensor2tensor")
+    at.run()
+    code = " ".join(c.value for c in at.code)
+    assert "down to exactly 1/base" not in code and "one pair: w = [1]" in code
+
+    at = new_app(view="sinusoids", L=10, d=4, base=100)  # the Tutorial preset
+    at.run()
+    assert not at.warning
+    assert at.text_input(key="at").value == "0, 1, 9"
