@@ -162,3 +162,45 @@ def head_width(d_model: int, head_dim: int) -> str:
     else:
         text = f"a head of {head_dim:,} columns (d_model {d_model:,} raised to the smallest head)"
     return record("head_width", text, d_model=d_model, head_dim=head_dim)
+
+
+def encoding_norm(layout: pe_core.ColumnLayout) -> str:
+    """The norm of one position's encoding: √(number of pairs) at every position when every
+    turning column has its partner (sin² + cos² = 1 per pair); else it varies with k."""
+    pairs = layout.n_cos
+    lone = layout.n_sin - layout.n_cos
+    if lone == 0:
+        text = f"the encoding has norm √{pairs} ≈ {math.sqrt(pairs):.4g} at every position"
+        low = high = math.sqrt(pairs)
+    else:
+        low, high = math.sqrt(pairs), math.sqrt(pairs + lone)
+        text = (
+            f"the encoding has norm between √{pairs} ≈ {low:.4g} and √{pairs + lone} ≈ "
+            f"{high:.4g}, depending on the position ({counted(lone, 'sin column')} without a "
+            "cos partner)"
+        )
+    return record("norm", text, low=low, high=high)
+
+
+def exact_collisions(bank: pe_core.FrequencyBank) -> str:
+    """Whether distinct integer positions can share an encoding in exact arithmetic: not when a
+    column turns by 1 radian per position (sin k = sin j only for k = j, π being irrational),
+    as the first pair does in every convention; always when no column turns."""
+    omega = np.asarray(bank.frequencies, dtype=float)
+    if omega.size == 0 or not np.any(omega > 0):
+        text = (
+            "Here no column turns (every value is 0 or constant), so every position has the "
+            "same encoding."
+        )
+        distinct = False
+    elif np.any(omega == 1.0):
+        text = (
+            "In exact arithmetic that never happens for distinct integer positions (the "
+            "fastest pair alone turns by a whole radian per step, and 2π is irrational), but "
+            "rounding can merge them."
+        )
+        distinct = True
+    else:  # not reached by the app's conventions: each has ω_0 = 1 when it has a pair
+        text = "Whether they collide in exact arithmetic depends on the frequencies."
+        distinct = None
+    return record("exact_collisions", text, distinct=distinct)

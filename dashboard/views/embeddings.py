@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 import pe_core
-from dashboard import budget, params, ui
+from dashboard import budget, claims, params, ui
 from dashboard.caching import cached
 from dashboard.config import Config
 from dashboard.figures import charts, matrices
@@ -66,8 +66,8 @@ def render(config: Config) -> None:
         "A transformer's first layer adds the encoding to the token embeddings: "
         "x = dropout(E·√d_model + PE[:seq]). The same (seq × d_model) encoding is added to every "
         "sequence of the batch (broadcasting: (batch, seq, d) + (seq, d) → (batch, seq, d)). "
-        "Whether the position signal drowns the meaning of the words depends on their sizes: the "
-        "encoding has norm √(d_model/2) at every position, a random embedding with standard "
+        "Whether the position signal drowns the meaning of the words depends on their sizes: "
+        f"{claims.encoding_norm(config.layout)}, a random embedding with standard "
         "deviation σ has norm about σ·√d_model, and the paper's √d_model scaling multiplies that "
         "again by √d_model. With a small σ the encoding dominates at small d_model and the "
         "embeddings take over as d_model grows.",

@@ -54,7 +54,7 @@ PAIRS = params.Multi(
     lambda config: [i for i in (0, 16, 64, 160) if i < _n_pairs(config)] or [0],
     options=lambda config: range(max(_n_pairs(config), 1)),
     max_selections=MAX_CIRCLES,
-    help="Fast pairs (small i) spin around the circle; slow pairs (large i) barely move.",
+    help="Pairs with a small i turn fastest around their circle, pairs with a large i slowest.",
 )
 SPEED = params.play_speed("rot_speed", "under the circles")
 PARAMS = (OFFSET, POSITION, FIRST_PAIR, PAIRS, SPEED)
@@ -281,8 +281,8 @@ def _circles(config: Config) -> None:
         ui.chart(caching.figure(_circles_figure, *shown), CIRCLES_KEY, select=True)
         st.caption(
             "▶ Play moves position k along the circles in your browser: the red vector of each "
-            "pair turns by ω_i for every step of k, fast pairs spinning, slow pairs barely "
-            "moving. Drag the slider to go to a position. Click a point of a circle to see "
+            "pair turns by ω_i for every step of k, the fast pairs most, the slow ones least. "
+            "Drag the slider to go to a position. Click a point of a circle to see "
             "that pair's block in M above."
         )
     clicked = _clicked(shown)

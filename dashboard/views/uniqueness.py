@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 import pe_core
-from dashboard import caching, params, ui
+from dashboard import caching, claims, params, ui
 from dashboard.caching import cached
 from dashboard.config import Config
 from dashboard.formatting import counted
@@ -42,8 +42,7 @@ def subtitle(config: Config) -> str:
 def render(config: Config) -> None:
     ui.explain(
         "Two positions collide when their encodings are equal: the model could not tell them "
-        "apart. In exact arithmetic that never happens for distinct integer positions (the "
-        "fastest pair alone turns by a whole radian per step), but rounding can merge them. "
+        f"apart. {claims.exact_collisions(config.bank)} "
         "Where the rounding happens matters: bfloat16 has 8 significant bits, so stored as "
         "bfloat16 the position ids 256 and 257 are the same number; float16 merges 2048 and "
         "2049. The chart shows how far each position's encoding is from the next one's as the "

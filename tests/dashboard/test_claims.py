@@ -135,6 +135,32 @@ def _check_head_width(claim, case):
     assert ("raised" in claim["text"]) == (head_dim > case["d"])
 
 
+def _table(case, positions) -> np.ndarray:
+    return pe_core.sinusoidal_encoding(
+        np.asarray(positions, dtype=float), case["d"], base=case["base"], convention=case["conv"]
+    )
+
+
+def _check_norm(claim, case):
+    # Near 0 and near 10**7, where a slow lone column has turned.
+    positions = np.concatenate([np.arange(200.0), 1e7 + np.arange(200.0)])
+    norms = np.linalg.norm(_table(case, positions), axis=1)
+    assert norms.min() >= claim["low"] - 1e-12 and norms.max() <= claim["high"] + 1e-12
+    if "at every position" in claim["text"]:
+        assert np.ptp(norms) < 1e-12
+    else:
+        assert np.ptp(norms) > 1e-6  # it does vary with the position
+
+
+def _check_exact_collisions(claim, case):
+    table = _table(case, np.arange(200.0))
+    distinct_rows = np.unique(table, axis=0).shape[0]
+    if claim["distinct"] is True:
+        assert distinct_rows == 200
+    elif claim["distinct"] is False:
+        assert distinct_rows == 1
+
+
 def _check(claim, case):
     kind = claim["kind"]
     if kind == "pace":
@@ -147,6 +173,10 @@ def _check(claim, case):
         _check_ratio(claim, case)
     elif kind == "head_width":
         _check_head_width(claim, case)
+    elif kind == "norm":
+        _check_norm(claim, case)
+    elif kind == "exact_collisions":
+        _check_exact_collisions(claim, case)
     else:
         raise AssertionError(f"no check for the claim kind {kind!r}: add one here")
 
