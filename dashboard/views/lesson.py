@@ -54,14 +54,20 @@ def _shuffle_explanation(config: Config) -> str:
 
 def _counter_explanation(config: Config) -> str:
     freqs = pe_core.frequencies(config.d_model, base=config.base, convention=config.convention)
+    lengths = 2 * np.pi / freqs
     ratio = freqs[0] / freqs[1]
+    first, last = _first_and_last_pair(config)[::2]
     return (
-        "The first columns. Like the bits of a binary counter, the lowest bit flips every "
-        "step, the next every two steps, the next every four: each pair of columns turns more "
-        f"slowly than the one before it, here by a factor of {ratio:.4g} = "
-        f"{config.base_digits}^(2/{config.d_model}). Sinusoids are the smooth version of those "
-        "bits: they take every value between -1 and 1, and a shift of the position is a rotation "
-        "of each pair (step 5)."
+        f"The first columns. In the chart columns {first} and {first + 1} repeat every "
+        f"{lengths[0]:.3g} positions, columns {last} and {last + 1} every {lengths[-1]:,.0f}. "
+        "Like the bits of a binary counter (the lowest bit flips every step, the next every "
+        "two steps, the next every four), each pair turns more slowly than the one before it, "
+        f"here by a factor of {ratio:.4g} = {config.base_digits}^(2/{config.d_model}).\n\n"
+        "Why sinusoids and not the position itself? k grows without bound and k/L changes "
+        "meaning with the length L; a binary code jumps. Sines and cosines stay between -1 and "
+        "1 at any length, change smoothly, need no training, and a shift of the position is "
+        "the same rotation of each pair for every k (step 5): that is why each frequency has "
+        "both a sin and a cos."
     )
 
 
@@ -74,9 +80,9 @@ def _longest(config: Config) -> float:
 def _wavelength_options(config: Config) -> tuple[str, ...]:
     longest = _longest(config)
     return (
-        f"2π ≈ {2 * np.pi:.3g} positions",
-        f"exactly 2π·{config.base_text} ≈ {2 * np.pi * config.base:,.0f} positions",
-        f"a little less than 2π·{config.base_text}: about {longest:,.0f} positions",
+        f"About {2 * np.pi:.3g} positions",
+        f"About {longest:,.0f} positions",
+        f"About {2 * np.pi * config.base:,.0f} positions",
     )
 
 
@@ -127,8 +133,10 @@ def _relative_explanation(config: Config) -> str:
     return (
         "PE(k + Δ) is PE(k) with each pair rotated by the angle Δ·ω_i, whatever k is. So "
         "PE(k)·PE(k + Δ) = Σ cos(Δ·ω_i) depends on the offset Δ only: the chart is the same "
-        "curve from every starting position (the dots are direct checks at several k). A "
-        "layer can read relative positions from the sum of the two encodings."
+        "curve from every starting position (the dots are direct checks at several k). That "
+        "holds for the encodings themselves; once attention's query and key projections have "
+        "mixed them with the words, a score is not a function of Δ alone, and the model has "
+        "to learn projections that keep what it needs (RoPE, the next step, builds it in)."
     )
 
 
@@ -151,6 +159,12 @@ def _rope_figure(config: Config):
     return rope.pair_figure(_rotary(config))
 
 
+def _first_and_last_pair(config: Config) -> tuple[int, ...]:
+    """The columns of the first pair and of the last one (at an even d_model)."""
+    last = config.d_model - 2
+    return (0, 1, last, last + 1)
+
+
 PAPER = Config(2048, 512, 10_000.0, "vaswani")
 SMALL = Config(100, 20, 10_000.0, "vaswani")
 
@@ -161,7 +175,11 @@ STEPS: tuple[Step, ...] = (
         "first, each position k gets a vector PE(k) of the same width as the word vectors.",
         "If you shuffle the words of a sentence, does self-attention without position codes "
         "notice?",
-        ("Yes, the outputs change", "No, each word gets the same output as before"),
+        (
+            "Yes: each word gets a different output than before",
+            "No: each word gets the same output as before, only the outputs' order follows "
+            "the shuffle",
+        ),
         1,
         _shuffle_explanation,
         lambda config: sinusoids.dimension_figure(config, (0, 1, 10, 50)),
@@ -172,25 +190,25 @@ STEPS: tuple[Step, ...] = (
     Step(
         "Why sinusoids?",
         "Column 2i holds sin(k·ω_i) and column 2i+1 holds cos(k·ω_i), with ω_i = "
-        "base^(-2i/d_model). The chart draws four columns against the position, as The "
-        "Annotated Transformer does.",
+        "base^(-2i/d_model). The chart draws the first pair of columns and the last one against "
+        "the position.",
         "Which columns change fastest from one position to the next?",
         ("The first columns", "The last columns", "All change at the same speed"),
         0,
         _counter_explanation,
-        lambda config: sinusoids.position_figure(config, (4, 5, 6, 7), 0, 100),
+        lambda config: sinusoids.position_figure(config, _first_and_last_pair(config), 0, 100),
         "sinusoids",
         SMALL,
-        {"dims": [4, 5, 6, 7]},
+        {"dims": list(_first_and_last_pair(SMALL))},
     ),
     Step(
         "Wavelengths",
         "Pair i repeats every λ_i = 2π/ω_i positions. At the paper's d_model 512 and base 10,000:",
         "How long is the longest wavelength?",
         _wavelength_options,
-        2,
+        1,
         _wavelength_explanation,
-        lambda config: wavelengths.wavelength_figure(config, True),
+        lambda config: wavelengths.wavelength_figure(config, False),
         "wavelengths",
         PAPER,
         {},
@@ -218,9 +236,9 @@ STEPS: tuple[Step, ...] = (
         1,
         _relative_explanation,
         lambda config: similarity.profile_figure(config, "dot"),
-        "similarity",
+        "rotation",
         PAPER,
-        {"sim_kind": "dot"},
+        {},
     ),
     Step(
         "Then RoPE",
@@ -303,9 +321,39 @@ def render(config: Config) -> None:
         "tab. Below the steps, short cards answer the misconceptions people write about.",
     )
     number = STEP.widget(config)
+    st.progress(number / len(STEPS), text=f"Step {number} of {len(STEPS)}")
     step = STEPS[number - 1]
     _step(number, step)
+    _previous_next(number)
     _misconceptions()
+
+
+def _go_to(number: int) -> None:
+    """Callback of Previous and Next: the step control (and the URL) follow."""
+    st.session_state[STEP.key] = number
+
+
+def _previous_next(number: int) -> None:
+    left, right = st.columns(2)
+    if number > 1:
+        left.button(
+            f"Previous: {STEPS[number - 2].title}",
+            key="lesson_previous",
+            on_click=_go_to,
+            args=(number - 1,),
+            icon=":material/arrow_back:",
+            width="stretch",
+        )
+    if number < len(STEPS):
+        right.button(
+            f"Next: {STEPS[number].title}",
+            key="lesson_next",
+            on_click=_go_to,
+            args=(number + 1,),
+            icon=":material/arrow_forward:",
+            type="primary",
+            width="stretch",
+        )
 
 
 def _step(number: int, step: Step) -> None:
@@ -334,8 +382,6 @@ def _step(number: int, step: Step) -> None:
         link_of(step),
         icon=":material/open_in_new:",
     )
-    if number < len(STEPS):
-        st.caption(f"Next: step {number + 1}, {STEPS[number].title} (choose it above).")
 
 
 def _chart(number: int):

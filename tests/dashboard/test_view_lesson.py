@@ -77,7 +77,7 @@ class TestTheAnswersAreTrue:
         config = step.config
         longest = 2 * np.pi * config.base ** ((config.d_model - 2) / config.d_model)
         right = lesson.options_of(step, config)[lesson.answer_of(step, config)]
-        assert f"about {longest:,.0f} positions" in right
+        assert right == f"About {longest:,.0f} positions"
         assert longest < 2 * np.pi * config.base
 
     def test_float16_position_ids_collide_above_2048(self):
@@ -109,3 +109,50 @@ class TestTheAnswersAreTrue:
     def test_tensor2tensor_reaches_two_pi_base(self):
         longest = pe_core.wavelengths(512, base=10_000.0, convention="tensor2tensor")[-1]
         assert longest == pytest.approx(2 * np.pi * 10_000.0, rel=1e-12)
+
+
+def test_next_alone_walks_from_the_first_step_to_the_last():
+    """Issue 38: a student goes through the lecture with Next alone; the progress and the URL
+    follow."""
+    at = new_app(view="lesson")
+    at.run()
+    for number in range(1, len(lesson.STEPS) + 1):
+        no_errors(at)
+        assert at.subheader[0].value.startswith(f"{number}. ")
+        assert at.query_params.get("step", ["1"]) in (str(number), [str(number)]) or number == 1
+        progress = at.get("progress")[0]
+        assert progress.proto.text == f"Step {number} of {len(lesson.STEPS)}"
+        if number < len(lesson.STEPS):
+            at.button(key="lesson_next").click().run()
+        else:
+            assert not [b for b in at.button if b.key == "lesson_next"]
+    at.button(key="lesson_previous").click().run()
+    assert at.subheader[0].value.startswith(f"{len(lesson.STEPS) - 1}. ")
+
+
+class TestEachChartAnswersItsQuestion:
+    """Issue 38: the chart of a step shows what its question asks."""
+
+    def _figure(self, number):
+        step = lesson.STEPS[number - 1]
+        return step.chart(step.config).to_plotly_json()
+
+    def test_step_2_draws_the_first_and_the_last_pair(self):
+        config = lesson.STEPS[1].config
+        names = " ".join(t.get("name") or "" for t in self._figure(2)["data"])
+        last = config.d_model - 2
+        for column in (0, 1, last, last + 1):
+            assert f"{column}" in names
+        # and the first pair is the fastest: its wavelength is the shortest
+        lengths = pe_core.wavelengths(config.d_model, base=config.base)
+        assert lengths[0] == lengths.min()
+
+    def test_step_3_draws_the_paper_s_convention_only(self):
+        # No legend of conventions the student has not met: of the five, only vaswani's curve.
+        names = [t.get("name") or "" for t in self._figure(3)["data"]]
+        drawn = {c for c in pe_core.CONVENTIONS for name in names if name.startswith(c)}
+        assert drawn == {"vaswani"}
+
+    def test_step_5_opens_the_relative_position_view(self):
+        assert lesson.STEPS[4].view == "rotation"
+        assert lesson.link_of(lesson.STEPS[4]).startswith("rotation")
