@@ -581,7 +581,12 @@ class AppPage:
 
     def choose(self, label: str, option: str) -> None:
         """Pick the option that starts with ``option`` in a sidebar selectbox."""
-        self.combobox(label).click()
+        box = self.combobox(label)
+        # Scrolled to first, as a person does: a click that scrolls the sidebar to reach the
+        # box focuses it without opening its list.
+        box.scroll_into_view_if_needed()
+        box.click()
+        self.page.locator('[role="listbox"]').wait_for(state="visible")
         choice = self.page.get_by_role("option").filter(
             has_text=re.compile("^" + re.escape(option))
         )
