@@ -352,7 +352,10 @@ def explain(markdown: str, latex: str | None = None, *, expanded: bool | None = 
     so that their charts come first; ``expanded`` overrides."""
     if expanded is None:
         expanded = _first_page()
-    with st.expander("What am I looking at?", expanded=expanded):
+    # Keyed by view: without a key the browser keeps one page's expander open or closed on
+    # the next page, where the same element stands at the same place.
+    key = f"explain_{st.session_state.get('_view')}"
+    with st.expander("What am I looking at?", expanded=expanded, key=key):
         st.markdown(markdown)
         if latex:
             st.latex(latex)

@@ -11,7 +11,10 @@ than the screen scrolls inside its box, which is allowed there.
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from benchmarks.harness import AppPage
 from dashboard.registry import DEFAULT, VIEWS
@@ -62,6 +65,21 @@ NAVIGATION_JS = """() => Array.from(document.querySelectorAll(
 )).some((el) => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0; })"""
 
 
+#: The page's title and where its first chart starts (px from the top of the screen), or None.
+FIRST_CHART_JS = """() => {
+  const main = document.querySelector('[data-testid="stMain"]');
+  const charts = Array.from(main.querySelectorAll(
+    '.js-plotly-plot, [data-testid="stBidiComponentIsolated"], [data-testid="stBidiComponent"]'
+  )).filter((el) => el.getBoundingClientRect().height > 100);
+  const tops = charts.map((el) => el.getBoundingClientRect().top);
+  const title = main.querySelector('h1');
+  return [title ? title.innerText : null, tops.length ? Math.min(...tops) : null];
+}"""
+#: Pages whose first chart is drawn only after the reader acts: the Lesson (after the
+#: prediction), Check (after an upload) and the Worked example (formulas and a table first).
+NO_CHART_ON_ARRIVAL = {"lesson", "check", "example"}
+
+
 @pytest.mark.parametrize("width", [390, 768, 1280, 1920])
 def test_every_view_fits_the_screen(app: AppPage, width: int):
     app.page.set_viewport_size({"width": width, "height": 900})
@@ -71,6 +89,16 @@ def test_every_view_fits_the_screen(app: AppPage, width: int):
         slug = view.slug
         if view is not DEFAULT:
             app.click_tab(view.label)
+        if slug not in NO_CHART_ON_ARRIVAL:  # an image chart may still be loading
+            with contextlib.suppress(PlaywrightTimeout):
+                app.page.wait_for_function(
+                    f"() => ({FIRST_CHART_JS})()[1] !== null", timeout=20_000
+                )
+        title, first_chart = app.page.evaluate(FIRST_CHART_JS)
+        if title != view.label:
+            found.append(f"{slug}: the page's title is {title!r}")
+        if slug not in NO_CHART_ON_ARRIVAL and (first_chart is None or first_chart > 900):
+            found.append(f"{slug}: the first chart starts at {first_chart} px, below the screen")
         expander = app.page.locator('[data-testid="stExpander"] summary').first
         if expander.count() and app.page.locator(".katex-display").count() == 0:
             expander.click()  # open the explanation, where the formula is
