@@ -62,7 +62,13 @@ from pe_core.rope import (
     rope_scores,
     yarn_correction_range,
 )
-from pe_core.rope_config import rope_from_config, rope_layers
+from pe_core.rope_config import (
+    ConfigSource,
+    RopeConfigSources,
+    rope_config_sources,
+    rope_from_config,
+    rope_layers,
+)
 from pe_core.rope_models import MODEL_ROPES, ModelRope
 from pe_core.rope_variants import ROPE_VARIANTS, RopeVariant
 from pe_core.rotation import relative_rotation
@@ -95,6 +101,7 @@ __all__ = [
     "Bug",
     "Coincidence",
     "ColumnLayout",
+    "ConfigSource",
     "Convention",
     "Diagnosis",
     "Family",
@@ -109,6 +116,7 @@ __all__ = [
     "ModelRope",
     "Precision",
     "PrecisionKind",
+    "RopeConfigSources",
     "RopeVariant",
     "RotaryEncoding",
     "TextbookFormula",
@@ -141,6 +149,7 @@ __all__ = [
     "reference_encoding",
     "relative_rotation",
     "rope_angle_errors",
+    "rope_config_sources",
     "rope_cos_sin",
     "rope_decay_bound",
     "rope_frequencies",

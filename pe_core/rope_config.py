@@ -9,6 +9,7 @@ frequencies are :func:`pe_core.rope.rope_frequencies`'.
 from __future__ import annotations
 
 import math
+import re
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -17,9 +18,16 @@ from pe_core._validation import _describe, check_json_depth, load_json
 from pe_core.errors import InputError, InputTypeError
 from pe_core.rope import RotaryEncoding, rope_frequencies
 from pe_core.rope_models import ATTENTION_TYPES, GENERIC, MODEL_ROPES, ModelRope
-from pe_core.rope_variants import _positive_int
+from pe_core.rope_variants import ROPE_VARIANTS, _positive_int
 
-__all__ = ["MAX_LAYERS", "rope_from_config", "rope_layers"]
+__all__ = [
+    "MAX_LAYERS",
+    "ConfigSource",
+    "RopeConfigSources",
+    "rope_config_sources",
+    "rope_from_config",
+    "rope_layers",
+]
 
 #: Most decoder layers a configuration may list (the deepest public models have about 130): a
 #: pasted ``num_hidden_layers`` of a billion is refused before a per-layer list is built.
@@ -62,12 +70,34 @@ def _text_part(config: Mapping) -> Mapping:
     return config
 
 
-def _with_model_knowledge(config: Mapping, model: ModelRope) -> dict:
-    resolved = dict(model.defaults)
+class _Recording(dict):
+    """A config with the model's defaults and legacy spellings resolved, that remembers which
+    keys the reading asked for (:func:`rope_config_sources` says where each came from)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.asked: set[str] = set()
+
+    def get(self, key, default=None):
+        self.asked.add(key)
+        return super().get(key, default)
+
+    def __getitem__(self, key):
+        self.asked.add(key)
+        return super().__getitem__(key)
+
+    def __contains__(self, key):
+        self.asked.add(key)
+        return super().__contains__(key)
+
+
+def _with_model_knowledge(config: Mapping, model: ModelRope) -> _Recording:
+    resolved = _Recording(model.defaults)
     resolved.update(config)
     for legacy, key in model.renamed.items():
         if legacy in config and key not in config:
             resolved[key] = config[legacy]
+    resolved.asked.clear()
     return resolved
 
 
@@ -354,3 +384,139 @@ def rope_layers(
         encodings[kind] if rotates else None
         for kind, rotates in zip(kinds, reading.rotating, strict=True)
     ]
+
+
+#: Names of top-level keys that set positions or rotary frequencies in some model family: one
+#: of these present in a config and not read is listed as unused (a config's other keys, such
+#: as vocab_size, are not about positions).
+_POSITIONAL_KEY = re.compile(
+    r"rope|rotary|theta|position|partial_rotary|layer_types|interleave|yarn"
+)
+
+
+@dataclass(frozen=True)
+class ConfigSource:
+    """Where one value of a config's RoPE came from.
+
+    Attributes
+    ----------
+    key : str
+        The key, as transformers names it (``rope_parameters.factor`` for a scaling key).
+    value : object
+        The value used.
+    source : str
+        "config.json", "config.json: <legacy key>" (a model's own spelling), or "default of
+        <model_type>" / "transformers' default" (absent from the file).
+    """
+
+    key: str
+    value: object
+    source: str
+
+
+@dataclass(frozen=True)
+class RopeConfigSources:
+    """What :func:`rope_from_config` read from a config, and what it did not.
+
+    Attributes
+    ----------
+    used : tuple of ConfigSource
+        Every value the encoding was built from, with where it came from.
+    unused : tuple of str
+        Keys present in the file that name positional settings and were not read (a scaling
+        key the rope_type does not take, a key of another model family), for this layer type.
+    warnings : tuple of str
+        What transformers would warn about while reading it (and pe_core did).
+    """
+
+    used: tuple[ConfigSource, ...]
+    unused: tuple[str, ...]
+    warnings: tuple[str, ...]
+
+
+def rope_config_sources(
+    config: Mapping | str | bytes, *, layer_type: str | None = None
+) -> RopeConfigSources:
+    """Where each value of :func:`rope_from_config`'s answer came from: the file, a model's
+    legacy spelling or a default; the positional keys it did not read; its warnings.
+
+    Parameters
+    ----------
+    config, layer_type
+        As for :func:`rope_from_config`.
+
+    Returns
+    -------
+    RopeConfigSources
+
+    Examples
+    --------
+    >>> pythia = {"model_type": "gpt_neox", "hidden_size": 768, "num_attention_heads": 12,
+    ...           "rotary_pct": 0.25, "rotary_emb_base": 10000, "rope_scaling": None}
+    >>> found = rope_config_sources(pythia)
+    >>> [(s.key, s.source) for s in found.used if s.key == "rope_theta"]
+    [('rope_theta', 'config.json: rotary_emb_base')]
+    """
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        if isinstance(config, (str, bytes, bytearray)):
+            config = load_json(config, name="config")
+        rope = rope_from_config(config, layer_type=layer_type)
+        reading = _read_config(config)
+        if layer_type is None:
+            layer_type = rope.layer_type
+        _encoding(reading, layer_type, None)  # the keys this layer type's encoding reads
+    original = _text_part(config) if isinstance(config, Mapping) else {}
+    model = reading.model
+    resolved = reading.config
+    legacy_of = {key: legacy for legacy, key in model.renamed.items() if legacy in original}
+    model_name = original.get("model_type") or "this model"
+    used: list[ConfigSource] = []
+    for key in sorted(resolved.asked):
+        if key in ("text_config", "rope_scaling", "rope_parameters"):
+            continue  # read below, key by key
+        if key in original:
+            source = "config.json"
+        elif key in legacy_of:
+            source = f"config.json: {legacy_of[key]}"
+        elif key in resolved:
+            source = f"default of {model_name}"
+        else:
+            continue  # absent, and no default: not used
+        used.append(ConfigSource(key, resolved[key], source))
+    # The rotary parameters of this layer type: from rope_parameters (flat or nested) or
+    # rope_scaling, the base possibly from the top level or a per-layer-type key.
+    given = reading.parameters_of(layer_type)
+    where = "rope_parameters" if original.get("rope_parameters") is not None else "rope_scaling"
+    nested = isinstance(original.get(where), Mapping) and layer_type in original.get(where, {})
+    prefix = f"{where}.{layer_type}" if nested else where
+    inside = original.get(where) or {}
+    inside = inside.get(layer_type, {}) if nested else inside
+    variant = ROPE_VARIANTS.get(rope.rope_type)
+    taken = {*(variant.keys if variant else ()), *rope.parameters, *_ATTENTION_KEYS}
+    taken |= {"rope_type", "type"}
+    for key, value in given.items():
+        if key == "rope_theta":
+            if isinstance(inside, Mapping) and "rope_theta" in inside:
+                used.append(ConfigSource(f"{prefix}.rope_theta", value, "config.json"))
+            elif not any(s.key in ("rope_theta", *model.renamed.values()) for s in used):
+                used.append(ConfigSource("rope_theta", rope.base, f"default of {model_name}"))
+            continue
+        if key in taken and isinstance(inside, Mapping) and key in inside:
+            used.append(ConfigSource(f"{prefix}.{key}", value, "config.json"))
+    unused = [
+        f"{prefix}.{key}"
+        for key in (inside if isinstance(inside, Mapping) else {})
+        if key not in taken and key not in ("rope_theta", "partial_rotary_factor")
+    ]
+    unused += [
+        key
+        for key in original
+        if key not in resolved.asked
+        and key not in legacy_of.values()
+        and key not in model.renamed
+        and _POSITIONAL_KEY.search(key)
+        and key not in ("rope_scaling", "rope_parameters", "model_type")
+    ]
+    messages = tuple(dict.fromkeys(str(w.message) for w in caught))
+    return RopeConfigSources(tuple(used), tuple(unused), messages)
