@@ -383,6 +383,8 @@ def render(config: Config) -> None:
         st.warning(f"This configuration cannot be used: {error}")
         return
     _summary(config, data.rope)
+    if SOURCE.value(config) != SIDEBAR:
+        _read_from(text, data.rope.layer_type)
     if rows is not None and (len(layer_types) > 1 or any(row.rope is None for row in rows)):
         # Layers that differ: which rotate, and with which encoding.
         _layers(rows, data.rope)
@@ -392,6 +394,37 @@ def render(config: Config) -> None:
     _layouts(data.rope, chosen)
     _precision(config, data)
     _code_and_downloads(text, data.rope, layer_type)
+
+
+@cached
+def config_sources(config_text: str, layer_type: str | None) -> pe_core.RopeConfigSources:
+    """Where each value of the configuration's RoPE came from (pe_core.rope_config_sources)."""
+    return pe_core.rope_config_sources(config_text, layer_type=layer_type)
+
+
+def _read_from(text: str, layer_type: str | None) -> None:
+    """What was read from the config.json and from where; nothing dropped without a word."""
+    found = config_sources(text, layer_type)
+    if found.unused:
+        # A code span shows its text as it is (no Markdown inside), once backticks are gone.
+        names = ", ".join(f"`{key.replace('`', '')}`" for key in found.unused)
+        st.warning(
+            f"Not read (transformers does not use {'it' if len(found.unused) == 1 else 'them'} "
+            f"for this model's RoPE): {names}.",
+            icon=":material/visibility_off:",
+        )
+    for message in found.warnings:
+        if "layer types with different RoPE" not in message:  # the layer choice says it
+            st.caption(f":orange[transformers would warn: {ui.escape_markdown(message)}.]")
+    with st.expander("Where each value came from"):
+        frame = pd.DataFrame(
+            {
+                "key": [s.key for s in found.used],
+                "value": [json.dumps(s.value)[:80] for s in found.used],
+                "from": [s.source for s in found.used],
+            }
+        )
+        st.dataframe(frame, hide_index=True, width="stretch", height=ui.table_height(len(frame)))
 
 
 def _summary(config: Config, rope: pe_core.RotaryEncoding) -> None:

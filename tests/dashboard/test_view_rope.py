@@ -266,3 +266,25 @@ def test_deepseek_softmax_factor_is_said():
     at = new_app(view="rope", rope_model="Llama 3.1 8B (llama3 scaling)")
     at.run()
     assert "softmax scale" not in " ".join(c.value for c in at.caption)
+
+
+def test_a_pasted_config_says_where_each_value_came_from_and_what_it_did_not_read():
+    """Issue 34: nothing silently dropped: keys not read are named, each value's source shown."""
+    config = {
+        "model_type": "gpt_neox",
+        "hidden_size": 768,
+        "num_attention_heads": 12,
+        "rotary_pct": 0.25,
+        "rotary_emb_base": 10000,
+        "rope_scaling": {"rope_type": "linear", "factor": 2.0, "beta_fast": 32},
+    }
+    at = new_app(view="rope", rope_model="Paste a config.json", rope_json=json.dumps(config))
+    at.run()
+    no_errors(at)
+    warning = " ".join(w.value for w in at.warning)
+    assert "Not read" in warning and "`rope_scaling.beta_fast`" in warning
+    table = at.dataframe[0].value
+    sources = dict(zip(table["key"], table["from"], strict=True))
+    assert sources["rope_theta"] == "config.json: rotary_emb_base"
+    assert sources["partial_rotary_factor"] == "config.json: rotary_pct"
+    assert sources["rope_scaling.factor"] == "config.json"
