@@ -225,7 +225,7 @@ class TestLayers:
         assert self._metrics(at)["Base (rope_theta)"] == "1,000,000"
         captions = " ".join(c.value for c in at.caption)
         assert "the full_attention layers' encoding (10 of 62 layers)" in captions
-        table = at.dataframe[0].value
+        table = _table_with(at, "layers")
         assert table["layers"].tolist() == [52, 10]
         at = self._app("gemma3-gemma-3-27b-it.json", rope_layer="sliding_attention")
         no_errors(at)
@@ -236,7 +236,7 @@ class TestLayers:
         at = self._app("exaone4-EXAONE-4.0-32B.json")
         no_errors(at)
         assert not [g for g in at.get("button_group") if g.label == "Layer type"]
-        table = at.dataframe[0].value
+        table = _table_with(at, "layer type")
         assert table["layer type"].tolist() == ["sliding_attention", "no RoPE"]
         assert table["layers"].tolist() == [48, 16]
         strip = next(spec for spec in figures(at) if "64 layers" in spec["layout"]["title"]["text"])
@@ -283,8 +283,13 @@ def test_a_pasted_config_says_where_each_value_came_from_and_what_it_did_not_rea
     no_errors(at)
     warning = " ".join(w.value for w in at.warning)
     assert "Not read" in warning and "`rope_scaling.beta_fast`" in warning
-    table = at.dataframe[0].value
+    table = _table_with(at, "from")
     sources = dict(zip(table["key"], table["from"], strict=True))
     assert sources["rope_theta"] == "config.json: rotary_emb_base"
     assert sources["partial_rotary_factor"] == "config.json: rotary_pct"
     assert sources["rope_scaling.factor"] == "config.json"
+
+
+def _table_with(at, column: str):
+    """The page's table that has ``column`` (the layer table, the sources table...)."""
+    return next(d.value for d in at.dataframe if column in d.value.columns)
