@@ -18,7 +18,7 @@ import pandas as pd
 import streamlit as st
 
 import pe_core
-from dashboard import caching, formatting, params, ui
+from dashboard import caching, exports, formatting, params, ui
 from dashboard.caching import cached
 from dashboard.config import Config
 from dashboard.figures import charts, linked, rotary
@@ -748,15 +748,26 @@ def _code_and_downloads(
         on_click="ignore",
         icon=":material/download:",
     )
-    right.download_button(
-        f"cos/sin cache ({CACHE_POSITIONS:,} positions, {rope.layout} layout) as NPY",
-        data=lambda: _npy(np.stack(pe_core.rope_cos_sin(CACHE_POSITIONS, rope))),
-        file_name=f"cos_sin_{rope.rope_type}.npy",
-        mime="application/octet-stream",
-        key="rope_cos_sin",
-        on_click="ignore",
-        icon=":material/download:",
-    )
+    # Within one download's size (a head of 16,384 columns would make a 1 GiB file).
+    n_cache = exports.cos_sin_positions(CACHE_POSITIONS, rope)
+    if n_cache:
+        right.download_button(
+            f"cos/sin cache ({n_cache:,} positions, {rope.layout} layout) as NPY",
+            data=lambda: exports.cos_sin_npy(n_cache, rope),
+            file_name=f"cos_sin_{rope.rope_type}.npy",
+            mime="application/octet-stream",
+            key="rope_cos_sin",
+            on_click="ignore",
+            icon=":material/download:",
+        )
+    if n_cache < CACHE_POSITIONS:
+        full = 2 * CACHE_POSITIONS * rope.rotary_dim * 4
+        right.caption(
+            f"The cache of {CACHE_POSITIONS:,} positions would be a file of "
+            f"{full / 2**20:,.0f} MiB, more than the {exports.MAX_DOWNLOAD_BYTES // 2**20} MiB "
+            f"this app builds for one download; with the pe_core code above: "
+            f"`np.save('cos_sin.npy', np.stack(pe_core.rope_cos_sin({CACHE_POSITIONS}, rope)))`."
+        )
 
 
 def _npy(array: np.ndarray) -> bytes:
