@@ -145,6 +145,9 @@ CONFIG_TEXT = params.Text(
     max_chars=MAX_CONFIG_CHARS,
     area=True,
     rule=_config_rule,
+    # A longer paste reaches the page and is refused by name (the box would drop it silently);
+    # the box's own limit keeps the link, which carries the text, under browsers' URL limits.
+    widget_max_chars=2 * MAX_CONFIG_CHARS,
 )
 SEQ_LEN = params.Number(
     "rope_seq",
@@ -338,6 +341,13 @@ def render(config: Config) -> None:
     SEQ_LEN.widget(config, right)
     if SOURCE.value(config) == PASTE:
         CONFIG_TEXT.widget(config, height=160)
+        if len(CONFIG_TEXT.value(config)) > MAX_CONFIG_CHARS:
+            st.warning(
+                f"The pasted config has {len(CONFIG_TEXT.value(config)):,} characters, more than "
+                f"the {MAX_CONFIG_CHARS:,} this box takes: paste only its rotary keys "
+                "(head_dim, rope_theta, rope_scaling, …)."
+            )
+            return
         if not CONFIG_TEXT.value(config).strip():
             st.info(
                 "Paste a model's config.json (or just its rope keys) to see its rotary encoding."
