@@ -17,6 +17,14 @@ exceptions shown in the app, runs that did not finish, and lost connections.
 ``--servers 2`` starts two server processes and keeps each session on one of them, as a proxy
 with sticky sessions does (docs/deploy.md).
 
+``--top-of-range`` opens every session at L 1,000,000 and d_model 8,192 (on ``--view``, or a
+view drawn at random) and changes L among fresh values near the top, as the attack of issue 40
+did; the servers' RSS before and after (``--settle`` seconds after the last change) is printed
+beside the table.
+
+    .venv/bin/python benchmarks/classroom.py --sessions 6 --seconds 60 --top-of-range \
+        --view similarity --port 8770
+
 Bounded: at most 60 sessions, 4 servers and 900 seconds a run; only the servers it starts (on
 the loopback address) are contacted.
 """
@@ -53,27 +61,50 @@ class Results:
     errors: list[str] = field(default_factory=list)
 
 
-async def _session(url: str, n: int, deadline: float, interval: float, results: Results) -> None:
+#: The top of the sidebar's ranges (--top-of-range).
+TOP_QUERY = "L=1000000&d=8192"
+
+
+async def _session(
+    url: str,
+    n: int,
+    deadline: float,
+    interval: float,
+    results: Results,
+    top: bool = False,
+    view_slug: str | None = None,
+) -> None:
     rng = random.Random(n)
-    view = rng.choice(registry.VIEWS)
+    view = registry.BY_SLUG[view_slug] if view_slug else rng.choice(registry.VIEWS)
     page = "" if view == registry.DEFAULT else view.slug
+    query = TOP_QUERY if top else ""
     try:
         async with connect(url) as socket:
-            first = await run(socket, rerun_message("", page))
+            first = await run(socket, rerun_message(query, page))
             results.opens.append(first.seconds)
             results.errors += first.errors
             positions = next(w for w in first.widgets if w.endswith("-L"))
             while time.perf_counter() < deadline:
                 await asyncio.sleep(interval * rng.uniform(0.5, 1.5))
-                value = rng.choice([*SHARED_L, rng.randint(2, 50_000)])
-                change = await run(socket, rerun_message("", page, {positions: value}))
+                if top:
+                    value = rng.randint(900_000, 1_000_000)  # fresh: computed, not cached
+                else:
+                    value = rng.choice([*SHARED_L, rng.randint(2, 50_000)])
+                change = await run(socket, rerun_message(query, page, {positions: value}))
                 results.latencies.append(change.seconds)
                 results.errors += change.errors
     except Exception as error:  # a lost connection or a refused one is an error of the run
         results.errors.append(f"session {n}: {type(error).__name__}: {error}")
 
 
-async def _classroom(servers: list, sessions: int, seconds: float, interval: float) -> dict:
+async def _classroom(
+    servers: list,
+    sessions: int,
+    seconds: float,
+    interval: float,
+    top: bool = False,
+    view: str | None = None,
+) -> dict:
     """``sessions`` sessions for ``seconds``, session ``n`` on server ``n % len(servers)`` (and
     only there, as a proxy with sticky sessions sends it)."""
     results = Results()
@@ -94,7 +125,7 @@ async def _classroom(servers: list, sessions: int, seconds: float, interval: flo
     await asyncio.gather(
         sample_memory(),
         *(
-            _session(servers[n % len(servers)].url, n, deadline, interval, results)
+            _session(servers[n % len(servers)].url, n, deadline, interval, results, top, view)
             for n in range(sessions)
         ),
     )
@@ -123,6 +154,10 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=300.0)
     parser.add_argument("--interval", type=float, default=2.0)
     parser.add_argument("--servers", type=int, default=1, help="server processes (at most 4)")
+    parser.add_argument("--top-of-range", action="store_true", help="L 1,000,000, d_model 8,192")
+    parser.add_argument("--view", choices=[v.slug for v in registry.VIEWS], default=None)
+    parser.add_argument("--settle", type=float, default=30.0, help="seconds before the last RSS")
+    parser.add_argument("--port", type=int, default=None, help="first server's port (then +1)")
     arguments = parser.parse_args()
     counts = (
         [int(c) for c in arguments.sweep.split(",")] if arguments.sweep else [arguments.sessions]
@@ -140,13 +175,34 @@ def main() -> None:
     )
     for count in counts:
         with contextlib.ExitStack() as stack:
-            servers = [stack.enter_context(StreamlitServer()) for _ in range(arguments.servers)]
-            row = asyncio.run(_classroom(servers, count, arguments.seconds, arguments.interval))
+            servers = []
+            for i in range(arguments.servers):
+                server = StreamlitServer()
+                stack.callback(server.stop)
+                servers.append(server.start(port=arguments.port + i if arguments.port else None))
+            idle = sum(s.memory_kib().get("VmRSS", 0) for s in servers) / 1024
+            row = asyncio.run(
+                _classroom(
+                    servers,
+                    count,
+                    arguments.seconds,
+                    arguments.interval,
+                    arguments.top_of_range,
+                    arguments.view,
+                )
+            )
+            time.sleep(arguments.settle)
+            settled = sum(s.memory_kib().get("VmRSS", 0) for s in servers) / 1024
         print(
             f"| {arguments.servers} | {row['sessions']} | {row['changes']} | {row['p50']:.3f} | "
             f"{row['p95']:.3f} | "
             f"{row['max']:.3f} | {row['open_p50']:.2f} | {row['cpu_per_run']:.3f} | "
             f"{row['cpu_share']:.2f} | {row['rss_max']:.0f} | {len(row['errors'])} |",
+            flush=True,
+        )
+        print(
+            f"    RSS idle {idle:.0f} MiB, max {row['rss_max']:.0f} MiB, "
+            f"{arguments.settle:.0f} s after the last change {settled:.0f} MiB",
             flush=True,
         )
         for error in row["errors"][:5]:

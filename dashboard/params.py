@@ -10,7 +10,9 @@ the link is put right before any widget takes a value from it.
 
 from __future__ import annotations
 
+import contextlib
 import math
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -40,6 +42,31 @@ def _format(value: Any) -> str:
     if isinstance(value, (list, tuple)):
         return ", ".join(_format(v) for v in value) or "none"
     return str(value) or "an empty value"
+
+
+#: Most digits read as an integer. Longer integer text is beyond every range and never
+#: converted: Python's int() of a few hundred digits gives an int too large for a float
+#: (math.isfinite raises OverflowError) and of more than 4,300 digits raises on 3.11+ only, so no
+#: answer here depends on the interpreter's limits.
+MAX_NUMBER_CHARS = 64
+_INTEGER_TEXT = re.compile(r"([+-]?)0*([0-9]+)")
+
+
+def _read_number(text: str, integer: bool) -> float | int:
+    """The number ``text`` stands for, ±inf for integer text of more than
+    :data:`MAX_NUMBER_CHARS` digits (out of every range); raises ValueError when it is not a
+    number (not an integer, with ``integer``)."""
+    text = text.strip()
+    whole = _INTEGER_TEXT.fullmatch(text)
+    if whole:
+        sign, digits = whole.groups()
+        if len(digits) > MAX_NUMBER_CHARS:
+            return -math.inf if sign == "-" else math.inf
+        text = sign + digits
+    elif integer and len(text) > MAX_NUMBER_CHARS:
+        raise ValueError("not an integer")  # never handed to int(), whatever its length
+    # float() reads text of any length on every Python version (inf when too large).
+    return int(text) if integer else float(text)
 
 
 class Invalid(pe_core.InputError):
@@ -97,9 +124,8 @@ class Number(Param):
         return _resolve(self.low, config), _resolve(self.high, config)
 
     def parse(self, raw, config):
-        text = raw[-1]
         try:
-            number = int(text) if self.integer else float(text)
+            number = _read_number(raw[-1], self.integer)
         except ValueError:
             kind = "an integer" if self.integer else "a number"
             raise Invalid(f"not {kind}") from None
@@ -113,11 +139,13 @@ class Number(Param):
         that is not a number)."""
         low, high = self.bounds(config)
         try:
-            number = float(raw[-1])
+            number = _read_number(raw[-1], integer=False)
         except ValueError:
             return _resolve(self.default, config)
-        if not math.isfinite(number):
-            return _resolve(self.default, config)
+        if math.isnan(number) or (
+            math.isinf(number) and not _INTEGER_TEXT.fullmatch(raw[-1].strip())
+        ):
+            return _resolve(self.default, config)  # "inf", "nan": not a number a person typed
         return self._typed(min(max(number, low), high))
 
     def to_url(self, value) -> str:
@@ -194,10 +222,10 @@ class Choice(Param):
         return list(_resolve(self.options, config))
 
     def parse(self, raw, config):
-        try:
-            value = self.convert(raw[-1])
-        except ValueError:
-            value = raw[-1]
+        value = raw[-1]
+        if len(value) <= MAX_NUMBER_CHARS:  # longer text is no option (see _read_number)
+            with contextlib.suppress(ValueError):
+                value = self.convert(value)
         if value not in self.choices(config):
             shown = ", ".join(_format(c) for c in self.choices(config)[:12])
             raise Invalid(f"expected one of {shown}")
@@ -262,7 +290,7 @@ class Slider(Param):
 
     def parse(self, raw, config):
         try:
-            number = float(raw[-1])
+            number = _read_number(raw[-1], integer=False)
         except ValueError:
             raise Invalid(
                 f"not a number, expected {_format(self.low)} to {_format(self.high)}"
@@ -296,6 +324,10 @@ class Text(Param):
     max_chars: int = 200
     area: bool = False
     rule: Callable[[str, Any], Any] | None = None
+    #: The box's own limit, when larger than ``max_chars``: a box drops a longer paste in the
+    #: browser and the page sees nothing, so a view that checks ``max_chars`` itself can say
+    #: what happened to a paste up to this length.
+    widget_max_chars: int | None = None
 
     def parse(self, raw, config):
         text = raw[-1]
@@ -314,7 +346,7 @@ class Text(Param):
             self.label,
             value=_resolve(self.default, config),
             key=self.key,
-            max_chars=self.max_chars,
+            max_chars=self.widget_max_chars or self.max_chars,
             help=self.help,
             bind="query-params",
             **options,
@@ -335,9 +367,10 @@ class Multi(Param):
         return list(_resolve(self.options, config))
 
     def _values(self, raw) -> list[Any]:
-        parts = [part for item in raw for part in item.split(",") if part.strip()]
+        parts = [part.strip() for item in raw for part in item.split(",") if part.strip()]
         try:
-            return [self.convert(part.strip()) for part in parts]
+            # Text longer than any option stays text, matching none (see _read_number).
+            return [self.convert(p) if len(p) <= MAX_NUMBER_CHARS else p for p in parts]
         except ValueError:
             raise Invalid("expected values separated by commas, e.g. 0,1,4") from None
 

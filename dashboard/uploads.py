@@ -19,6 +19,24 @@ MAX_BYTES = MAX_UPLOAD_MB * 1_000_000
 #: Largest matrix accepted, in elements.
 MAX_ELEMENTS = 1 << 22
 MAX_COLUMNS = 8192
+#: What the page reads (the uploader takes any file, so that the others get a message here).
+FORMATS = (".npy", ".csv", ".txt")
+ACCEPTED = f".npy or .csv/.txt, one position per row, at most {MAX_UPLOAD_MB} MB"
+#: Formats people try, and what to do instead. Never opened: an .npz or .zip may be a bomb.
+_OTHER_FORMATS = {
+    ".npz": "a NumPy archive of several arrays (np.savez), which this page does not open: save "
+    'the one table with np.save("table.npy", table)',
+    ".zip": "an archive, which this page does not open: upload the table inside it",
+    ".gz": "a compressed file, which this page does not open: upload the table uncompressed",
+    ".pt": "a PyTorch file (pickled), which this page never loads: save the tensor with "
+    'np.save("table.npy", tensor.cpu().numpy())',
+    ".pth": "a PyTorch file (pickled), which this page never loads: save the tensor with "
+    'np.save("table.npy", tensor.cpu().numpy())',
+    ".pkl": "a pickle, which this page never loads: save the table with np.save",
+    ".safetensors": "a safetensors file of a model's weights: save the one table with np.save",
+    ".json": "JSON: save the table with np.save, or as .csv",
+    ".xlsx": "a spreadsheet: save the sheet as .csv",
+}
 
 
 class UploadError(pe_core.InputError):
@@ -43,7 +61,9 @@ def load_matrix(name: str, data: bytes) -> np.ndarray:
     elif lower.endswith(".csv") or lower.endswith(".txt"):
         matrix = _load_csv(data)
     else:
-        raise UploadError(f"'{name}' is neither a .npy nor a .csv file")
+        suffix = "." + lower.rsplit(".", 1)[-1] if "." in lower else ""
+        what = _OTHER_FORMATS.get(suffix, "a format this page does not read")
+        raise UploadError(f"'{name}' is {what}; the page reads {ACCEPTED}")
     return _check_matrix(matrix)
 
 
@@ -67,7 +87,10 @@ def _check_size(data: bytes, what: str) -> None:
     if not data:
         raise UploadError(f"{what} is empty")
     if len(data) > MAX_BYTES:
-        raise UploadError(f"{what} has {len(data):,} bytes, more than the limit of {MAX_BYTES:,}")
+        raise UploadError(
+            f"{what} has {len(data):,} bytes, more than the limit of {MAX_BYTES:,} "
+            f"({MAX_UPLOAD_MB} MB)"
+        )
 
 
 def _load_npy(data: bytes) -> np.ndarray:
@@ -85,6 +108,13 @@ def _load_npy(data: bytes) -> np.ndarray:
         dtype = np.dtype(descr)
     except Exception:  # any malformed header: the message below is the whole story
         raise UploadError("the .npy header is malformed") from None
+    if isinstance(shape, tuple) and not all(
+        isinstance(size, int) and not isinstance(size, bool) and size >= 0 for size in shape
+    ):
+        raise UploadError(
+            f"the .npy header gives the shape {shape!r}: every length must be a whole number "
+            "≥ 0 (the file was not written by np.save)"
+        )
     if dtype.hasobject or dtype.kind not in "iuf" or not isinstance(shape, tuple):
         raise UploadError(
             f"the .npy file holds {dtype} values; only plain numbers are accepted "
@@ -232,6 +262,15 @@ def _row_lengths(
     commas = np.concatenate(commas_per_line)
     rows = np.flatnonzero(tokens)  # blank lines are skipped
     n_columns = int(tokens[rows[0]])
+    if comma:
+        # A row with fewer numbers than fields has an empty one ("1,,3"): say so, before a
+        # ragged row is reported (its count would be off by the empty fields).
+        empty = rows[commas[rows] + 1 > tokens[rows]]
+        if empty.size:
+            raise UploadError(
+                f"row {int(empty[0]) + first_row:,} of {what} has an empty field (two commas in "
+                "a row, or one at the start or end of the line)"
+            )
     uneven = rows[tokens[rows] != n_columns]
     if uneven.size:
         row = int(uneven[0])
@@ -240,11 +279,11 @@ def _row_lengths(
             f"first row has {n_columns:,}: every row must have the same number of values"
         )
     if comma:
-        empty = rows[commas[rows] != n_columns - 1]
-        if empty.size:
+        mixed = rows[commas[rows] != n_columns - 1]
+        if mixed.size:
             raise UploadError(
-                f"row {int(empty[0]) + first_row:,} of {what} has an empty field (two commas in a "
-                "row, or one at the start or end of the line)"
+                f"row {int(mixed[0]) + first_row:,} of {what} separates its values with spaces "
+                "as well as commas: use one separator"
             )
     return rows.size, n_columns
 

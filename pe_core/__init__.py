@@ -27,6 +27,7 @@ from pe_core.bugs import BUGS, Bug, Diagnosis, diagnose_encoding
 from pe_core.conventions import CONVENTIONS, Convention
 from pe_core.embedding import add_to_embeddings
 from pe_core.encoding import (
+    MAX_REFERENCE_ELEMENTS,
     block_mean_encoding,
     column_roles,
     encoding_columns,
@@ -40,7 +41,7 @@ from pe_core.errors import InputError, InputTypeError
 from pe_core.families import FAMILIES, Coincidence, Family, FamilyParameter
 from pe_core.grid import GRID_LAYOUTS, GridIdentification, GridLayout, grid_encoding, identify_grid
 from pe_core.identify import Identification, Precision, PrecisionKind, identify_encoding
-from pe_core.learned import learned_position_table
+from pe_core.learned import MAX_LEARNED_ELEMENTS, learned_position_table
 from pe_core.mrope import (
     axial_rope_frequencies,
     mrope_axes,
@@ -71,7 +72,7 @@ from pe_core.rope_config import (
 )
 from pe_core.rope_models import MODEL_ROPES, ModelRope
 from pe_core.rope_variants import ROPE_VARIANTS, RopeVariant
-from pe_core.rotation import relative_rotation
+from pe_core.rotation import MAX_ROTATION_D_MODEL, relative_rotation
 from pe_core.similarity import cosine_similarity, offset_similarity, similarity_matrix
 from pe_core.uniqueness import (
     CASTS,
@@ -93,6 +94,9 @@ __all__ = [
     "LAYOUTS",
     "MAX_ELEMENTS",
     "MAX_JSON_DEPTH",
+    "MAX_LEARNED_ELEMENTS",
+    "MAX_REFERENCE_ELEMENTS",
+    "MAX_ROTATION_D_MODEL",
     "MODEL_ROPES",
     "PAIRWISE_LIMIT",
     "PRECISIONS",

@@ -23,6 +23,7 @@ from pe_core.bank import FrequencyBank
 from pe_core.errors import InputError
 
 __all__ = [
+    "MAX_REFERENCE_ELEMENTS",
     "block_mean_encoding",
     "column_roles",
     "encoding_columns",
@@ -215,6 +216,11 @@ def sinusoidal_encoding(
     return encode(checked, bank, resolved)
 
 
+#: Most entries the plain-loop :func:`reference_encoding` computes: 2**20, about a second (a
+#: million positions x 4 took 22 s).
+MAX_REFERENCE_ELEMENTS = 2**20
+
+
 def reference_encoding(
     positions: int | ArrayLike,
     d_model: int | FrequencyBank,
@@ -236,7 +242,14 @@ def reference_encoding(
     """
     bank = resolve_bank(d_model, base, convention)
     checked = check_positions_for(bank, positions)
-    check_size(checked.n * bank.d_model, f"an encoding of {checked.n} positions x {bank.d_model}")
+    n_entries = checked.n * bank.d_model
+    if n_entries > MAX_REFERENCE_ELEMENTS:
+        raise InputError(
+            f"reference_encoding computes one entry at a time and is limited to "
+            f"{MAX_REFERENCE_ELEMENTS:,} entries (MAX_REFERENCE_ELEMENTS, 2**20): {checked.n:,} "
+            f"positions x d_model {bank.d_model:,} = {n_entries:,} is more; use "
+            "sinusoidal_encoding"
+        )
     pairs, roles = bank.column_roles()
     if isinstance(d_model, FrequencyBank):
         omegas = bank.frequencies.tolist()

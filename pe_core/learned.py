@@ -14,10 +14,14 @@ import numbers
 import numpy as np
 from numpy.typing import NDArray
 
-from pe_core._validation import _describe, check_d_model, check_positive_int, check_real, check_size
+from pe_core._validation import _describe, check_d_model, check_positive_int, check_real
 from pe_core.errors import InputError, InputTypeError
 
-__all__ = ["learned_position_table"]
+__all__ = ["MAX_LEARNED_ELEMENTS", "learned_position_table"]
+
+#: Most values drawn for one table: 2**26 (512 MiB of float64, about 5 s of draws). Drawing
+#: costs about 80 ns a value, so the core's general limit (MAX_ELEMENTS, 2**28) took 22 s.
+MAX_LEARNED_ELEMENTS = 2**26
 
 
 def _check_std(std: object) -> float:
@@ -58,6 +62,12 @@ def learned_position_table(
     ndarray of float64, shape (n_positions, d_model)
         Independent draws from ``N(0, std**2)``.
 
+    Raises
+    ------
+    InputError
+        For invalid arguments, or a table of more than :data:`MAX_LEARNED_ELEMENTS` values
+        (refused before anything is drawn).
+
     Notes
     -----
     Two different rows are independent, so their cosine similarity is about
@@ -68,5 +78,11 @@ def learned_position_table(
     d_model = check_d_model(d_model)
     std = _check_std(std)
     seed = _check_seed(seed)
-    check_size(n_positions * d_model, "the table")
+    if n_positions * d_model > MAX_LEARNED_ELEMENTS:
+        raise InputError(
+            f"the table is limited to {MAX_LEARNED_ELEMENTS:,} values (MAX_LEARNED_ELEMENTS, "
+            f"2**26): n_positions x d_model = {n_positions:,} x {d_model:,} = "
+            f"{n_positions * d_model:,} is more; ask for "
+            "fewer positions or a smaller d_model"
+        )
     return np.random.default_rng(seed).normal(0.0, std, size=(n_positions, d_model))

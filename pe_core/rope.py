@@ -304,22 +304,37 @@ def rope_frequencies(
     if parameters.get("factor") is not None or "factor" in variant.required:
         factor = _number(parameters, "factor", low=1.0)
         resolved["factor"] = factor
-    scaled = variant.compute(
-        ScalingInput(
-            parameters=parameters,
-            resolved=resolved,
-            original=base**-exponent,
-            exponent=exponent,
-            rotary_dim=rotary_dim,
-            head_dim=head_dim,
-            base=base,
-            partial=partial,
-            factor=factor,
-            max_position_embeddings=max_position_embeddings,
-            seq_len=seq_len,
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):  # checked below
+        scaled = variant.compute(
+            ScalingInput(
+                parameters=parameters,
+                resolved=resolved,
+                original=base**-exponent,
+                exponent=exponent,
+                rotary_dim=rotary_dim,
+                head_dim=head_dim,
+                base=base,
+                partial=partial,
+                factor=factor,
+                max_position_embeddings=max_position_embeddings,
+                seq_len=seq_len,
+            )
         )
-    )
     inv_freq = scaled.inv_freq
+    bad = ~np.isfinite(inv_freq) | (inv_freq < 0)
+    if bad.any() or not np.isfinite(scaled.attention_factor):
+        # Name the keys that made them (a factor near 0 or past float64), not "frequencies".
+        given = sorted(key for key in parameters if key in variant.keys and key != "rope_type")
+        what = (
+            f"{int(bad.sum()):,} of its {bad.size:,} frequencies (inv_freq) infinite, NaN or "
+            f"negative, the first at pair {int(np.argmax(bad))}"
+            if bad.any()
+            else f"its attention factor {scaled.attention_factor}"
+        )
+        raise InputError(
+            f"scaling for rope_type {rope_type!r} with {', '.join(map(repr, given)) or 'its keys'}"
+            f" makes {what}: each must keep the frequencies finite and >= 0 in float64"
+        )
     original = base**-exponent if scaled.original is None else scaled.original
     attention_factor = scaled.attention_factor
     effective_base = base if scaled.effective_base is None else scaled.effective_base

@@ -16,7 +16,12 @@ from pe_core._validation import (
 from pe_core.bank import FrequencyBank
 from pe_core.errors import InputError
 
-__all__ = ["relative_rotation"]
+__all__ = ["MAX_ROTATION_D_MODEL", "relative_rotation"]
+
+#: Widest encoding whose rotation matrix is built: a dense 4096 x 4096 float64 matrix is 128 MiB
+#: (the matrix is quadratic in d_model where every other result of the core is linear in it;
+#: at 16,384 it was 2 GiB and 15 s).
+MAX_ROTATION_D_MODEL = 4096
 
 
 def relative_rotation(
@@ -50,8 +55,8 @@ def relative_rotation(
     ValueError
         For odd ``d_model`` with an unpaired sin column ("vaswani", "split"): ``sin(k*w + t)``
         needs ``cos(k*w)``, which the encoding does not hold, so no matrix can produce it from
-        ``PE(k)`` for every ``k``. Also for invalid arguments or ``d_model`` above 16384
-        (memory budget).
+        ``PE(k)`` for every ``k``. Also for invalid arguments or ``d_model`` above
+        :data:`MAX_ROTATION_D_MODEL` (4096), refused before anything is allocated.
 
     Notes
     -----
@@ -84,6 +89,13 @@ def relative_rotation(
             f"({bank.description or 'this bank'}): its last column sin(k * w) has no cos "
             f"partner, and sin(k * w + offset * w) needs cos(k * w); use an even d_model or "
             f"'tensor2tensor'"
+        )
+    if d_model > MAX_ROTATION_D_MODEL:
+        raise InputError(
+            f"d_model must be at most {MAX_ROTATION_D_MODEL:,} (MAX_ROTATION_D_MODEL) for the "
+            f"dense rotation matrix, got {d_model:,} ({d_model * d_model * 8 / 2**20:,.0f} MiB); "
+            "its only nonzero entries are one 2x2 block per pair, [[cos t, sin t], "
+            "[-sin t, cos t]] with t = offset * frequencies(d_model)"
         )
     check_size(d_model * d_model, f"a {d_model} x {d_model} rotation matrix")
     freqs = bank.frequencies

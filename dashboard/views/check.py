@@ -24,7 +24,9 @@ SHOWN_COLUMNS = 128
 #: Largest example table built from the sidebar (long enough for float32's angle errors).
 EXAMPLE_ROWS = 4096
 EXAMPLE_COLUMNS = 512
-#: Characters accepted in the paste box (a few hundred rows of a small table).
+#: Characters accepted in the paste box (a few hundred rows of a small table). Checked here, not
+#: by the box: a box with a limit drops a longer paste in the browser, and the page would only
+#: see an empty box.
 MAX_PASTE_CHARS = 200_000
 
 #: The examples: a library's arithmetic, and each mistake of the catalogue.
@@ -90,7 +92,11 @@ def render(config: Config) -> None:
     )
     source = _source(config)
     if source is None:
-        st.info("Upload a table, paste rows, or pick an example to check.")
+        st.info(
+            f"Upload a table ({uploads.ACCEPTED}), paste rows, or pick an example to check. "
+            "A larger file is refused by your browser, which marks it in the box above, and "
+            "never reaches the page."
+        )
         return
     label, checked = source
     if checked is None:
@@ -108,16 +114,18 @@ def render(config: Config) -> None:
 def _source(config: Config) -> tuple[str, Checked | None] | None:
     """The table to check: an upload, pasted rows, or an example (in that order)."""
     upload = st.file_uploader(
-        "Encoding table",
-        type=["npy", "csv"],
+        f"Encoding table ({uploads.ACCEPTED})",
+        # Any type: the browser would refuse another type with a bare "files are not allowed";
+        # uploads.load_matrix names the file and the formats it reads instead.
+        type=None,
         key="check_upload",
         max_upload_size=uploads.MAX_UPLOAD_MB,
     )
     pasted = st.text_area(
-        "…or paste rows (numbers separated by commas or spaces, one position per line)",
+        "…or paste rows (numbers separated by commas or spaces, one position per line; up to "
+        f"{MAX_PASTE_CHARS:,} characters)",
         key="check_paste",
         height=100,
-        max_chars=MAX_PASTE_CHARS,
     )
     example = EXAMPLE.widget(config)
     try:
@@ -125,6 +133,13 @@ def _source(config: Config) -> tuple[str, Checked | None] | None:
             name = ui.escape_markdown(upload.name)
             with st.spinner("Checking the table…"):
                 return name, checked_upload(upload.getvalue(), upload.name)
+        if len(pasted) > MAX_PASTE_CHARS:
+            st.error(
+                f"The pasted text has {len(pasted):,} characters, more than the "
+                f"{MAX_PASTE_CHARS:,} this box takes: upload the table as a file instead "
+                f"({uploads.ACCEPTED})."
+            )
+            return "", None
         if pasted.strip():
             with st.spinner("Checking the rows…"):
                 return "The pasted rows", checked_paste(pasted)

@@ -18,7 +18,7 @@ import pandas as pd
 import streamlit as st
 
 import pe_core
-from dashboard import caching, claims, formatting, params, ui
+from dashboard import caching, claims, exports, formatting, params, ui
 from dashboard.caching import cached
 from dashboard.config import Config
 from dashboard.figures import charts, linked, rotary
@@ -145,6 +145,9 @@ CONFIG_TEXT = params.Text(
     max_chars=MAX_CONFIG_CHARS,
     area=True,
     rule=_config_rule,
+    # A longer paste reaches the page and is refused by name (the box would drop it silently);
+    # the box's own limit keeps the link, which carries the text, under browsers' URL limits.
+    widget_max_chars=2 * MAX_CONFIG_CHARS,
 )
 SEQ_LEN = params.Number(
     "rope_seq",
@@ -359,6 +362,13 @@ def render(config: Config) -> None:
     SEQ_LEN.widget(config, right)
     if SOURCE.value(config) == PASTE:
         CONFIG_TEXT.widget(config, height=160)
+        if len(CONFIG_TEXT.value(config)) > MAX_CONFIG_CHARS:
+            st.warning(
+                f"The pasted config has {len(CONFIG_TEXT.value(config)):,} characters, more than "
+                f"the {MAX_CONFIG_CHARS:,} this box takes: paste only its rotary keys "
+                "(head_dim, rope_theta, rope_scaling, …)."
+            )
+            return
         if not CONFIG_TEXT.value(config).strip():
             st.info(
                 "Paste a model's config.json (or just its rope keys) to see its rotary encoding."
@@ -795,15 +805,26 @@ def _code_and_downloads(
         on_click="ignore",
         icon=":material/download:",
     )
-    right.download_button(
-        f"cos/sin cache ({CACHE_POSITIONS:,} positions, {rope.layout} layout) as NPY",
-        data=lambda: _npy(np.stack(pe_core.rope_cos_sin(CACHE_POSITIONS, rope))),
-        file_name=f"cos_sin_{rope.rope_type}.npy",
-        mime="application/octet-stream",
-        key="rope_cos_sin",
-        on_click="ignore",
-        icon=":material/download:",
-    )
+    # Within one download's size (a head of 16,384 columns would make a 1 GiB file).
+    n_cache = exports.cos_sin_positions(CACHE_POSITIONS, rope)
+    if n_cache:
+        right.download_button(
+            f"cos/sin cache ({n_cache:,} positions, {rope.layout} layout) as NPY",
+            data=lambda: exports.cos_sin_npy(n_cache, rope),
+            file_name=f"cos_sin_{rope.rope_type}.npy",
+            mime="application/octet-stream",
+            key="rope_cos_sin",
+            on_click="ignore",
+            icon=":material/download:",
+        )
+    if n_cache < CACHE_POSITIONS:
+        full = 2 * CACHE_POSITIONS * rope.rotary_dim * 4
+        right.caption(
+            f"The cache of {CACHE_POSITIONS:,} positions would be a file of "
+            f"{full / 2**20:,.0f} MiB, more than the {exports.MAX_DOWNLOAD_BYTES // 2**20} MiB "
+            f"this app builds for one download; with the pe_core code above: "
+            f"`np.save('cos_sin.npy', np.stack(pe_core.rope_cos_sin({CACHE_POSITIONS}, rope)))`."
+        )
 
 
 def _npy(array: np.ndarray) -> bytes:

@@ -9,6 +9,7 @@ through the page's file input, and the verdict the page shows is checked; with
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
@@ -32,6 +33,12 @@ def _fairseq_table() -> np.ndarray:
     table = pe_core.sinusoidal_encoding(40, 16, convention="tensor2tensor").astype(np.float32)
     table[1] = 0.0
     return table
+
+
+def _npz_bytes() -> bytes:
+    buffer = io.BytesIO()
+    np.savez(buffer, table=np.zeros((4, 4)))
+    return buffer.getvalue()
 
 
 #: name -> (what the file holds, text the page must show). Built lazily: pe_core at call time.
@@ -67,6 +74,9 @@ KINDS = {
         lambda: np.array([{"a": 1}, None], dtype=object),
         "pickled objects are never loaded",
     ),
+    # Issue 40: the browser refused it with a bare "files are not allowed"; now the page names
+    # the file and the formats it reads.
+    "archive.npz": (_npz_bytes, "is a NumPy archive of several arrays"),
 }
 
 
@@ -83,7 +93,7 @@ def _write(tmp_path: Path, name: str) -> Path:
 
 def _open_check(app: AppPage) -> None:
     app.open("check")
-    app.page.get_by_text("Upload a table, paste rows, or pick an example").wait_for()
+    app.page.get_by_text("paste rows, or pick an example to check").wait_for()
 
 
 def _unexpected(app: AppPage, expected: str) -> list[str]:
@@ -120,3 +130,20 @@ def test_pasted_rows(app: AppPage):
     app.page.get_by_text(message).first.wait_for()
     assert _unexpected(app, message) == []
     app.screenshot(SCREENSHOTS / "check_paste_error.png")
+
+
+def test_a_paste_over_the_cap_and_a_file_over_the_limit_say_so(app: AppPage, tmp_path: Path):
+    # Issue 40: both were answered with the empty prompt. The paste now reaches the page (the box
+    # has no limit of its own); the file is refused by the browser, which says so in the box.
+    _open_check(app)
+    box = app.page.get_by_label("…or paste rows", exact=False)
+    box.fill("0," * 100_250)
+    box.press("Control+Enter")
+    app.page.get_by_text("The pasted text has 200,500 characters").first.wait_for()
+    box.fill("")
+    box.press("Control+Enter")
+    big = tmp_path / "big.csv"
+    big.write_bytes(b"1" * 20_000_001)
+    app.page.locator('input[type="file"]').set_input_files(big)
+    app.page.get_by_text("or smaller").first.wait_for()
+    app.screenshot(SCREENSHOTS / "check_upload_too_large.png")

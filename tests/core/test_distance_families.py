@@ -276,7 +276,7 @@ class TestLearnedTable:
             ((4, 4), {"std": 0}, "std must be > 0"),
             ((4, 4), {"seed": -1}, "seed must be a non-negative integer, got -1"),
             ((4, 4), {"seed": 1.5}, "seed must be a non-negative integer"),
-            ((2**20, 2**10), {}, "the table would hold"),
+            ((2**20, 2**10), {}, "the table is limited to 67,108,864 values"),
         ],
     )
     def test_bad_input(self, args, kwargs, match):

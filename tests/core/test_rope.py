@@ -544,3 +544,33 @@ class TestHuggingFaceLiterals:
             ours = apply_rope(x, positions, rope)
             # Their float32 angles and products against our exact ones: float32 rounding.
             np.testing.assert_allclose(ours, np.array(data[expected]), rtol=0, atol=4e-6)
+
+
+class TestScalingThatBreaksTheFrequencies:
+    """Issue 40: "frequencies must be finite" came from the bank, naming no key of the config."""
+
+    @pytest.mark.parametrize("tiny", [1e-320, 1e-310])
+    def test_longrope_factors_that_make_infinite_frequencies_are_named(self, tiny):
+        config = {
+            "head_dim": 64,
+            "max_position_embeddings": 4096,
+            "rope_scaling": {
+                "rope_type": "longrope",
+                "short_factor": [tiny] * 32,
+                "long_factor": [1.0] * 32,
+            },
+        }
+        with pytest.raises(pe_core.InputError) as caught:
+            rope_from_config(config, seq_len=1024)
+        message = str(caught.value)
+        assert "rope_type 'longrope' with 'long_factor', 'short_factor'" in message
+        assert (
+            "of its 32 frequencies (inv_freq) infinite, NaN or negative, the first at pair 0"
+            in (message)
+        )
+
+    def test_finite_extreme_factors_still_work(self):
+        rope = rope_from_config(
+            {"head_dim": 64, "rope_scaling": {"rope_type": "linear", "factor": 1e308}}
+        )
+        assert np.all(np.isfinite(rope.inv_freq)) and np.all(rope.inv_freq > 0)

@@ -178,5 +178,5 @@ class TestRelativeRotation:
             relative_rotation(1, 5, convention=convention)
 
     def test_budget(self):
-        with pytest.raises(ValueError, match="memory budget"):
+        with pytest.raises(ValueError, match="MAX_ROTATION_D_MODEL"):
             relative_rotation(1, 2**15)

@@ -75,7 +75,7 @@ class TestBadFiles:
             ("x.npy", _npy(np.array([[np.nan, 1.0], [0.0, 1.0]])), "NaN or inf"),
             ("x.npy", _npy(np.array([[np.inf, 1.0], [0.0, 1.0]])), "NaN or inf"),
             ("x.npy", _npy(np.zeros((1, 5))), "at least 2 rows"),
-            ("x.pkl", pickle.dumps(np.zeros((3, 3))), "neither a .npy nor a .csv"),
+            ("x.pkl", pickle.dumps(np.zeros((3, 3))), "is a pickle, which this page never loads"),
             ("x.csv", b"1,2,3\n4,five,6\n", "not a number"),
             ("x.csv", b"\xff\xfe\x00binary", "not UTF-8"),
             ("x.csv", b"a,b\n", "no rows of numbers"),

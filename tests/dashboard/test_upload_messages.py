@@ -1,0 +1,151 @@
+"""No upload or paste is answered with the empty prompt: each says what happened (issue 40)."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+
+import numpy as np
+import pytest
+
+from dashboard import uploads
+from dashboard.uploads import MAX_BYTES, UploadError, load_matrix, load_pasted
+from dashboard.views import check as check_view
+from dashboard.views import rope as rope_view
+from tests.apptest_helpers import new_app, no_errors
+
+EMPTY_PROMPT = "Upload a table"
+
+
+def _npz() -> bytes:
+    buffer = io.BytesIO()
+    np.savez(buffer, table=np.zeros((4, 4)))
+    return buffer.getvalue()
+
+
+def _zip_bomb() -> bytes:
+    """A small archive that would expand to 1 GB (never opened by the page)."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("table.npy", b"\0" * 2**30)
+    return buffer.getvalue()
+
+
+class TestMessages:
+    @pytest.mark.parametrize(
+        ("name", "data", "message"),
+        [
+            ("table.npz", _npz(), "'table.npz' is a NumPy archive of several arrays"),
+            ("bomb.npz", _zip_bomb(), "'bomb.npz' is a NumPy archive"),
+            ("table.zip", b"PK\x03\x04", "'table.zip' is an archive"),
+            ("weights.pt", b"\x80\x02", "never loads"),
+            ("notes.docx", b"x", "'notes.docx' is a format this page does not read"),
+            ("noextension", b"x", "'noextension' is a format this page does not read"),
+        ],
+        ids=["npz", "zip-bomb", "zip", "pt", "docx", "no-extension"],
+    )
+    def test_other_formats_name_the_file_and_the_accepted_ones(self, name, data, message):
+        with pytest.raises(UploadError) as caught:
+            load_matrix(name, data)
+        assert message in str(caught.value)
+        assert f"the page reads {uploads.ACCEPTED}" in str(caught.value)
+        assert ".npy or .csv/.txt" in uploads.ACCEPTED and "20 MB" in uploads.ACCEPTED
+
+    def test_the_bomb_is_never_opened(self):
+        import tracemalloc
+
+        data = _zip_bomb()
+        tracemalloc.start()
+        with pytest.raises(UploadError):
+            load_matrix("bomb.npz", data)
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        assert peak < 2**20
+
+    def test_too_large_names_the_limit_in_megabytes(self):
+        with pytest.raises(UploadError, match=r"20,000,001 bytes, more than the limit of "):
+            load_matrix("big.csv", b"1" * (MAX_BYTES + 1))
+        with pytest.raises(UploadError, match=r"\(20 MB\)"):
+            load_matrix("big.csv", b"1" * (MAX_BYTES + 1))
+
+    @pytest.mark.parametrize("shape", ["(-1, 4)", "(3, -4)", "(2.5, 4)", "(True, 4)"])
+    def test_an_npy_header_with_a_bad_shape_says_so(self, shape):
+        buffer = io.BytesIO()
+        np.save(buffer, np.zeros((3, 4)))
+        data = buffer.getvalue().replace(b"(3, 4)", shape.encode().ljust(6))
+        with pytest.raises(UploadError, match=r"every length must be a whole number ≥ 0"):
+            load_matrix("neg.npy", data)
+
+    @pytest.mark.parametrize(
+        ("text", "message"),
+        [
+            ("1,2,3\n4,,6\n7,8,9\n", "row 2 of the .csv file has an empty field"),
+            ("1,2,3\n4,5,6,\n", "row 2 of the .csv file has an empty field"),
+            ("1,2,3\n,5,6\n", "row 2 of the .csv file has an empty field"),
+            ("1,2,3\n4,5\n7,8,9\n", "row 2 of the .csv file has 2 numbers where the first"),
+            ("1,2,3\n4,5 6\n", "row 2 of the .csv file separates its values with spaces"),
+            ("1 2 3\n4 5\n", "row 2 of the .csv file has 2 numbers"),
+        ],
+        ids=["empty-middle", "trailing-comma", "leading-comma", "ragged", "mixed", "spaces"],
+    )
+    def test_an_empty_field_is_not_a_ragged_row(self, text, message):
+        with pytest.raises(UploadError) as caught:
+            load_matrix("t.csv", text.encode())
+        assert message in str(caught.value)
+
+    def test_pasted_rows_name_the_pasted_text(self):
+        with pytest.raises(UploadError, match="row 2 of the pasted text has an empty field"):
+            load_pasted("1,2\n3,\n")
+
+
+def _check_page():
+    at = new_app(view="check")
+    at.run()
+    return at
+
+
+class TestPage:
+    @pytest.mark.parametrize(
+        ("name", "data", "shown"),
+        [
+            ("table.npz", _npz(), "is a NumPy archive"),
+            ("bomb.npz", _zip_bomb(), "is a NumPy archive"),
+            ("big.csv", b"1" * (MAX_BYTES + 1), "more than the limit of 20,000,000"),
+        ],
+        ids=["npz", "zip-bomb", "over-20-MB"],
+    )
+    def test_an_upload_is_answered_with_what_happened(self, name, data, shown):
+        at = _check_page()
+        at.file_uploader(key="check_upload").upload(name, data, "application/octet-stream")
+        at.run()
+        assert not at.exception
+        errors = " ".join(e.value for e in at.error).replace("\\", "")
+        assert f"Cannot read {name}" in errors and shown in errors
+        assert not any(EMPTY_PROMPT in i.value for i in at.info)
+
+    def test_the_uploader_states_the_formats_and_the_limit(self):
+        at = _check_page()
+        assert uploads.ACCEPTED in at.file_uploader(key="check_upload").label
+        (prompt,) = [i.value for i in at.info if EMPTY_PROMPT in i.value]
+        assert uploads.ACCEPTED in prompt and "refused by your browser" in prompt
+
+    def test_a_paste_over_the_cap_says_so(self):
+        at = _check_page()
+        at.text_area(key="check_paste").input("0," * (check_view.MAX_PASTE_CHARS // 2 + 250))
+        at.run()
+        assert not at.exception
+        errors = " ".join(e.value for e in at.error)
+        assert "The pasted text has 200,500 characters, more than the 200,000" in errors
+        assert not any(EMPTY_PROMPT in i.value for i in at.info)
+
+
+def test_a_config_paste_over_the_cap_says_so():
+    at = new_app(view="rope", rope_model=rope_view.PASTE)
+    at.run()
+    text = '{"head_dim": 64, "notes": "' + "x" * 25_000 + '"}'
+    at.text_area(key="rope_json").input(text)
+    at.run()
+    no_errors(at)
+    warnings = " ".join(w.value for w in at.warning)
+    assert f"has {len(text):,} characters, more than the 20,000 this box takes" in warnings
+    assert not any("Paste a model's config.json" in i.value for i in at.info)
