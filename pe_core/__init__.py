@@ -62,7 +62,9 @@ from pe_core.rope import (
     rope_scores,
     yarn_correction_range,
 )
+from pe_core.rope_bugs import ROPE_BUGS, Finding, RopeBug
 from pe_core.rope_config import rope_from_config, rope_layers
+from pe_core.rope_identify import Departure, RopeArithmetic, RopeIdentification, identify_rope
 from pe_core.rope_models import MODEL_ROPES, ModelRope
 from pe_core.rope_variants import ROPE_VARIANTS, RopeVariant
 from pe_core.rotation import relative_rotation
@@ -89,14 +91,17 @@ __all__ = [
     "MODEL_ROPES",
     "PAIRWISE_LIMIT",
     "PRECISIONS",
+    "ROPE_BUGS",
     "ROPE_TYPES",
     "ROPE_VARIANTS",
     "Bug",
     "Coincidence",
     "ColumnLayout",
     "Convention",
+    "Departure",
     "Diagnosis",
     "Family",
+    "Finding",
     "FamilyParameter",
     "FloatFormat",
     "FrequencyBank",
@@ -108,6 +113,9 @@ __all__ = [
     "ModelRope",
     "Precision",
     "PrecisionKind",
+    "RopeArithmetic",
+    "RopeBug",
+    "RopeIdentification",
     "RopeVariant",
     "RotaryEncoding",
     "TextbookFormula",
@@ -127,6 +135,7 @@ __all__ = [
     "grid_encoding",
     "identify_encoding",
     "identify_grid",
+    "identify_rope",
     "learned_position_table",
     "load_json",
     "merged_position_ids",
