@@ -191,29 +191,6 @@ def _detect_rounding(**rounding):
     return detect
 
 
-def _blind_bf16_frequencies(context):
-    """A cache whose frequencies are bfloat16 numbers where the fitted formula's are not."""
-    if context.comparison is None:
-        return None
-    measured, sigma = context.measured, context.sigma
-    precise = sigma < 2.0**-11
-    if np.count_nonzero(precise) < 4:
-        return None
-    grid = round_to_precision(measured, "bfloat16")
-    on_grid = np.abs(measured / grid - 1) <= 4 * sigma
-    formula = context.fit.model
-    off_formula = np.abs(measured / formula - 1) > 8 * sigma + 2.0**-20
-    if np.all(on_grid[precise]) and np.count_nonzero(off_formula & precise) >= 2:
-        return {
-            "format": "bfloat16",
-            "pairs_on_bfloat16_grid": int(np.count_nonzero(precise)),
-            "largest_relative_difference_from_formula": float(
-                np.max(np.abs(measured / formula - 1)[precise])
-            ),
-        }
-    return None
-
-
 # --- layout and columns --------------------------------------------------------------------
 
 
@@ -273,10 +250,14 @@ def _detect_columns(context):
 
 
 def _scaled(power):
+    """An injector: the cache recomputed with the attention factor to ``1 + power`` (0:
+    dropped, 2: applied twice), rounded once as a framework would round it."""
+
     def inject(cos, sin, positions, rope):
-        factor = rope.attention_factor**power
-        values = (np.asarray(cos, dtype=np.float64) * factor, np.asarray(sin, dtype=np.float64))
-        return _finish(values[0], values[1] * factor, cos)
+        wrong = _transformers_cache(
+            rope.inv_freq, rope.attention_factor ** (1 + power), positions, rope.layout
+        )
+        return _finish(*wrong, cos)
 
     return inject
 
@@ -291,7 +272,7 @@ def _detect_attention(power):
         if context.comparison is None or expected.attention_factor == 1.0:
             return None
         wanted = expected.attention_factor**power
-        if abs(context.amplitude - wanted) > 1e-3 * wanted:
+        if abs(context.amplitude - wanted) > 4 * context.comparison.u_storage * wanted + 1e-6:
             return None
         if context.explains(expected.inv_freq, wanted):
             return {
@@ -324,7 +305,8 @@ def _ntk_frequencies(rope):
 
 
 def _is_dynamic(rope) -> bool:
-    return rope.rope_type == "dynamic"
+    """Dynamic NTK within the trained length (where transformers keeps the base)."""
+    return rope.rope_type == "dynamic" and rope.effective_base == rope.base
 
 
 def _detect_dynamic(context):
@@ -453,7 +435,6 @@ ROPE_BUGS: Mapping[str, RopeBug] = MappingProxyType(
                 (_NEOX_PR, "https://github.com/sgl-project/sglang-jax/issues/1472"),
                 _recomputed(freq_format="bfloat16"),
                 detect=_detect_rounding(freq_format="bfloat16"),
-                detect_blind=_blind_bf16_frequencies,
             ),
             RopeBug(
                 "bf16_angles",

@@ -16,7 +16,7 @@ from numpy.typing import ArrayLike, NDArray
 from pe_core._formats import PRECISIONS, round_to_precision
 from pe_core._validation import _describe, as_array, as_real_array, check_size
 from pe_core.errors import InputError, InputTypeError
-from pe_core.rope import RotaryEncoding
+from pe_core.rope import RotaryEncoding, rope_frequencies
 from pe_core.rope_bugs import ROPE_BUGS, Finding
 from pe_core.rope_config import rope_from_config
 
@@ -776,7 +776,30 @@ def _ramp_variant(w, q, tolerance, factor, original, base, d, amplitude):
     ):
         results.sort(key=lambda item: item[1] != "yarn")
     _, rope_type, parameters, model = results[0]
+    exact = _variant_frequencies(rope_type, parameters, base, d)
+    if exact is not None and np.all(np.abs(exact / w - 1) <= tolerance):
+        model = exact  # the formula with the round parameters found
     return rope_type, parameters, model
+
+
+def _variant_frequencies(rope_type, parameters, base, d):
+    """The variant's frequencies from :func:`pe_core.rope_frequencies` with the parameters
+    found, when they are complete; else None."""
+    keys = {
+        "llama3": ("factor", "low_freq_factor", "high_freq_factor"),
+        "yarn": ("factor", "truncate"),
+    }[rope_type]
+    if "original_max_position_embeddings" not in parameters or any(
+        k not in parameters for k in keys
+    ):
+        return None
+    scaling = {"rope_type": rope_type, **{k: parameters[k] for k in keys}}
+    scaling["original_max_position_embeddings"] = parameters["original_max_position_embeddings"]
+    try:
+        rope = rope_frequencies(d, base=base, scaling=scaling)
+    except InputError:
+        return None
+    return rope.inv_freq
 
 
 def _tidy(value: float) -> float:
@@ -1098,6 +1121,14 @@ def _identify_cache(cos, sin, positions, expected) -> RopeIdentification:
     # their own rounding, relative to the angle.
     sigma = 2 * u_storage / (measured * reach) + 2 * _U32
     fit = _fit_variant(measured, sigma, amplitude)
+    loose = not fit.explained or fit.rope_type in (None, "longrope")
+    if loose and _on_grid(measured, sigma, "bfloat16"):
+        # Frequencies rounded to bfloat16 (a model cast to it): fit the variant to that
+        # rounding; the arithmetic below then names it. (LongRoPE's factors of its own per
+        # pair would absorb any rounding: a structured variant is preferred.)
+        coarse = _fit_variant(measured, np.maximum(sigma, 2.0**-8), amplitude)
+        if coarse.explained and coarse.rope_type not in (None, "longrope"):
+            fit = coarse
     amplitude = _snap_attention(amplitude, fit, u_storage)
     context = Context(cache, measured, sigma, fit, amplitude, expected, comparison)
 
@@ -1139,6 +1170,16 @@ def _identify_cache(cos, sin, positions, expected) -> RopeIdentification:
     )
 
 
+def _on_grid(measured, sigma, fmt: str) -> bool:
+    """Whether the frequencies measured precisely enough (to 2**-11) are numbers of ``fmt``
+    (at least 4 of them)."""
+    precise = sigma < 2.0**-11
+    if np.count_nonzero(precise) < 4:
+        return False
+    grid = round_to_precision(measured[precise], fmt)
+    return bool(np.all(np.abs(measured[precise] / grid - 1) <= 4 * sigma[precise]))
+
+
 def _unique(findings) -> tuple[Finding, ...]:
     seen, kept = set(), []
     for finding in findings:
@@ -1171,18 +1212,20 @@ def _longrope_attention(amplitude: float, u_storage: float) -> dict | None:
     if amplitude <= 1:
         return None
     ratio = amplitude**2 - 1
+    best = None
     for power in range(8, 21):
         length = 2**power
-        factor = length**ratio
-        rounded = 2.0 ** round(math.log2(factor))
+        rounded = 2.0 ** round(math.log2(length**ratio))
         formula = math.sqrt(1 + math.log(rounded) / math.log(length))
-        if abs(formula - amplitude) <= 2 * u_storage * amplitude + 1e-7:
-            return {
-                "factor": rounded,
-                "original_max_position_embeddings": length,
-                "attention_factor_formula": formula,
-            }
-    return None
+        if best is None or abs(formula - amplitude) < abs(best[2] - amplitude):
+            best = (rounded, length, formula)
+    if best is None or abs(best[2] - amplitude) > 2 * u_storage * amplitude + 1e-7:
+        return None
+    return {
+        "factor": best[0],
+        "original_max_position_embeddings": best[1],
+        "attention_factor_formula": best[2],
+    }
 
 
 #: Roundings tried, simplest story first: (arithmetic fields, model keywords).
@@ -1301,15 +1344,24 @@ def _against_config(context: Context):
     row, pair, array, value, wanted, tolerance = hit
     column = int(cache.pair_columns[pair])
     departure = Departure(row, column, float(cache.positions[row]), array, value, wanted, tolerance)
+    named = _named_bugs(context)
+    if named:
+        return False, departure, named[0].name, findings + named
+    findings += _parameter_findings(context)
+    return False, departure, "parameters", findings
+
+
+def _named_bugs(context: Context) -> list[Finding]:
+    """Every bug of the catalogue that reproduces the data from the config (two can make the
+    same cache: at base 10,000 the exponent i/d gives base 100, as a base off by 100x does)."""
+    named = []
     for bug in ROPE_BUGS.values():
         if bug.detect is None:
             continue
         evidence = bug.detect(context)
         if evidence is not None:
-            findings.append(bug.finding(**evidence))
-            return False, departure, bug.name, findings
-    findings += _parameter_findings(context)
-    return False, departure, "parameters", findings
+            named.append(bug.finding(**evidence))
+    return named
 
 
 def _structural_departure(context: Context, finding: Finding, departure: Departure) -> Departure:
@@ -1398,13 +1450,9 @@ def _inv_freq_departure(context: Context):
         float(expected.inv_freq[pair]),
         float(allowed[pair] * expected.inv_freq[pair]),
     )
-    for bug in ROPE_BUGS.values():
-        if bug.detect is None:
-            continue
-        evidence = bug.detect(context)
-        if evidence is not None:
-            findings.append(bug.finding(**evidence))
-            return departure, bug.name, findings
+    named = _named_bugs(context)
+    if named:
+        return departure, named[0].name, findings + named
     return departure, "parameters", findings + _parameter_findings(context)
 
 
