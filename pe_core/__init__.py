@@ -69,6 +69,7 @@ from pe_core.rope_models import MODEL_ROPES, ModelRope
 from pe_core.rope_variants import ROPE_VARIANTS, RopeVariant
 from pe_core.rotation import relative_rotation
 from pe_core.similarity import cosine_similarity, offset_similarity, similarity_matrix
+from pe_core.testing import assert_rope_matches
 from pe_core.uniqueness import (
     CASTS,
     PAIRWISE_LIMIT,
@@ -101,8 +102,8 @@ __all__ = [
     "Departure",
     "Diagnosis",
     "Family",
-    "Finding",
     "FamilyParameter",
+    "Finding",
     "FloatFormat",
     "FrequencyBank",
     "GridIdentification",
@@ -124,6 +125,7 @@ __all__ = [
     "alibi_bias",
     "alibi_slopes",
     "apply_rope",
+    "assert_rope_matches",
     "axial_rope_frequencies",
     "block_mean_encoding",
     "column_roles",

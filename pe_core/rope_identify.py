@@ -1099,7 +1099,7 @@ class Context:
                 return False
             fmt = arithmetic.get("freq_format")
             w = round_to_precision(inv_freq, fmt) if fmt else inv_freq
-            return bool(np.all(np.abs(self.measured / w - 1) <= self.sigma + 4 * _U32))
+            return bool(np.all(np.abs(self.measured / w - 1) <= self.sigma + _FREQ_ULPS * _U32))
         factor = self.amplitude if attention_factor is None else attention_factor
         model = _Model(inv_freq, factor, **arithmetic)
         if not self.comparison.explains(model):
@@ -1436,7 +1436,7 @@ def _inv_freq_departure(context: Context):
         )
         return Departure(0, 0, None, "inv_freq", math.nan, math.nan, 0.0), "parameters", findings
     relative = np.abs(context.measured / expected.inv_freq - 1)
-    allowed = context.sigma + 4 * _U32
+    allowed = context.sigma + _FREQ_ULPS * _U32
     bad = np.flatnonzero(relative > allowed)
     if bad.size == 0:
         return None, None, findings
