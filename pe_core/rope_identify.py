@@ -34,6 +34,10 @@ _SAMPLE_ROWS = 256
 #: angle ``p w`` adds one more rounding.
 _FREQ_ULPS = 16
 
+#: Relative difference of an inv_freq vector from a config's that float32 frequencies explain
+#: (a vector in a smaller format is itself the bf16_inv_freq bug).
+_INV_FREQ_TOLERANCE = _U32 + _FREQ_ULPS * _U32
+
 #: Entries compared at a time when every row is (8 MiB of float64 per array).
 _CHUNK_VALUES = 1 << 20
 
@@ -648,7 +652,7 @@ def _fit_variant(w: NDArray[np.float64], sigma: NDArray[np.float64], amplitude) 
 
     # The base: the roundest value the fast pairs allow, then the common ones near the fit.
     candidates = []
-    for digits in range(1, 4):
+    for digits in (1, 2):  # released bases are round: 10,000, 500,000, 1.5e5 ...
         candidates.append(_significant(estimate, digits))
     candidates += [b for b in COMMON_BASES if abs(math.log(b / estimate)) < 0.2]
     fast = min(n, max(3, n // 4))
@@ -810,16 +814,20 @@ def _variant_frequencies(rope_type, parameters, base, d):
     return rope.inv_freq
 
 
+#: A ramp end this close to a whole number is one (transformers truncates them by default).
+_WHOLE = 0.05
+
+
 def _tidy(value: float) -> float:
     """A ramp end, whole when it is within the fit's noise of a whole number (transformers
     truncates them by default)."""
-    return float(round(value)) if abs(value - round(value)) < 1e-3 else float(value)
+    return float(round(value)) if abs(value - round(value)) < _WHOLE else float(value)
 
 
 def _yarn_lengths(low, high, base, d) -> dict:
     """The training length and betas a YaRN correction range implies, when a round one does
     (beta_fast 32 and beta_slow 1, transformers' defaults)."""
-    truncate = bool(abs(low - round(low)) < 1e-3 and abs(high - round(high)) < 1e-3)
+    truncate = bool(abs(low - round(low)) < _WHOLE and abs(high - round(high)) < _WHOLE)
 
     def dimension(length, turns):
         return d * math.log(length / (turns * 2 * math.pi)) / (2 * math.log(base))
@@ -1168,7 +1176,7 @@ class Context:
                 return False
             fmt = arithmetic.get("freq_format")
             w = round_to_precision(inv_freq, fmt) if fmt else inv_freq
-            return bool(np.all(np.abs(self.measured / w - 1) <= self.sigma + _FREQ_ULPS * _U32))
+            return bool(np.all(np.abs(self.measured / w - 1) <= _INV_FREQ_TOLERANCE))
         factor = self.amplitude if attention_factor is None else attention_factor
         model = _Model(inv_freq, factor, **arithmetic)
         if not self.comparison.explains(model):
@@ -1505,7 +1513,7 @@ def _inv_freq_departure(context: Context):
         )
         return Departure(0, 0, None, "inv_freq", math.nan, math.nan, 0.0), "parameters", findings
     relative = np.abs(context.measured / expected.inv_freq - 1)
-    allowed = context.sigma + _FREQ_ULPS * _U32
+    allowed = np.full(relative.size, _INV_FREQ_TOLERANCE)
     bad = np.flatnonzero(relative > allowed)
     if bad.size == 0:
         return None, None, findings
