@@ -10,6 +10,11 @@ analysis takes a bank wherever it takes ``d_model``. A new family is one module 
 :mod:`pe_core.families` that builds its :class:`Family` (from a bank or a function of its own),
 plus its name on that package's import line.
 
+:func:`identify_rope` names the rotary encoding behind a dumped cos/sin cache or ``inv_freq``
+and the bugs of :data:`ROPE_BUGS` it shows; ``pe_core.testing.assert_rope_matches`` asserts a
+cache is its config's (a test helper that raises AssertionError, kept out of the top level as
+``numpy.testing`` is), and ``python -m pe_core check-rope FILE`` does it from the command line.
+
 Bad input raises :class:`InputError` (a ``ValueError``; :class:`InputTypeError` for a value of
 the wrong kind is also a ``TypeError``); any other exception is a bug.
 
@@ -69,7 +74,6 @@ from pe_core.rope_models import MODEL_ROPES, ModelRope
 from pe_core.rope_variants import ROPE_VARIANTS, RopeVariant
 from pe_core.rotation import relative_rotation
 from pe_core.similarity import cosine_similarity, offset_similarity, similarity_matrix
-from pe_core.testing import assert_rope_matches
 from pe_core.uniqueness import (
     CASTS,
     PAIRWISE_LIMIT,
@@ -125,7 +129,6 @@ __all__ = [
     "alibi_bias",
     "alibi_slopes",
     "apply_rope",
-    "assert_rope_matches",
     "axial_rope_frequencies",
     "block_mean_encoding",
     "column_roles",

@@ -1130,27 +1130,24 @@ def identify_rope(
         raise InputError("cos and sin must be given together (the cache), or neither")
     if (cos is None) == (inv_freq is None):
         raise InputError("give either a cache (cos and sin) or inv_freq, not both or neither")
+    cache = None if cos is None else _read_cache(cos, sin, positions)
     expected = None
     if config is not None:
-        seq_len = None
-        if positions is not None or cos is not None:
-            values = (
-                as_real_array(positions, "positions", ndim=1)
-                if positions is not None
-                else np.arange(_rows(cos), dtype=np.float64)
+        if cache is not None:
+            reach = cache.positions
+        elif positions is not None:
+            reach = as_real_array(positions, "positions", ndim=1)
+        else:
+            reach = np.empty(0)
+        seq_len = int(np.max(np.abs(reach))) + 1 if reach.size else None
+        if seq_len is not None and seq_len > 2**53:
+            raise InputError(
+                f"positions must be at most 2**53 to compare with a config, got {seq_len - 1:g}"
             )
-            if values.size:
-                seq_len = int(np.max(np.abs(values))) + 1
         expected = rope_from_config(config, layer_type=layer_type, seq_len=seq_len)
-    if inv_freq is not None:
+    if cache is None:
         return _identify_inv_freq(inv_freq, expected)
-    return _identify_cache(cos, sin, positions, expected)
-
-
-def _rows(cos) -> int:
-    shape = np.shape(cos)
-    kept = [s for s in shape if s != 1]
-    return kept[0] if kept else 1
+    return _identify_cache(cache, expected)
 
 
 @dataclass
@@ -1184,8 +1181,7 @@ class Context:
         return self.comparison.scan(model)[2] is None
 
 
-def _identify_cache(cos, sin, positions, expected) -> RopeIdentification:
-    cache = _read_cache(cos, sin, positions)
+def _identify_cache(cache: _Cache, expected) -> RopeIdentification:
     comparison = _Comparison(cache)
     rows = comparison.sample
     amplitude_values = np.hypot(

@@ -25,6 +25,7 @@ import pytest
 
 import pe_core
 from pe_core import ROPE_BUGS, InputError, InputTypeError, identify_rope
+from pe_core.testing import assert_rope_matches
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "rope_caches"
 INDEX = json.loads((DATA / "cases.json").read_text(encoding="utf-8"))
@@ -370,7 +371,7 @@ class TestAssertRopeMatches:
         cos, sin, positions, config, _ = reference("gpt_oss_120b", "bfloat16")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            found = pe_core.assert_rope_matches(cos, sin, config, positions=positions)
+            found = assert_rope_matches(cos, sin, config, positions=positions)
         assert found.config_matches
 
     def test_names_position_column_and_bug(self):
@@ -382,5 +383,5 @@ class TestAssertRopeMatches:
             pytest.raises(AssertionError, match=r"position 0 \(row 0\), column 0") as raised,
         ):
             warnings.simplefilter("ignore")
-            pe_core.assert_rope_matches(*wrong, config, positions=positions)
+            assert_rope_matches(*wrong, config, positions=positions)
         assert "yarn_mscale_dropped" in str(raised.value)
