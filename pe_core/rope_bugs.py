@@ -214,11 +214,7 @@ def _detect_layout(context):
         return None
     if cache.cos.shape[1] < 2:
         return None
-    return {
-        "layout": cache.layout,
-        "config_layout": expected.layout,
-        "column": cache.rotary_columns[0] + 1,
-    }
+    return {"layout": cache.layout, "config_layout": expected.layout}
 
 
 def _wrong_columns(cos, sin, positions, rope):
@@ -239,11 +235,7 @@ def _detect_columns(context):
     wanted = (0, expected.rotary_dim)
     if cache.rotary_columns == wanted:
         return None
-    return {
-        "rotary_columns": cache.rotary_columns,
-        "config_rotary_columns": wanted,
-        "column": min(cache.rotary_columns[0], wanted[0]),
-    }
+    return {"rotary_columns": cache.rotary_columns, "config_rotary_columns": wanted}
 
 
 # --- attention factor ------------------------------------------------------------------------

@@ -403,6 +403,8 @@ class _Cache:
     pair_columns: NDArray[np.int64]  # the column of each pair's first cos value
     storage: str
     pass_value: float  # cos of the columns that do not rotate (1), NaN when there are none
+    full_cos: np.ndarray  # the arrays as given (2-D views), for what a column holds
+    full_sin: np.ndarray
 
 
 def _squeeze(values: np.ndarray, name: str) -> np.ndarray:
@@ -540,6 +542,8 @@ def _read_cache(cos, sin, positions) -> _Cache:
         pair_columns=pair_columns.astype(np.int64),
         storage=_storage(cos_values[:, first:end], dtype),
         pass_value=pass_value,
+        full_cos=cos_values,
+        full_sin=sin_values,
     )
 
 
@@ -983,6 +987,12 @@ class _Comparison:
         cos_error, sin_error, tolerance, _, _ = self.errors(model, rows)
         return float(max(np.max(cos_error / tolerance), np.max(sin_error / tolerance)))
 
+    def largest(self, model: _Model, rows=None) -> float:
+        """Largest absolute difference on ``rows`` (the sample by default)."""
+        rows = self.sample if rows is None else rows
+        cos_error, sin_error, _, _, _ = self.errors(model, rows)
+        return float(max(np.max(cos_error), np.max(sin_error)))
+
     def explains(self, model: _Model) -> bool:
         """Whether ``model`` explains the sample rows (a cheap test)."""
         if model.inv_freq.size != self.cache.cos.shape[1]:
@@ -1341,16 +1351,20 @@ def _arithmetic(context: Context, reference, amplitude):
             fields.get("positions", "exact"),
         )
         findings = []
+        plain = _Model(reference, amplitude)
         for key, fmt in keywords.items():
-            bug = ROPE_BUGS[_ROUNDING_BUGS[key]]
-            findings.append(
-                bug.finding(
-                    format=fmt,
-                    explained_by=arithmetic.words,
-                    largest_difference_without=comparison.excess(_Model(reference, amplitude))
-                    * float(np.max(comparison.tolerance(_Model(reference, amplitude), [0]))),
-                )
-            )
+            evidence = {
+                "format": fmt,
+                "explained_by": arithmetic.words,
+                "largest_difference_without": comparison.largest(plain),
+                "largest_difference_with": comparison.largest(model),
+            }
+            if key != "freq_format":
+                positions = np.abs(context.cache.positions)
+                moved = positions[round_to_precision(positions, fmt) != positions]
+                if moved.size:
+                    evidence["first_position_rounded"] = float(np.min(moved))
+            findings.append(ROPE_BUGS[_ROUNDING_BUGS[key]].finding(**evidence))
         return arithmetic, model, findings
     # Nothing explains it: report against the plain model.
     model = _Model(reference, amplitude)
@@ -1385,20 +1399,7 @@ def _against_config(context: Context):
         departure, cause, more = _inv_freq_departure(context)
         return departure is None, departure, cause, more
     if structural:
-        first = structural[0]
-        column = int(first.evidence.get("column", 0))
-        row = int(np.argmax(np.abs(cache.positions) > 0))
-        departure = Departure(
-            row,
-            column,
-            float(cache.positions[row]),
-            "cos",
-            math.nan,
-            math.nan,
-            0.0,
-        )
-        departure = _structural_departure(context, first, departure)
-        return False, departure, first.name, structural
+        return False, _structural_departure(context), structural[0].name, structural
     if cache.cos.shape[1] != expected.n_pairs:
         departure = Departure(0, 0, float(cache.positions[0]), "cos", math.nan, math.nan, 0.0)
         findings.append(
@@ -1437,21 +1438,46 @@ def _named_bugs(context: Context) -> list[Finding]:
     return named
 
 
-def _structural_departure(context: Context, finding: Finding, departure: Departure) -> Departure:
-    cache = context.cache
-    row = departure.row
-    column = departure.column
-    pair = int(np.searchsorted(cache.pair_columns, column, side="right")) - 1
-    pair = min(max(pair, 0), cache.cos.shape[1] - 1)
-    value = float(cache.cos[row, pair])
-    expected = context.expected
-    angle = cache.positions[row] * expected.inv_freq[min(pair, expected.n_pairs - 1)]
-    wanted = float(expected.attention_factor * math.cos(angle))
-    tolerance = float(
-        abs(expected.attention_factor)
-        * (PRECISIONS[cache.storage].unit_roundoff + 4 * _U32 * (abs(angle) + 1))
-    )
-    return Departure(row, column, departure.position, "cos", value, wanted, tolerance)
+def _structural_departure(context: Context) -> Departure | None:
+    """The first row (by position) and column where the array as given departs from the
+    config's cache laid out as the config says (its rotary columns first, in its layout, the
+    others cos 1 and sin 0), comparing every column."""
+    cache, expected = context.cache, context.expected
+    width, rotary_dim, half = cache.width, expected.rotary_dim, expected.rotary_dim // 2
+    columns = np.arange(min(width, rotary_dim))
+    pair_of = columns % half if expected.layout == "halves" else columns // 2
+    a = expected.attention_factor
+    order = np.argsort(np.abs(cache.positions), kind="stable")
+    chunk = max(1, _CHUNK_VALUES // max(1, width))
+    u = PRECISIONS[cache.storage].unit_roundoff
+    for first in range(0, order.size, chunk):
+        rows = order[first : first + chunk]
+        angles = np.multiply.outer(cache.positions[rows], expected.inv_freq[pair_of])
+        for name, data, function, passing in (
+            ("cos", cache.full_cos, np.cos, 1.0),
+            ("sin", cache.full_sin, np.sin, 0.0),
+        ):
+            wanted = np.full((rows.size, width), passing)
+            wanted[:, : columns.size] = a * function(angles)
+            tolerance = np.full((rows.size, width), 4 * _U32 + u)
+            tolerance[:, : columns.size] = abs(a) * (
+                u + _FREQ_ULPS * _U32 * np.abs(angles) + 4 * _U32
+            )
+            error = np.abs(np.asarray(data[rows], dtype=np.float64) - wanted)
+            bad = np.argwhere(error > tolerance)
+            if bad.size:
+                i, column = (int(v) for v in bad[0])
+                row = int(rows[i])
+                return Departure(
+                    row,
+                    column,
+                    float(cache.positions[row]),
+                    name,
+                    float(data[row, column]),
+                    float(wanted[i, column]),
+                    float(tolerance[i, column]),
+                )
+    return None
 
 
 def _parameter_findings(context: Context) -> list[Finding]:

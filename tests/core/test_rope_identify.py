@@ -306,6 +306,9 @@ def test_injected_bug_is_named(case, kind, name):
         assert {name, found.likely_cause} == SAME_CACHE and rope.base == 10_000.0
     d = found.departure
     assert d is not None and 0 <= d.row < positions.size and 0 <= d.column < wrong_cos.shape[1]
+    assert abs(d.value - d.expected) > d.tolerance  # a real departure, in the array as given
+    if d.array == "cos":
+        assert d.value == wrong_cos[d.row, d.column]
     assert ROPE_BUGS[found.likely_cause].fix in found.summary()
 
 
@@ -338,6 +341,7 @@ def test_bf16_positions_arithmetic():
     rope = config_rope("qwen3_8b_default", positions)
     found = identify(*ROPE_BUGS["bf16_positions"].inject(cos, sin, positions, rope), positions)
     assert found.arithmetic.positions == "bfloat16"
+    assert found.findings[0].evidence["first_position_rounded"] == 257
     assert found.findings[0].references == ("https://github.com/EleutherAI/gpt-neox/pull/1016",)
 
 
