@@ -217,6 +217,24 @@ def _detect_layout(context):
     return {"layout": cache.layout, "config_layout": expected.layout}
 
 
+def _negated_sin(cos, sin, positions, rope):
+    return np.asarray(cos).copy(), -np.asarray(sin)
+
+
+def _detect_negated_sin(context):
+    expected = context.expected
+    if context.sin_sign > 0 or context.comparison is None:
+        return None
+    if context.explains(expected.inv_freq, expected.attention_factor, sin_sign=-1.0):
+        return {"sin_sign": -1}
+    return None
+
+
+def _blind_negated_sin(context):
+    # Only for data that is an encoding with sin negated (noise has phases of either sign).
+    return {"sin_sign": -1} if context.sin_sign < 0 and context.explained else None
+
+
 def _wrong_columns(cos, sin, positions, rope):
     """The rotary block placed in the last ``rotary_dim`` columns of the head, the first ones
     passing through (cos 1, sin 0): transformers rotates the first ones."""
@@ -393,6 +411,18 @@ ROPE_BUGS: Mapping[str, RopeBug] = MappingProxyType(
                 ),
                 _swap_layout,
                 detect_structure=_detect_layout,
+            ),
+            RopeBug(
+                "negated_sin",
+                "sin with the opposite sign: every pair rotates backwards (exp(-i p w), or "
+                "rotate_half written cat(x2, -x1))",
+                "def rotate_half(x): x1, x2 = x.chunk(2, dim=-1); return torch.cat((x2, -x1), -1)",
+                "rotate_half returns torch.cat((-x2, x1), dim=-1) and the cache holds "
+                "+sin(p w): q * cos + rotate_half(q) * sin",
+                (),
+                _negated_sin,
+                detect=_detect_negated_sin,
+                detect_blind=_blind_negated_sin,
             ),
             RopeBug(
                 "partial_rotary_wrong_columns",

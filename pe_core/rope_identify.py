@@ -73,7 +73,7 @@ class RopeArithmetic:
         "float32" when they differ by up to the rounding of ``p w`` computed in float32, as
         transformers computes it (``inv_freq @ position_ids`` in float32); "bfloat16" or
         "float16" when the product itself was computed in that format (matmul under
-        autocast); None for an ``inv_freq`` vector.
+        autocast); None for an ``inv_freq`` vector, or when no arithmetic explains a cache.
     inv_freq : str or None
         "bfloat16" or "float16" when the frequencies were rounded to that format; the dtype
         of an ``inv_freq`` vector given as such; None when a cache cannot tell (frequencies in
@@ -91,6 +91,8 @@ class RopeArithmetic:
     @property
     def words(self) -> str:
         """The arithmetic in a few words."""
+        if self.angles is None and self.inv_freq is None:
+            return f"no arithmetic explains it (values stored as {self.storage})"
         parts = []
         if self.angles == "exact":
             parts.append("exact angles")
@@ -176,6 +178,9 @@ class RopeIdentification:
     max_abs_error : float
         Largest difference between the data and the encoding identified, in the arithmetic
         identified.
+    explained : bool
+        Whether that difference is within what the arithmetic found explains, on every entry
+        (False: ``arithmetic.angles`` is None and the data is not that encoding).
     findings : tuple of Finding
         Bugs of :data:`pe_core.ROPE_BUGS` and observations, each with its evidence.
     config_matches : bool or None
@@ -209,6 +214,7 @@ class RopeIdentification:
     positions: tuple[float, ...]
     n_positions: int
     max_abs_error: float
+    explained: bool = True
     findings: tuple[Finding, ...] = ()
     config_matches: bool | None = None
     departure: Departure | None = None
@@ -233,7 +239,7 @@ class RopeIdentification:
         no bug was found."""
         if self.config_matches is not None:
             return self.config_matches
-        return self.rope_type is not None and not self.bugs
+        return self.rope_type is not None and self.explained and not self.bugs
 
     def summary(self) -> str:
         """The verdict in one paragraph."""
@@ -245,6 +251,8 @@ class RopeIdentification:
                 f"; positions {_number(first)} to {_number(last)} ({self.n_positions:,} rows), "
                 f"largest difference from that encoding {self.max_abs_error:.2g}"
             )
+            if not self.explained:
+                text += ", more than any arithmetic explains"
         text += "."
         if self.config_matches is True:
             text += " It matches the config within its precision."
@@ -315,6 +323,7 @@ class RopeIdentification:
             "positions": list(self.positions),
             "n_positions": self.n_positions,
             "max_abs_error": self.max_abs_error,
+            "explained": self.explained,
             "findings": [
                 {
                     "name": f.name,
@@ -588,7 +597,7 @@ def _measure(cache: _Cache) -> tuple[NDArray[np.float64], float]:
         predicted = w * position
         unwrapped = phase + 2 * np.pi * np.round((predicted - phase) / (2 * np.pi))
         w = unwrapped / position
-    return np.abs(w), float(abs(positions[-1]))
+    return w, float(abs(positions[-1]))
 
 
 # --- fitting a variant -----------------------------------------------------------------------
@@ -927,6 +936,7 @@ class _Model:
     freq_format: str | None = None
     positions_format: str | None = None
     angle_format: str | None = None
+    sin_sign: float = 1.0
 
 
 class _Comparison:
@@ -978,6 +988,7 @@ class _Comparison:
             cos = model.attention_factor * np.cos(angles)
             sin = model.attention_factor * np.sin(angles)
         cos_error = np.abs(np.asarray(self.cache.cos[rows], dtype=np.float64) - cos)
+        sin = sin if model.sin_sign > 0 else -sin
         sin_error = np.abs(np.asarray(self.cache.sin[rows], dtype=np.float64) - sin)
         return cos_error, sin_error, self.tolerance(model, rows), cos, sin
 
@@ -1008,6 +1019,7 @@ class _Comparison:
             model.freq_format,
             model.positions_format,
             model.angle_format,
+            model.sin_sign,
         )
         if key not in self._scans:
             self._scans[key] = self._scan(model)
@@ -1173,6 +1185,8 @@ class Context:
     expected: RotaryEncoding | None
     comparison: _Comparison | None
     inv_freq_format: str | None = None
+    sin_sign: float = 1.0
+    explained: bool = True  # the data is the identified encoding in the arithmetic found
 
     def explains(self, inv_freq, attention_factor=None, **arithmetic) -> bool:
         """Whether a cache with these frequencies (and attention factor, and roundings)
@@ -1180,6 +1194,8 @@ class Context:
         inv_freq = np.asarray(inv_freq, dtype=np.float64)
         if self.comparison is None:  # inv_freq data
             if inv_freq.size != self.measured.size:
+                return False
+            if arithmetic.get("sin_sign", 1.0) < 0:
                 return False
             fmt = arithmetic.get("freq_format")
             w = round_to_precision(inv_freq, fmt) if fmt else inv_freq
@@ -1198,7 +1214,11 @@ def _identify_cache(cache: _Cache, expected) -> RopeIdentification:
         np.asarray(cache.cos[rows], dtype=np.float64), np.asarray(cache.sin[rows], dtype=np.float64)
     )
     amplitude = float(np.mean(amplitude_values))
-    measured, reach = _measure(cache)
+    signed, reach = _measure(cache)
+    # sin = -sin(p w) (exp(-i p w), or rotate_half's halves swapped) makes every phase run
+    # backwards: measured as such, named by the catalogue's negated_sin.
+    sin_sign = -1.0 if np.median(signed) < 0 else 1.0
+    measured = np.abs(signed)
     u_storage = comparison.u_storage
     # A phase read from values rounded to the storage moves by about 2u; float32 angles add
     # their own rounding, relative to the angle.
@@ -1213,13 +1233,20 @@ def _identify_cache(cache: _Cache, expected) -> RopeIdentification:
         if coarse.explained and coarse.rope_type not in (None, "longrope"):
             fit = coarse
     amplitude = _snap_attention(amplitude, fit, u_storage)
-    context = Context(cache, measured, sigma, fit, amplitude, expected, comparison)
+    context = Context(
+        cache, measured, sigma, fit, amplitude, expected, comparison, sin_sign=sin_sign
+    )
 
     # The arithmetic: the simplest model that explains every row.
     reference = fit.model if fit.explained else measured
     arithmetic, model, findings = _arithmetic(context, reference, amplitude)
     largest, beyond_storage, departure = comparison.scan(model)
-    if departure is None and beyond_storage <= 0 and arithmetic.angles == "float32":
+    explained = departure is None
+    context.explained = explained
+    if not explained:  # no arithmetic explains every row: none of its roundings is named
+        arithmetic = RopeArithmetic(cache.storage, None, None)
+        findings = []
+    elif beyond_storage <= 0 and arithmetic.angles == "float32":
         arithmetic = RopeArithmetic(cache.storage, "exact", arithmetic.inv_freq)
     findings += _blind_findings(context)
     config_matches, departure_found, cause = None, None, None
@@ -1245,6 +1272,7 @@ def _identify_cache(cache: _Cache, expected) -> RopeIdentification:
         positions=(float(np.min(cache.positions)), float(np.max(cache.positions))),
         n_positions=int(cache.positions.size),
         max_abs_error=largest,
+        explained=explained,
         findings=_unique(findings),
         config_matches=config_matches,
         departure=departure_found,
@@ -1340,8 +1368,9 @@ def _arithmetic(context: Context, reference, amplitude):
     """The simplest rounding that explains the sample rows, with its model and findings."""
     comparison = context.comparison
     storage = context.cache.storage
+    sign = context.sin_sign
     for fields, keywords in _ROUNDINGS:
-        model = _Model(reference, amplitude, **keywords)
+        model = _Model(reference, amplitude, sin_sign=sign, **keywords)
         if not comparison.explains(model):
             continue
         arithmetic = RopeArithmetic(
@@ -1351,7 +1380,7 @@ def _arithmetic(context: Context, reference, amplitude):
             fields.get("positions", "exact"),
         )
         findings = []
-        plain = _Model(reference, amplitude)
+        plain = _Model(reference, amplitude, sin_sign=sign)
         for key, fmt in keywords.items():
             evidence = {
                 "format": fmt,
@@ -1367,7 +1396,7 @@ def _arithmetic(context: Context, reference, amplitude):
             findings.append(ROPE_BUGS[_ROUNDING_BUGS[key]].finding(**evidence))
         return arithmetic, model, findings
     # Nothing explains it: report against the plain model.
-    model = _Model(reference, amplitude)
+    model = _Model(reference, amplitude, sin_sign=sign)
     return RopeArithmetic(storage, "float32", None), model, []
 
 
@@ -1603,6 +1632,7 @@ def _identify_inv_freq(inv_freq, expected) -> RopeIdentification:
         positions=(),
         n_positions=0,
         max_abs_error=largest,
+        explained=fit.explained,
         findings=_unique(findings),
         config_matches=config_matches,
         departure=departure,
