@@ -485,12 +485,13 @@ def _read_cache(cos, sin, positions) -> _Cache:
             )
         if np.unique(position_values).size != n:
             raise InputError("positions must be distinct (one row per position)")
-    nonzero = np.abs(position_values[position_values != 0])
-    if nonzero.size == 0 or nonzero.min() > 3:
+    base, ladder = _ladder(position_values)
+    nearest = abs(position_values[ladder[0]] - position_values[base])
+    if nearest > 3:
         raise InputError(
-            "positions must include one from 1 to 3 (its phase fixes each pair's frequency "
-            "without ambiguity), got the smallest nonzero position "
-            f"{nonzero.min() if nonzero.size else 'none'}"
+            "positions must include two 1 to 3 apart, one of them the smallest (their phases "
+            "fix each pair's frequency without ambiguity), got the nearest "
+            f"{nearest:g} from position {position_values[base]:g}"
         )
 
     # Columns that do not rotate: sin 0 and cos constant in every row.
@@ -559,25 +560,30 @@ def _read_cache(cos, sin, positions) -> _Cache:
 # --- measuring the frequencies ---------------------------------------------------------------
 
 
-def _ladder(positions: NDArray[np.float64]) -> NDArray[np.int64]:
-    """Rows whose positions at most double from one to the next, from the smallest positive
-    one: each unwraps the phase the previous predicts. Only positions exact in bfloat16 (a
-    cache whose position ids were rounded is still measured at true positions)."""
+def _ladder(positions: NDArray[np.float64]) -> tuple[int, NDArray[np.int64]]:
+    """A base row (the smallest position) and rows whose distances from it at most double
+    from one to the next, from the nearest: each unwraps the phase the previous predicts, as
+    the rotation from the base row is ``(p - p_base) w``. Only positions exact in bfloat16
+    when there are enough (a cache whose position ids were rounded is still measured at true
+    positions)."""
     magnitude = np.abs(positions)
-    exact = (magnitude > 0) & (round_to_precision(magnitude, "bfloat16") == magnitude)
+    exact = round_to_precision(magnitude, "bfloat16") == magnitude
     if np.count_nonzero(exact) < 2:
-        exact = magnitude > 0
+        exact = np.ones(positions.size, dtype=bool)
     candidates = np.flatnonzero(exact)
-    candidates = candidates[np.argsort(magnitude[candidates], kind="stable")]
-    reach = magnitude[candidates]
+    base = int(candidates[np.argmin(magnitude[candidates])])
+    candidates = candidates[candidates != base]
+    distance = np.abs(positions[candidates] - positions[base])
+    order = np.argsort(distance, kind="stable")
+    candidates, distance = candidates[order], distance[order]
     chosen = [0]
     while True:
-        limit = 2.0 * reach[chosen[-1]]
-        following = int(np.searchsorted(reach, limit, side="right")) - 1
+        limit = 2.0 * distance[chosen[-1]]
+        following = int(np.searchsorted(distance, limit, side="right")) - 1
         if following <= chosen[-1]:
             break
         chosen.append(following)
-    return candidates[np.array(chosen)]
+    return base, candidates[np.array(chosen)]
 
 
 def _phases(cache: _Cache, rows) -> NDArray[np.float64]:
@@ -587,17 +593,18 @@ def _phases(cache: _Cache, rows) -> NDArray[np.float64]:
 
 
 def _measure(cache: _Cache) -> tuple[NDArray[np.float64], float]:
-    """Each pair's frequency (radians per position) and the largest position it was measured
-    at: the phase unwrapped along the ladder, each step predicted by the last."""
-    ladder = _ladder(cache.positions)
-    phases = _phases(cache, ladder)
-    positions = cache.positions[ladder]
-    w = phases[0] / positions[0]
-    for phase, position in zip(phases[1:], positions[1:], strict=True):
-        predicted = w * position
+    """Each pair's frequency (radians per position, signed: negative when sin is negated) and
+    the largest distance it was measured over: the phase from the base row unwrapped along the
+    ladder, each step predicted by the last."""
+    base, ladder = _ladder(cache.positions)
+    phases = _phases(cache, ladder) - _phases(cache, [base])
+    distances = cache.positions[ladder] - cache.positions[base]
+    w = np.angle(np.exp(1j * phases[0])) / distances[0]  # |w d| < pi for d <= 3 as w <= 1
+    for phase, distance in zip(phases[1:], distances[1:], strict=True):
+        predicted = w * distance
         unwrapped = phase + 2 * np.pi * np.round((predicted - phase) / (2 * np.pi))
-        w = unwrapped / position
-    return w, float(abs(positions[-1]))
+        w = unwrapped / distance
+    return w, float(abs(distances[-1]))
 
 
 # --- fitting a variant -----------------------------------------------------------------------
@@ -947,8 +954,8 @@ class _Comparison:
         self.u_storage = PRECISIONS[cache.storage].unit_roundoff
         self._scans: dict = {}
         n = cache.positions.size
-        ladder = _ladder(cache.positions)
-        self.sample = np.unique(np.concatenate([_spread(n, _SAMPLE_ROWS), ladder]))
+        base, ladder = _ladder(cache.positions)
+        self.sample = np.unique(np.concatenate([_spread(n, _SAMPLE_ROWS), ladder, [base]]))
         magnitude = np.abs(cache.positions)
         self.whole = bool(np.all(cache.positions == np.round(cache.positions))) and bool(
             np.max(magnitude) < 2.0**40
@@ -966,6 +973,13 @@ class _Comparison:
     def errors(self, model: _Model, rows):
         """(|cos - expected|, |sin - expected|, tolerance, expected cos, expected sin)."""
         positions = self.cache.positions[rows]
+        fmt = model.positions_format or model.angle_format
+        if fmt is not None and np.max(np.abs(positions)) >= PRECISIONS[fmt].overflow_threshold:
+            # Position ids beyond the format's range (float16 above 65,519) are inf there: no
+            # cache was computed that way.
+            shape = (positions.size, model.inv_freq.size)
+            infinite = np.full(shape, np.inf)
+            return infinite, infinite, self.tolerance(model, rows), infinite, infinite
         if model.angle_format is None and self.whole:
             # Whole positions p = q B + r: exp(i p w) = exp(i q B w) exp(i r w), two small
             # exact tables and one complex product per entry instead of a sine and a cosine.
@@ -1093,8 +1107,9 @@ def identify_rope(
     inv_freq : array_like, shape (rotary_dim // 2,), optional
         Instead of a cache: the frequencies (radians per position), one per pair.
     positions : array_like, optional
-        The position of each row of the cache (by default 0, 1, ...); they must include one
-        from 1 to 3.
+        The position of each row of the cache (by default 0, 1, ...): any whole or real
+        positions, with one 1 to 3 from the smallest (a slice of a long cache, 1000 to 1063,
+        is fine).
     config : mapping, or str or bytes of JSON, optional
         The config.json the data should implement, read by :func:`pe_core.rope_from_config`
         (at ``seq_len`` = the largest position + 1, as transformers' dynamic and LongRoPE
@@ -1113,15 +1128,16 @@ def identify_rope(
     ------
     InputError
         Neither a cache nor ``inv_freq`` (or both); cos and sin of different shapes; fewer
-        than 2 rows; non-finite values; positions without one from 1 to 3; a bad config.
+        than 2 rows; non-finite values; positions without two 1 to 3 apart; a bad config.
     InputTypeError
         Non-numeric arrays.
 
     Notes
     -----
-    Each pair's phase ``atan2(sin, cos)`` is ``p w_i``: it is unwrapped along rows whose
-    positions at most double (from one from 1 to 3, where ``|p w| < pi`` as ``w <= 1``), so
-    a frequency is measured to the phase noise over the largest position. ``log w_i`` of the
+    Each pair's phase ``atan2(sin, cos)`` is ``p w_i``, so its change from the row of the
+    smallest position is ``(p - p_0) w_i``: it is unwrapped along rows whose distances from
+    that row at most double (from one 1 to 3 away, where ``|d w| < pi`` as ``w <= 1``), so a
+    frequency is measured to the phase noise over the largest distance. ``log w_i`` of the
     fastest pairs (which context extension leaves alone) gives the base, snapped to the
     roundest value within its uncertainty; the ratio of ``base**(-2i/d)`` to each measured
     frequency then names the variant: 1 everywhere (default), one factor (linear), 1 then a

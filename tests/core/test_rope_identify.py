@@ -130,6 +130,22 @@ class TestIdentifyRopeLiteral:
         found = identify_rope(cos, sin, positions=positions)
         assert found.base == 10_000.0 and found.positions == (0.0, 70_000.0)
 
+    def test_slice_of_a_long_cache(self):
+        # A dump taken while decoding: positions 70,000 to 70,063 only.
+        scaling = {"rope_type": "linear", "factor": 4.0}
+        rope = pe_core.rope_frequencies(128, base=500_000.0, scaling=scaling)
+        positions = 70_000 + np.arange(64)
+        cos, sin = pe_core.rope_cos_sin(positions, rope, dtype=np.float32)
+        found = identify_rope(cos, sin, positions=positions)
+        assert (found.rope_type, found.base, found.parameters["factor"]) == (
+            "linear",
+            500_000.0,
+            4.0,
+        )
+        assert found.matches and found.positions == (70_000.0, 70_063.0)
+        shifted = identify_rope(cos, sin, positions=positions - 1)  # rows off by one position
+        assert not shifted.matches
+
     def test_inv_freq_vector(self):
         rope = pe_core.rope_frequencies(
             128, base=1_000_000.0, scaling={"factor": 8.0, "rope_type": "linear"}
@@ -187,10 +203,10 @@ class TestInvalidInput:
         with pytest.raises(InputError, match="do not rotate"):
             identify_rope(np.ones((4, 4)), np.zeros((4, 4)))
 
-    def test_positions_need_a_small_one(self):
+    def test_positions_need_two_close_ones(self):
         rope = pe_core.rope_frequencies(16)
         cos, sin = pe_core.rope_cos_sin([10, 20, 30], rope)
-        with pytest.raises(InputError, match="positions must include one from 1 to 3"):
+        with pytest.raises(InputError, match="positions must include two 1 to 3 apart"):
             identify_rope(cos, sin, positions=[10, 20, 30])
 
     def test_positions_length(self):
