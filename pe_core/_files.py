@@ -67,7 +67,10 @@ def read_arrays(path: str | os.PathLike) -> dict[str, np.ndarray]:
     except (OSError, ValueError, EOFError, zipfile.BadZipFile, struct.error) as error:
         raise InputError(f"FILE {str(path)!r} cannot be read as {suffix}: {error}") from None
     raise InputError(
-        f"FILE must be a .npy, .npz or .safetensors file (never a pickle), got {path.name!r}"
+        f"FILE must be a .npy, .npz or .safetensors file (never a pickle such as .pt), got "
+        f"{path.name!r}; from PyTorch: numpy.savez('cache.npz', cos=cos.float().numpy(), "
+        "sin=sin.float().numpy()) or safetensors.torch.save_file({'cos': cos, 'sin': sin}, "
+        "'cache.safetensors')"
     )
 
 
