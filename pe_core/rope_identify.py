@@ -504,12 +504,11 @@ def _read_cache(cos, sin, positions) -> _Cache:
     rotating = np.flatnonzero(~passing)
     if rotating.size == 0:
         raise InputError("cos and sin do not rotate: sin is 0 in every column")
-    if rotating.size != rotating[-1] - rotating[0] + 1:
-        raise InputError(
-            "the rotating columns of cos and sin must be contiguous, got columns "
-            f"{rotating[:8].tolist()}..."
-        )
     first, end = int(rotating[0]), int(rotating[-1]) + 1
+    if rotating.size != end - first:
+        # Pairs of frequency 0 among the rotary ones (proportional RoPE): in the halves layout
+        # they leave a gap; the whole width is then the rotary block.
+        first, end = 0, width
     m = end - first
     layout = None
     if m % 2 == 0:
@@ -527,6 +526,11 @@ def _read_cache(cos, sin, positions) -> _Cache:
             layout = "interleaved"
         elif halves and interleaved and m > 2:
             layout = "halves"  # every pair the same frequency: either reading
+    if layout is None and rotating.size != rotating[-1] - rotating[0] + 1:
+        raise InputError(
+            "the rotating columns of cos and sin must be contiguous, or pairs of one layout "
+            f"(halves or interleaved) over the whole width, got columns {rotating[:8].tolist()}..."
+        )
     if m == 2 and layout == "halves":  # one pair, both columns equal: either layout
         layout = None
         pair_columns = np.arange(first, first + 1)
@@ -658,11 +662,13 @@ def _consistent(q, tolerance) -> bool:
     return bool(np.all(np.abs(q - 1.0) <= tolerance))
 
 
-def _fit_variant(w: NDArray[np.float64], sigma: NDArray[np.float64], amplitude) -> _Fit:
+def _fit_variant(
+    w: NDArray[np.float64], sigma: NDArray[np.float64], amplitude, rotary_dim: int | None = None
+) -> _Fit:
     """The variant, base and parameters that explain the frequencies ``w`` to their relative
-    uncertainty ``sigma``."""
+    uncertainty ``sigma`` (the first pairs of ``rotary_dim`` columns, by default all)."""
     n = w.size
-    d = 2 * n
+    d = 2 * n if rotary_dim is None else rotary_dim
     exponent = np.arange(n, dtype=np.float64) * 2 / d
     estimate, log_sigma = _base_from_fast_pairs(w, sigma, d)
     tolerance = 4 * sigma + 4 * _U32
@@ -1238,8 +1244,13 @@ def _identify_cache(cache: _Cache, expected) -> RopeIdentification:
     u_storage = comparison.u_storage
     # A phase read from values rounded to the storage moves by about 2u; float32 angles add
     # their own rounding, relative to the angle.
-    sigma = 2 * u_storage / (measured * reach) + 2 * _U32
-    fit = _fit_variant(measured, sigma, amplitude)
+    with np.errstate(divide="ignore"):
+        sigma = 2 * u_storage / (measured * reach) + 2 * _U32
+    still = np.all(cache.sin == 0, axis=0)
+    if still.any():
+        fit = _proportional_fit(measured, sigma, amplitude, still)
+    else:
+        fit = _fit_variant(measured, sigma, amplitude)
     loose = not fit.explained or fit.rope_type in (None, "longrope")
     if loose and _on_grid(measured, sigma, "bfloat16"):
         # Frequencies rounded to bfloat16 (a model cast to it): fit the variant to that
@@ -1294,6 +1305,39 @@ def _identify_cache(cache: _Cache, expected) -> RopeIdentification:
         departure=departure_found,
         likely_cause=cause,
         expected=expected,
+    )
+
+
+def _proportional_fit(measured, sigma, amplitude, still) -> _Fit:
+    """Pairs of frequency 0 after the rotating ones (proportional RoPE: the first
+    ``partial_rotary_factor * head_dim / 2`` pairs keep ``base**(-2i/head_dim)``, all divided
+    by ``factor``, the others do not rotate): the rotating ones fitted at the whole width."""
+    n = measured.size
+    rotating = int(np.argmax(still))
+    if rotating < 2 or not np.all(still[rotating:]):
+        nothing = np.full(n, math.nan)
+        return _Fit(None, math.nan, math.nan, math.nan, False, {}, measured.copy(), nothing, False)
+    head = _fit_variant(measured[:rotating], sigma[:rotating], amplitude, rotary_dim=2 * n)
+    if head.rope_type not in ("default", "linear"):
+        head.rope_type, head.explained = None, False
+        return head
+    model = np.concatenate([head.model, np.zeros(n - rotating)])
+    scale = np.concatenate([head.scale, np.full(n - rotating, np.inf)])
+    parameters = {
+        "factor": head.parameters.get("factor", 1.0),
+        "rotating_pairs": rotating,
+        "partial_rotary_factor": rotating / n,
+    }
+    return _Fit(
+        "proportional",
+        head.base,
+        head.base_fit,
+        head.base_uncertainty,
+        head.base_snapped,
+        parameters,
+        model,
+        scale,
+        head.explained,
     )
 
 

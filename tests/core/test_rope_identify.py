@@ -146,6 +146,26 @@ class TestIdentifyRopeLiteral:
         shifted = identify_rope(cos, sin, positions=positions - 1)  # rows off by one position
         assert not shifted.matches
 
+    @pytest.mark.parametrize("factor", [1.0, 8.0])
+    def test_proportional_pairs_of_frequency_zero(self, factor):
+        # Proportional RoPE: the last pairs do not rotate, inside the halves block.
+        scaling = {"rope_type": "proportional", "factor": factor}
+        rope = pe_core.rope_frequencies(
+            64, base=1_000_000.0, scaling=scaling, partial_rotary_factor=0.25
+        )
+        cos, sin = pe_core.rope_cos_sin(1000, rope)
+        found = identify_rope(cos, sin)
+        assert (found.rope_type, found.base, found.rotary_dim) == ("proportional", 1e6, 64)
+        assert found.parameters["factor"] == factor
+        assert found.parameters["rotating_pairs"] == rope.parameters["rotating_pairs"]
+        config = {
+            "head_dim": 64,
+            "rope_theta": 1e6,
+            "partial_rotary_factor": 0.25,
+            "rope_scaling": scaling,
+        }
+        assert identify_rope(cos, sin, config=config).config_matches
+
     def test_inv_freq_vector(self):
         rope = pe_core.rope_frequencies(
             128, base=1_000_000.0, scaling={"factor": 8.0, "rope_type": "linear"}
