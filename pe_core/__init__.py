@@ -10,6 +10,11 @@ analysis takes a bank wherever it takes ``d_model``. A new family is one module 
 :mod:`pe_core.families` that builds its :class:`Family` (from a bank or a function of its own),
 plus its name on that package's import line.
 
+:func:`identify_rope` names the rotary encoding behind a dumped cos/sin cache or ``inv_freq``
+and the bugs of :data:`ROPE_BUGS` it shows; ``pe_core.testing.assert_rope_matches`` asserts a
+cache is its config's (a test helper that raises AssertionError, kept out of the top level as
+``numpy.testing`` is), and ``python -m pe_core check-rope FILE`` does it from the command line.
+
 Bad input raises :class:`InputError` (a ``ValueError``; :class:`InputTypeError` for a value of
 the wrong kind is also a ``TypeError``); any other exception is a bug.
 
@@ -63,6 +68,7 @@ from pe_core.rope import (
     rope_scores,
     yarn_correction_range,
 )
+from pe_core.rope_bugs import ROPE_BUGS, Finding, RopeBug
 from pe_core.rope_config import (
     ConfigSource,
     RopeConfigSources,
@@ -70,6 +76,7 @@ from pe_core.rope_config import (
     rope_from_config,
     rope_layers,
 )
+from pe_core.rope_identify import Departure, RopeArithmetic, RopeIdentification, identify_rope
 from pe_core.rope_models import MODEL_ROPES, ModelRope
 from pe_core.rope_variants import ROPE_VARIANTS, RopeVariant
 from pe_core.rotation import MAX_ROTATION_D_MODEL, relative_rotation
@@ -100,6 +107,7 @@ __all__ = [
     "MODEL_ROPES",
     "PAIRWISE_LIMIT",
     "PRECISIONS",
+    "ROPE_BUGS",
     "ROPE_TYPES",
     "ROPE_VARIANTS",
     "Bug",
@@ -107,9 +115,11 @@ __all__ = [
     "ColumnLayout",
     "ConfigSource",
     "Convention",
+    "Departure",
     "Diagnosis",
     "Family",
     "FamilyParameter",
+    "Finding",
     "FloatFormat",
     "FrequencyBank",
     "GridIdentification",
@@ -120,7 +130,10 @@ __all__ = [
     "ModelRope",
     "Precision",
     "PrecisionKind",
+    "RopeArithmetic",
+    "RopeBug",
     "RopeConfigSources",
+    "RopeIdentification",
     "RopeVariant",
     "RotaryEncoding",
     "TextbookFormula",
@@ -140,6 +153,7 @@ __all__ = [
     "grid_encoding",
     "identify_encoding",
     "identify_grid",
+    "identify_rope",
     "learned_position_table",
     "load_json",
     "merged_position_ids",

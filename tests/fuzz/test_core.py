@@ -446,6 +446,13 @@ ROPE_CONFIG = {
 }
 ROPE = pe_core.rope_from_config(ROPE_CONFIG)
 ROPES = [ROPE, pe_core.rope_frequencies(8, partial_rotary_factor=0.5), pe_core.rope_frequencies(6)]
+#: A cos/sin cache of ROPE (64 positions), and others for identify_rope.
+ROPE_CACHE = pe_core.rope_cos_sin(64, ROPE)
+ROPE_CACHES = [
+    ROPE_CACHE,
+    pe_core.rope_cos_sin(300, pe_core.rope_frequencies(16, base=500_000.0), layout="interleaved"),
+    pe_core.rope_cos_sin([0, 1, 5, 1000], pe_core.rope_frequencies(6)),
+]
 SCALINGS = [
     None,
     {"rope_type": "linear", "factor": 2.0},
@@ -723,6 +730,12 @@ SPECS = {
     "identify_grid": Spec(
         pe_core.identify_grid, ("matrix",), (), {"matrix": pe_core.grid_encoding(2, 3, 8)}
     ),
+    "identify_rope": Spec(
+        pe_core.identify_rope,
+        ("cos", "sin"),
+        ("inv_freq", "positions", "config", "layer_type"),
+        {"cos": ROPE_CACHE[0], "sin": ROPE_CACHE[1], "config": ROPE_CONFIG},
+    ),
     "add_to_embeddings": Spec(
         pe_core.add_to_embeddings,
         ("embeddings", "encoding"),
@@ -789,6 +802,8 @@ PLAUSIBLE = {
         st.one_of(st.none(), st.integers(1, 8)),
     ),
     "rope": st.sampled_from(ROPES),
+    "cos": st.sampled_from([cache[0] for cache in ROPE_CACHES]),
+    "sin": st.sampled_from([cache[1] for cache in ROPE_CACHES]),
     "q": st.sampled_from([np.ones(8), np.arange(8.0), np.ones(6)]),
     "k": st.sampled_from([None, np.ones(8), -np.arange(8.0)]),
     "layout": st.sampled_from(pe_core.LAYOUTS),
@@ -1121,6 +1136,13 @@ def check_result(name: str, arguments: dict, result) -> None:
         assert isinstance(result, pe_core.Diagnosis), call
         assert isinstance(result.summary(), str) and result.summary(), call
         assert result.bug is None or result.bug.name in pe_core.BUGS, call
+        return
+    if name == "identify_rope":
+        assert isinstance(result, pe_core.RopeIdentification), call
+        assert isinstance(result.summary(), str) and result.summary(), call
+        json.dumps(result.to_dict())  # JSON-ready
+        assert set(result.bugs) <= set(pe_core.ROPE_BUGS), call
+        assert result.rotary_dim == 2 * result.inv_freq.size, call
         return
     if name == "identify_grid":
         assert isinstance(result, pe_core.GridIdentification), call

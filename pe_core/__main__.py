@@ -1,0 +1,188 @@
+"""Command line for other projects' CI: check a dumped RoPE cache against its config, or
+identify a sinusoidal table.
+
+    python -m pe_core check-rope FILE [--config config.json] [--json]
+    python -m pe_core identify FILE [--json]
+
+Exit status: 0 when the data matches (the config within its precision; without a config, a known
+encoding with no bug found), 1 when it does not, 2 for input that cannot be read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from pe_core._files import read_arrays
+from pe_core._validation import load_json
+from pe_core.bugs import diagnose_encoding
+from pe_core.errors import InputError
+from pe_core.rope_identify import identify_rope
+
+__all__ = ["main"]
+
+#: Exit statuses.
+MATCHES, DIFFERS, UNREADABLE = 0, 1, 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m pe_core",
+        description="Check a rotary (RoPE) cache or inv_freq against its config, or identify "
+        "a sinusoidal encoding table. Exit 0: matches; 1: does not; 2: unreadable input.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    rope = commands.add_parser(
+        "check-rope",
+        help="name the RoPE behind a cos/sin cache or inv_freq (.npy, .npz, .safetensors)",
+        description="Arrays are found by name: cos and sin (or names containing them, such as "
+        "cos_cached), inv_freq, positions (or position_ids). A .npy holds one array: 1-D is "
+        "inv_freq, (2, L, d) is cos and sin stacked, (L, d) is a cos_sin_cache with cos in "
+        "its first d/2 columns and sin in the others (vLLM's).",
+    )
+    rope.add_argument("file", type=Path, metavar="FILE")
+    rope.add_argument("--config", type=Path, help="the config.json the data should implement")
+    rope.add_argument("--layer-type", help="layers of the config to compare with")
+    rope.add_argument("--cos", help="name of the cos array (default: found by name)")
+    rope.add_argument("--sin", help="name of the sin array")
+    rope.add_argument("--inv-freq", dest="inv_freq", help="name of the inv_freq array")
+    rope.add_argument("--positions", help="name of the positions array")
+    rope.add_argument("--json", action="store_true", help="print the result as JSON")
+    table = commands.add_parser(
+        "identify",
+        help="name the convention, base and mistake behind a sinusoidal encoding table",
+    )
+    table.add_argument("file", type=Path, metavar="FILE")
+    table.add_argument("--name", help="the array to read (default: the only one)")
+    table.add_argument("--json", action="store_true", help="print the result as JSON")
+    return parser
+
+
+def _named(arrays: dict[str, np.ndarray], wanted: str | None, words: tuple[str, ...]):
+    """The array named ``wanted``, else the one whose name is one of ``words``, else the one
+    whose name contains the first word; None if none."""
+    if wanted is not None:
+        if wanted not in arrays:
+            raise InputError(f"no array named {wanted!r} in FILE (it has {sorted(arrays)})")
+        return wanted
+    for name in arrays:
+        if name.lower() in words:
+            return name
+    for name in arrays:
+        if words[0] in name.lower():
+            return name
+    return None
+
+
+def _rope_inputs(arrays: dict[str, np.ndarray], args) -> dict:
+    positions_name = _named(arrays, args.positions, ("positions", "position_ids"))
+    positions = None if positions_name is None else np.asarray(arrays[positions_name]).ravel()
+    cos_name = _named(arrays, args.cos, ("cos", "cos_cached"))
+    if cos_name is not None:
+        sin_name = args.sin or cos_name.replace("cos", "sin").replace("COS", "SIN")
+        if sin_name not in arrays:
+            sin_name = _named(arrays, None, ("sin", "sin_cached"))
+        if sin_name is None or sin_name not in arrays:
+            raise InputError(f"FILE has a cos array ({cos_name!r}) but no sin array")
+        return {"cos": arrays[cos_name], "sin": arrays[sin_name], "positions": positions}
+    freq_name = _named(arrays, args.inv_freq, ("inv_freq",))
+    if freq_name is not None:
+        return {"inv_freq": arrays[freq_name]}
+    others = [name for name in arrays if name != positions_name]
+    if len(others) != 1:
+        raise InputError(
+            f"FILE must hold cos and sin, or inv_freq, or a single array; it has {sorted(arrays)}"
+            " (name them with --cos/--sin/--inv-freq)"
+        )
+    array = np.asarray(arrays[others[0]])
+    kept = [n for n in array.shape if n != 1]
+    if len(kept) == 1:
+        return {"inv_freq": array.reshape(kept)}
+    if array.ndim >= 3 and array.shape[0] == 2:
+        return {"cos": array[0], "sin": array[1], "positions": positions}
+    if array.ndim == 2 and array.shape[1] % 2 == 0:
+        half = array.shape[1] // 2
+        return {"cos": array[:, :half], "sin": array[:, half:], "positions": positions}
+    raise InputError(
+        f"the single array of FILE has shape {array.shape}: not inv_freq (1-D), cos and sin "
+        "stacked (2, L, d) or a cos_sin_cache (L, d)"
+    )
+
+
+def _check_rope(args) -> int:
+    arrays = read_arrays(args.file)
+    inputs = _rope_inputs(arrays, args)
+    config = None
+    if args.config is not None:
+        try:
+            text = args.config.read_bytes()
+        except OSError as error:
+            raise InputError(f"--config {str(args.config)!r} cannot be read: {error}") from None
+        config = load_json(text, name="config")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        found = identify_rope(config=config, layer_type=args.layer_type, **inputs)
+    if args.json:
+        result = found.to_dict()
+        result["warnings"] = [str(w.message) for w in caught]
+        print(json.dumps(result, indent=1))
+    else:
+        print(found.summary())
+        for w in caught:
+            print(f"warning: {w.message}", file=sys.stderr)
+    return MATCHES if found.matches else DIFFERS
+
+
+def _identify(args) -> int:
+    arrays = read_arrays(args.file)
+    name = args.name
+    if name is None:
+        if len(arrays) != 1:
+            raise InputError(f"FILE holds {sorted(arrays)}: choose one with --name")
+        name = next(iter(arrays))
+    elif name not in arrays:
+        raise InputError(f"no array named {name!r} in FILE (it has {sorted(arrays)})")
+    diagnosis = diagnose_encoding(arrays[name])
+    found = diagnosis.identification
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "matches": diagnosis.correct,
+                    "summary": diagnosis.summary(),
+                    "convention": found.convention,
+                    "base": found.base,
+                    "start": found.start,
+                    "step": found.step,
+                    "n_positions": found.n_positions,
+                    "transposed": found.transposed,
+                    "precision": found.precision.words,
+                    "max_abs_error": found.max_abs_error,
+                    "worst_cell": list(found.worst_cell),
+                    "bug": None if diagnosis.bug is None else diagnosis.bug.name,
+                },
+                indent=1,
+            )
+        )
+    else:
+        print(diagnosis.summary())
+    return MATCHES if diagnosis.correct else DIFFERS
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    args = _parser().parse_args(argv)
+    try:
+        return _check_rope(args) if args.command == "check-rope" else _identify(args)
+    except InputError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return UNREADABLE
+
+
+if __name__ == "__main__":
+    sys.exit(main())

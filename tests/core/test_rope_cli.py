@@ -1,0 +1,220 @@
+"""The command line: ``python -m pe_core check-rope`` and ``identify``, their exit status (0
+matches, 1 does not, 2 unreadable input) and the file formats they read (never unpickling)."""
+
+from __future__ import annotations
+
+import json
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import pe_core
+from pe_core._files import read_arrays
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "tests" / "data" / "rope_caches"
+
+
+def run(*args: str | Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "pe_core", *map(str, args)],
+        cwd=ROOT,  # this checkout's pe_core first on sys.path
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def write_safetensors(path: Path, tensors: dict[str, tuple[str, np.ndarray]]) -> None:
+    """A safetensors file written by hand: {name: (dtype, array)}; BF16 arrays are given as
+    float32 values and stored as their upper halves."""
+    header, blobs, offset = {}, [], 0
+    for name, (dtype, array) in tensors.items():
+        if dtype == "BF16":
+            data = (np.ascontiguousarray(array, dtype="<f4").view("<u4") >> 16).astype("<u2")
+        else:
+            data = np.ascontiguousarray(array, dtype={"F32": "<f4", "I64": "<i8"}[dtype])
+        raw = data.tobytes()
+        header[name] = {
+            "dtype": dtype,
+            "shape": list(array.shape),
+            "data_offsets": [offset, offset + len(raw)],
+        }
+        blobs.append(raw)
+        offset += len(raw)
+    text = json.dumps(header).encode()
+    path.write_bytes(struct.pack("<Q", len(text)) + text + b"".join(blobs))
+
+
+@pytest.fixture(scope="module")
+def llama(tmp_path_factory):
+    """transformers' Llama 3.1 cache (float32) as .npz, its config, and a bfloat16 .safetensors."""
+    folder = tmp_path_factory.mktemp("cli")
+    with np.load(DATA / "llama3_1_8b.npz", allow_pickle=False) as z:
+        arrays = {name: z[name] for name in z.files}
+    np.savez(
+        folder / "llama.npz",
+        cos=arrays["cos_float32"],
+        sin=arrays["sin_float32"],
+        positions=arrays["positions"],
+    )
+    bf16 = {
+        name: (arrays[f"{name}_bfloat16_bits"].astype(np.uint32) << 16).view(np.float32)
+        for name in ("cos", "sin")
+    }
+    write_safetensors(
+        folder / "llama.safetensors",
+        {
+            "cos": ("BF16", bf16["cos"][None]),
+            "sin": ("BF16", bf16["sin"][None]),
+            "position_ids": ("I64", arrays["positions"][None]),
+        },
+    )
+    np.save(folder / "inv_freq.npy", arrays["inv_freq"])
+    config = folder / "config.json"
+    config.write_bytes((DATA / "llama3_1_8b.config.json").read_bytes())
+    return folder, arrays, config
+
+
+class TestCheckRope:
+    def test_matching_cache_exits_0(self, llama):
+        folder, _, config = llama
+        result = run("check-rope", folder / "llama.npz", "--config", config)
+        assert result.returncode == 0, result.stderr
+        assert "RoPE llama3" in result.stdout and "matches the config" in result.stdout
+
+    def test_bfloat16_safetensors_exits_0(self, llama):
+        folder, _, config = llama
+        result = run("check-rope", folder / "llama.safetensors", "--config", config, "--json")
+        assert result.returncode == 0, result.stderr
+        found = json.loads(result.stdout)
+        assert found["matches"] and found["arithmetic"]["storage"] == "bfloat16"
+        assert found["rope_type"] == "llama3" and found["base"] == 500_000.0
+
+    def test_inv_freq_exits_0(self, llama):
+        folder, _, config = llama
+        result = run("check-rope", folder / "inv_freq.npy", "--config", config)
+        assert result.returncode == 0, result.stdout + result.stderr
+
+    def test_without_config(self, llama):
+        folder, _, _ = llama
+        result = run("check-rope", folder / "llama.npz", "--json")
+        assert result.returncode == 0
+        assert json.loads(result.stdout)["config_matches"] is None
+
+    def test_bug_exits_1_and_is_named(self, llama, tmp_path):
+        _, arrays, config = llama
+        rope = pe_core.rope_from_config(json.loads(config.read_text()), seq_len=131_072)
+        cos, sin = pe_core.ROPE_BUGS["bf16_positions"].inject(
+            arrays["cos_float32"], arrays["sin_float32"], arrays["positions"], rope
+        )
+        np.savez(tmp_path / "wrong.npz", cos=cos, sin=sin, positions=arrays["positions"])
+        result = run("check-rope", tmp_path / "wrong.npz", "--config", config, "--json")
+        assert result.returncode == 1
+        found = json.loads(result.stdout)
+        assert found["likely_cause"] == "bf16_positions"
+        assert found["departure"]["position"] == 257
+        text = run("check-rope", tmp_path / "wrong.npz", "--config", config)
+        assert text.returncode == 1 and "position 257" in text.stdout
+
+    def test_other_config_exits_1(self, llama, tmp_path):
+        folder, _, _ = llama
+        other = tmp_path / "qwen.json"
+        other.write_bytes((DATA / "qwen3_8b_default.config.json").read_bytes())
+        result = run("check-rope", folder / "llama.npz", "--config", other)
+        assert result.returncode == 1
+        assert "departs from the config" in result.stdout
+
+    @pytest.mark.parametrize(
+        ("name", "content"),
+        [
+            ("garbage.npy", b"not a numpy file"),
+            ("garbage.npz", b"PK\x03\x04 truncated"),
+            ("garbage.safetensors", b"\x10\x00"),
+            ("model.pt", b"\x80\x04pickle"),
+        ],
+    )
+    def test_unreadable_exits_2(self, tmp_path, name, content):
+        path = tmp_path / name
+        path.write_bytes(content)
+        result = run("check-rope", path)
+        assert result.returncode == 2
+        assert result.stderr.startswith("error:") and "Traceback" not in result.stderr
+
+    def test_pickled_array_is_refused(self, tmp_path):
+        path = tmp_path / "objects.npy"
+        np.save(path, np.array([{"cos": 1}], dtype=object), allow_pickle=True)
+        result = run("check-rope", path)
+        assert result.returncode == 2 and "pickle" in result.stderr
+
+    def test_missing_file_exits_2(self, tmp_path):
+        assert run("check-rope", tmp_path / "absent.npz").returncode == 2
+
+    def test_unreadable_config_exits_2(self, llama, tmp_path):
+        folder, _, _ = llama
+        deep = tmp_path / "deep.json"
+        deep.write_text("[" * 500 + "]" * 500)
+        result = run("check-rope", folder / "llama.npz", "--config", deep)
+        assert result.returncode == 2 and "levels deep" in result.stderr
+        assert (
+            run("check-rope", folder / "llama.npz", "--config", tmp_path / "no.json").returncode
+            == 2
+        )
+
+
+class TestIdentify:
+    def test_table_exits_0(self, tmp_path):
+        path = tmp_path / "table.npy"
+        np.save(path, pe_core.sinusoidal_encoding(200, 64).astype(np.float32))
+        result = run("identify", path)
+        assert result.returncode == 0, result.stderr
+        assert "vaswani convention, base 10000" in result.stdout
+
+    def test_mistake_exits_1(self, tmp_path):
+        path = tmp_path / "wrong.npz"
+        wrong = pe_core.BUGS["inverted_frequency"].wrong_table(np.arange(50), 16, 10_000.0)
+        np.savez(path, pe=wrong)
+        result = run("identify", path, "--json")
+        assert result.returncode == 1
+        assert json.loads(result.stdout)["bug"] == "inverted_frequency"
+
+    def test_unreadable_exits_2(self, tmp_path):
+        path = tmp_path / "table.npy"
+        path.write_bytes(b"nope")
+        assert run("identify", path).returncode == 2
+
+
+class TestReadArrays:
+    def test_safetensors_round_trip(self, tmp_path):
+        values = np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4)
+        write_safetensors(tmp_path / "t.safetensors", {"x": ("F32", values)})
+        assert np.array_equal(read_arrays(tmp_path / "t.safetensors")["x"], values)
+
+    def test_bfloat16_is_exact(self, tmp_path):
+        values = pe_core.quantize(np.linspace(-1, 1, 10), "bfloat16").astype(np.float32)
+        write_safetensors(tmp_path / "t.safetensors", {"x": ("BF16", values)})
+        assert np.array_equal(read_arrays(tmp_path / "t.safetensors")["x"], values)
+
+    def test_offsets_outside_the_file(self, tmp_path):
+        header = json.dumps({"x": {"dtype": "F32", "shape": [4], "data_offsets": [0, 1_000]}})
+        path = tmp_path / "t.safetensors"
+        path.write_bytes(struct.pack("<Q", len(header)) + header.encode() + b"\x00" * 16)
+        with pytest.raises(pe_core.InputError, match="outside the file"):
+            read_arrays(path)
+
+    def test_header_larger_than_the_file(self, tmp_path):
+        path = tmp_path / "t.safetensors"
+        path.write_bytes(struct.pack("<Q", 10**12) + b"{}")
+        with pytest.raises(pe_core.InputError, match="header declares"):
+            read_arrays(path)
+
+    def test_unknown_dtype(self, tmp_path):
+        header = json.dumps({"x": {"dtype": "F8_E4M3", "shape": [1], "data_offsets": [0, 1]}})
+        path = tmp_path / "t.safetensors"
+        path.write_bytes(struct.pack("<Q", len(header)) + header.encode() + b"\x00")
+        with pytest.raises(pe_core.InputError, match="dtype must be one of"):
+            read_arrays(path)
