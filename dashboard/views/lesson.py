@@ -258,11 +258,15 @@ STEPS: tuple[Step, ...] = (
     ),
 )
 
+#: The last stop after the steps: what the lecture showed, and questions to check it.
+RECAP = len(STEPS) + 1
+
 STEP = params.Choice(
     "step",
     "Step",
     1,
-    options=tuple(range(1, len(STEPS) + 1)),
+    options=tuple(range(1, RECAP + 1)),
+    format_func=lambda number: "Recap" if number == RECAP else str(number),
     kind="segmented",
     convert=int,
     help="The steps of a first lecture, in order.",
@@ -307,9 +311,10 @@ SHARED = ()
 def subtitle(config: Config) -> str:
     """The page's one-line subtitle: where the lecture is."""
     number = STEP.value(config)
+    where = "the recap" if number == RECAP else f"step {number}: {STEPS[number - 1].title}"
     return (
-        f"A first lecture in {len(STEPS)} steps. Step {number}: {STEPS[number - 1].title}. "
-        "Each step uses its own parameters, not the sidebar's."
+        f"A first lecture in {len(STEPS)} steps and a recap; now {where}. Each step uses its own "
+        "parameters, not the sidebar's."
     )
 
 
@@ -321,11 +326,55 @@ def render(config: Config) -> None:
         "tab. Below the steps, short cards answer the misconceptions people write about.",
     )
     number = STEP.widget(config)
-    st.progress(number / len(STEPS), text=f"Step {number} of {len(STEPS)}")
-    step = STEPS[number - 1]
-    _step(number, step)
+    if number == RECAP:
+        st.progress(1.0, text="Recap")
+        _recap()
+    else:
+        st.progress(number / RECAP, text=f"Step {number} of {len(STEPS)}")
+        _step(number, STEPS[number - 1])
     _previous_next(number)
     _misconceptions()
+
+
+def _recap() -> None:
+    """What the steps showed, and questions to check it (each answer computed, shown on demand)."""
+    st.subheader("Recap")
+    st.markdown(
+        "\n".join(f"{i}. **{step.title}**: {step.question}" for i, step in enumerate(STEPS, 1))
+    )
+    paper = PAPER
+    lengths = pe_core.wavelengths(paper.d_model, base=paper.base, convention=paper.convention)
+    ids = np.arange(4096)
+    stored = ids.astype(np.float16).astype(np.int64)
+    first = int(np.flatnonzero(stored != ids)[0])
+    questions = (
+        (
+            "Why does each frequency have both a sin and a cos column?",
+            "Because then moving every position by δ turns each (sin, cos) pair by the angle "
+            "δ·ω_i: one rotation M(δ), the same for every position k. With a sin alone, "
+            "sin(k + δ) needs cos(k), which the encoding would not hold.",
+        ),
+        (
+            f"At d_model {paper.d_model} and base {paper.base_text}, after how many positions "
+            "does the fastest pair repeat, and the slowest?",
+            f"The fastest every {lengths[0]:.3g} positions (2π), the slowest every "
+            f"{lengths[-1]:,.0f}.",
+        ),
+        (
+            "Position ids stored as float16: which is the first position stored as another number?",
+            f"Position {first:,}, stored as {int(stored[first]):,}: float16 has 11 significant "
+            "bits.",
+        ),
+        (
+            "What does a rotary encoding (RoPE) rotate, and what does the score then depend on?",
+            "The query and the key of each head, pair by pair, by k·ω_i at position k; their "
+            "dot product then depends on the offset between the two positions only.",
+        ),
+    )
+    st.markdown("**Check yourself**")
+    for number, (question, answer) in enumerate(questions, 1):
+        with st.expander(f"{number}. {question}"):
+            st.markdown(answer)
 
 
 def _go_to(number: int) -> None:
@@ -344,9 +393,9 @@ def _previous_next(number: int) -> None:
             icon=":material/arrow_back:",
             width="stretch",
         )
-    if number < len(STEPS):
+    if number < RECAP:
         right.button(
-            f"Next: {STEPS[number].title}",
+            f"Next: {STEPS[number].title}" if number < len(STEPS) else "Next: Recap",
             key="lesson_next",
             on_click=_go_to,
             args=(number + 1,),
