@@ -97,7 +97,8 @@ GRID_LAYOUTS: MappingProxyType[str, GridLayout] = MappingProxyType(
             (
                 "MAE util/pos_embed.py get_2d_sincos_pos_embed",
                 "diffusers get_2d_sincos_pos_embed (SD3, PixArt, ...)",
-                "HF ViTMAE",
+                "transformers ViTMAE (5.24 initialize_weights: its [row | column] table with "
+                "the halves swapped to MAE's layout)",
             ),
             "The first half encodes the column (the x or width coordinate), although MAE's code "
             "calls it emb_h: np.meshgrid(grid_w, grid_h) puts the width coordinate first.",

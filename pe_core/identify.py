@@ -40,6 +40,11 @@ _PHASE_NOISE = 0.05
 #: Bound on the start search's work (shifts x pairs of the ladder).
 _SEARCH_WORK = 1 << 18
 
+#: The bases libraries use, most used first: between two equally round bases that give the same
+#: table (at small d_model, tensor2tensor with base 10,000 is split with base 100,000 at
+#: d_model 10), the more usual one names it.
+USUAL_BASES = (10_000.0, 100_000.0, 1_000.0, 100.0, 500_000.0, 1_000_000.0, 10.0)
+
 
 class PrecisionKind(enum.Enum):
     """What the difference between a table and the exact encoding is, simplest story first."""
@@ -715,7 +720,15 @@ def _best_of_orientation(matrix, storage: _Storage, padding: np.ndarray):
         rough[trial] = (float(error[worst]), (int(sample[worst[0]]), int(worst[1])))
     least = min(largest for largest, _ in rough.values())
     ordered = sorted(trials, key=lambda t: rough[t][0])
-    shortlist = [t for t in ordered if rough[t][0] <= 4 * least + 1e-9][:_SHORTLIST]
+    close = [t for t in ordered if rough[t][0] <= 4 * least + 1e-9]
+    # The closest few and the simplest few (a whole start, a round base): the rounded trials'
+    # differences are a little larger, and the fitted ones alone would fill the shortlist.
+    simplest = sorted(
+        close,
+        key=lambda t: (t.start != round(t.start), _digits(t.base), _usual_rank(t.base)),
+    )
+    half = _SHORTLIST // 2
+    shortlist = list(dict.fromkeys([*close[:half], *simplest[:half], *close]))[:_SHORTLIST]
     evaluated = {_evaluate(matrix, trial, storage, padding)[0]: trial for trial in shortlist}
     candidates = list(evaluated)
     for name in CONVENTIONS:  # each convention's best, for the record
@@ -745,25 +758,33 @@ _SHORTLIST = 6
 
 def _simplest(candidates: list[Candidate]) -> Candidate:
     """Among candidates that are all explained (or, if none is, about equally good), the simplest:
-    a whole first position, then a round base, then the smaller error (fitted values carry the
-    matrix's rounding noise, and some conventions coincide: tensor2tensor with base b is split
-    with base b**(h/(h-1)))."""
+    a whole first position, then a round base (the more usual of equally round ones), then the
+    smaller error (fitted values carry the matrix's rounding noise, and some conventions
+    coincide: tensor2tensor with base b is split with base b**(h/(h-1)))."""
     explained = [c for c in candidates if c.precision.explained]
     if explained:
         good = explained
     else:
         least = min(c.max_abs_error for c in candidates)
         good = [c for c in candidates if c.max_abs_error <= 1.5 * least + 1e-12]
-    return min(
-        good,
-        key=lambda c: (
-            c.precision.rank,
-            c.start != round(c.start),
-            abs(c.step) != 1 and not _round_spacing(c.step),
-            _digits(c.base),
-            c.max_abs_error,
-        ),
+    return min(good, key=_simplicity)
+
+
+def _simplicity(c: Candidate) -> tuple:
+    """The order of :func:`_simplest`: the simpler story, whole start, round spacing and base."""
+    return (
+        c.precision.rank,
+        c.start != round(c.start),
+        abs(c.step) != 1 and not _round_spacing(c.step),
+        _digits(c.base),
+        _usual_rank(c.base),
+        c.max_abs_error,
     )
+
+
+def _usual_rank(base: float) -> int:
+    """The base's place in :data:`USUAL_BASES` (after all of them when it is none)."""
+    return USUAL_BASES.index(base) if base in USUAL_BASES else len(USUAL_BASES)
 
 
 def _digits(value: float) -> int:
@@ -779,7 +800,7 @@ def _equivalents(
     input's own rounding."""
     notes = []
     best_freqs = CONVENTIONS[best.convention].frequencies(d_model, best.base)
-    for other in candidates:
+    for other in sorted(candidates, key=_simplicity):  # each convention's simplest fit
         if other is best or not other.precision.explained or other.convention == best.convention:
             continue
         if any(other.convention in note for note in notes):
