@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 from types import MappingProxyType
 
 import numpy as np
 from numpy.typing import DTypeLike, NDArray
 
+from pe_core._formats import PRECISIONS
 from pe_core._validation import (
     _describe,
     as_array,
@@ -29,6 +31,7 @@ from pe_core._validation import (
     check_choice,
     check_output_dtype,
     check_positive_int,
+    check_real,
     check_size,
 )
 from pe_core.conventions import CONVENTIONS
@@ -61,6 +64,12 @@ class GridLayout:
     interleaved : bool
         Each axis's sin and cos blocks (adjacent in ``blocks``) share their half of the
         columns column by column, ``sin, cos, sin, cos, ...``, instead of one after the other.
+    scaled_by : str
+        The code that spaces this layout's coordinates other than 1 apart, and how ("" when
+        none is known).
+    cropped_by : str
+        The code that takes such a table from the middle of a larger one ("" when none is
+        known).
     """
 
     name: str
@@ -68,6 +77,8 @@ class GridLayout:
     libraries: tuple[str, ...]
     note: str
     interleaved: bool = False
+    scaled_by: str = ""
+    cropped_by: str = ""
 
     def columns(self, d_model: int, axis: str) -> NDArray[np.int64]:
         """The ``d_model/2`` columns of ``axis``: its sines, then its cosines."""
@@ -102,6 +113,11 @@ GRID_LAYOUTS: MappingProxyType[str, GridLayout] = MappingProxyType(
             ),
             "The first half encodes the column (the x or width coordinate), although MAE's code "
             "calls it emb_h: np.meshgrid(grid_w, grid_h) puts the width coordinate first.",
+            scaled_by="diffusers get_2d_sincos_pos_embed with base_size and interpolation_scale "
+            "(PixArt, Latte, SD3, Hunyuan-DiT): coordinate i of an axis of n patches is "
+            "i * base_size / (n * interpolation_scale)",
+            cropped_by="diffusers PatchEmbed with pos_embed_max_size (SD3) crops the middle of "
+            "its pos_embed_max_size x pos_embed_max_size table",
         ),
         "moco": GridLayout(
             "moco",
@@ -143,6 +159,19 @@ def _check_grid_d_model(d_model: object) -> int:
     return d_model
 
 
+def _axis_pair(value: object, name: str) -> tuple[float, float]:
+    """A number for both axes, or a (row, column) pair of numbers, as two floats."""
+    if isinstance(value, (tuple, list)):
+        if len(value) != 2:
+            raise InputError(
+                f"{name} must be a number or a (row, column) pair of numbers, got "
+                f"{len(value)} values"
+            )
+        return check_real(value[0], f"{name}[0]"), check_real(value[1], f"{name}[1]")
+    number = check_real(value, name)
+    return number, number
+
+
 def grid_encoding(
     height: int,
     width: int,
@@ -151,6 +180,8 @@ def grid_encoding(
     layout: str = "mae",
     base: float = 10_000.0,
     extra_tokens: int = 0,
+    start: float | tuple[float, float] = 0.0,
+    step: float | tuple[float, float] = 1.0,
     dtype: DTypeLike = np.float64,
 ) -> NDArray[np.floating]:
     """The 2-D sinusoidal encoding of a ``height x width`` grid of patches, row by row.
@@ -169,6 +200,12 @@ def grid_encoding(
         timm's ``temperature``).
     extra_tokens : int, optional
         Zero rows in front (MAE's ``cls_token=True`` is 1; diffusers' ``extra_tokens``).
+    start, step : float or (float, float), optional
+        The coordinate of patch row ``r`` is ``start + step * r``, of patch column ``c`` the
+        same with the column's values; a pair gives (row, column). Finite numbers; the default
+        is the patch index itself. diffusers' ``base_size`` and ``interpolation_scale`` make
+        ``step = base_size / (n * interpolation_scale)`` for an axis of ``n`` patches, and SD3's
+        crop of a larger table a ``start`` of ``top * step``.
     dtype : dtype, optional
         float64 (default), float32, float16 or bfloat16: the exact values rounded once.
 
@@ -196,14 +233,17 @@ def grid_encoding(
     base = check_base(base)
     if isinstance(extra_tokens, bool) or not isinstance(extra_tokens, int) or extra_tokens < 0:
         raise InputError(f"extra_tokens must be an integer >= 0, got {_describe(extra_tokens)}")
+    starts = _axis_pair(start, "start")
+    steps = _axis_pair(step, "step")
     resolved = check_output_dtype(dtype)
     n_rows = extra_tokens + height * width
     check_size(n_rows * d_model, f"a grid encoding of {n_rows:,} tokens x {d_model}")
     axis_bank = CONVENTIONS["split"].bank(d_model // 2, base)  # [sin | cos], base**(-i/(d/4))
     out = np.zeros((n_rows, d_model), dtype=np.float64)
     patches = out[extra_tokens:].reshape(height, width, d_model)
-    for axis, size in (("row", height), ("column", width)):
-        values = sinusoidal_encoding(size, axis_bank)  # (size, d_model/2), exact
+    for k, (axis, size) in enumerate((("row", height), ("column", width))):
+        coordinates = starts[k] + steps[k] * np.arange(size, dtype=np.float64)
+        values = sinusoidal_encoding(coordinates, axis_bank)  # (size, d_model/2), exact
         shape = (size, 1, -1) if axis == "row" else (1, size, -1)
         patches[:, :, grid.columns(d_model, axis)] = values.reshape(shape)
     return out.astype(resolved, copy=False)
@@ -232,6 +272,9 @@ class GridIdentification:
     axes : tuple of Identification
         The 1-D identification of the first row of patches (column axis) and of the first
         column (row axis).
+    start, step : tuple of float
+        (row, column): patch row ``r`` is at coordinate ``start[0] + step[0] * r``, patch
+        column ``c`` at ``start[1] + step[1] * c`` (0 and 1 for the patch index itself).
     """
 
     matches: bool
@@ -243,6 +286,48 @@ class GridIdentification:
     max_abs_error: float
     precision: Precision
     axes: tuple[Identification, ...] = ()
+    start: tuple[float, float] = (0.0, 0.0)
+    step: tuple[float, float] = (1.0, 1.0)
+
+    @property
+    def scaled(self) -> bool:
+        """Whether the coordinates are other than the patch indices (a step or start)."""
+        return self.start != (0.0, 0.0) or self.step != (1.0, 1.0)
+
+    def coordinates_words(self) -> str:
+        """The coordinates of the rows and columns in words, and the code known to space them
+        so; "" when they are the patch indices."""
+        if not self.scaled:
+            return ""
+        sizes = (self.height, self.width)
+        axes = []
+        for k, axis in enumerate(("row", "column")):
+            last = self.start[k] + self.step[k] * (sizes[k] - 1)
+            axes.append(
+                f"{axis} coordinates {_number(self.start[k])} to {_number(last)} in steps of "
+                f"{_number(self.step[k])}"
+            )
+        words = "; ".join(axes)
+        layout = GRID_LAYOUTS[self.layout]
+        offsets = [self.start[k] / self.step[k] if self.step[k] else 0.0 for k in range(2)]
+        cropped = any(abs(o) > 1e-9 for o in offsets)
+        # The whole axis the coordinates were spaced over: the grid itself, or for a middle
+        # crop (SD3 takes rows (M - n) // 2 onwards of M) the larger one, 2 * offset + n.
+        spans = [round(2 * offsets[k]) + sizes[k] if cropped else sizes[k] for k in range(2)]
+        whole = spans[0] if spans[0] == spans[1] else None
+        if layout.scaled_by:
+            words += f", as {layout.scaled_by}"
+            ratios = {_number(self.step[k] * spans[k]) for k in range(2)}
+            if len(ratios) == 1:
+                words += f" (here base_size / interpolation_scale = {ratios.pop()})"
+        if layout.cropped_by and cropped:
+            first = ", ".join(_number(o) for o in offsets)
+            size = f" (here {whole} x {whole})" if whole else ""
+            words += (
+                f"; the grid starts at patch ({first}) of a larger one, as "
+                f"{layout.cropped_by}{size}"
+            )
+        return words
 
     def summary(self) -> str:
         """The verdict in one sentence."""
@@ -257,18 +342,28 @@ class GridIdentification:
             if self.extra_tokens
             else ""
         )
+        coordinates = f" ({self.coordinates_words()})" if self.scaled else ""
         return (
             f"2-D {self.layout} layout {GRID_LAYOUTS[self.layout].describe()}, a grid of "
-            f"{self.height} rows x {self.width} columns of patches{extra}, base {self.base:g}; "
-            f"largest difference {self.max_abs_error:.2g} ({self.precision.words})"
+            f"{self.height} rows x {self.width} columns of patches{extra}, base {self.base:g}"
+            f"{coordinates}; largest difference {self.max_abs_error:.2g} "
+            f"({self.precision.words})"
         )
+
+
+def _number(value: float) -> str:
+    """A coordinate in words: a whole number as it is, else to 6 significant digits."""
+    value = float(value) + 0.0
+    if abs(value - round(value)) <= 1e-9 * max(1.0, abs(value)):
+        return f"{round(value) + 0:,}"
+    return f"{value:.6g}"
 
 
 def _axis_base(found: Identification, half: int) -> float | None:
     """The base of an axis's ``[sin | cos]`` block (the "split" convention at ``half``
     columns) that a 1-D identification found, under whichever convention it named; None when
-    it is not one (no match, not from position 0 up, or other columns)."""
-    if not (found.matches and found.start == 0 and found.step == 1):
+    it is not one (no match, or other columns)."""
+    if not found.matches:
         return None
     split = CONVENTIONS["split"]
     if found.convention == "split" or not found.base_determined:
@@ -279,6 +374,39 @@ def _axis_base(found: Identification, half: int) -> float | None:
     freqs = named.frequencies(half, found.base)
     base = float(f"{freqs[1] ** -(half / 2):.12g}")  # w_1 = base**(-1/(half/2))
     return base if np.allclose(split.frequencies(half, base), freqs, rtol=1e-9, atol=0) else None
+
+
+def _round_step(step: float) -> float:
+    """The step, or the ratio of small whole numbers it is the float32 value of (diffusers
+    divides float32 indices: 8/3 arrives as 2.6666667461)."""
+    ratio = Fraction(step).limit_denominator(_DENOMINATORS)
+    near = ratio.numerator / ratio.denominator
+    return near if abs(near - step) <= _COORDINATE_TOLERANCE * abs(step) else step
+
+
+def _round_start(found: Identification) -> float:
+    """The first coordinate, a whole number of steps when it is one (a crop of a larger grid)."""
+    step = _round_step(found.step)
+    index = found.start / step if step else 0.0
+    if abs(index - round(index)) <= _COORDINATE_TOLERANCE * max(1.0, abs(index)):
+        return round(index) * step + 0.0
+    return found.start
+
+
+#: Denominators of the ratios a step is snapped to, and how close (relative) it must be.
+_DENOMINATORS = 4096
+_COORDINATE_TOLERANCE = 1e-6
+
+
+def _within(precision: Precision, error: float, largest_coordinate: float) -> bool:
+    """Whether ``error`` is what ``precision`` allows at coordinates up to this magnitude (the
+    bounds :func:`identify_encoding` names them by)."""
+    if precision.kind is PrecisionKind.COMPUTED:
+        u = PRECISIONS[precision.format].unit_roundoff
+        return error <= 4.0 * u * (largest_coordinate + 1.0) + 4e-15
+    if precision.kind is PrecisionKind.ROUNDED:
+        return error <= PRECISIONS[precision.format].unit_roundoff * (1 + 1e-9) + 4e-15
+    return False
 
 
 def _periods(values: NDArray[np.float64], columns: NDArray[np.int64], n: int) -> list[int]:
@@ -357,13 +485,23 @@ def identify_grid(matrix) -> GridIdentification:
             if len(bases) != 1 or None in bases:
                 continue
             base = bases.pop()
-            expected = grid_encoding(height, width, d_model, layout=name, base=base)
+            # axes[0] is the column axis (the first row of patches), axes[1] the row axis.
+            start = (_round_start(axes[1]), _round_start(axes[0]))
+            step = (_round_step(axes[1].step), _round_step(axes[0].step))
+            expected = grid_encoding(
+                height, width, d_model, layout=name, base=base, start=start, step=step
+            )
             error = float(np.max(np.abs(expected - patches), initial=0.0))
             worst = max(axes, key=lambda a: a.precision.rank)  # the less simple story
-            if error > 1.000001 * max(a.max_abs_error for a in axes) + 1e-15:
+            largest = max(
+                abs(start[k]) + abs(step[k]) * (n - 1) for k, n in enumerate((height, width))
+            )
+            if error > 1.000001 * max(a.max_abs_error for a in axes) + 1e-15 and not (
+                _within(worst.precision, error, largest)
+            ):
                 continue  # the other patches are not the grid's
             found = GridIdentification(
-                True, name, height, width, base, extra, error, worst.precision, axes
+                True, name, height, width, base, extra, error, worst.precision, axes, start, step
             )
             if not best.matches or (error, height) < (best.max_abs_error, best.height):
                 best = found

@@ -611,12 +611,14 @@ def _explain(row_errors: np.ndarray, positions: np.ndarray, storage: _Storage) -
     # Angles k * w computed in a format: k and w rounded, then their product, so the angle is off
     # by up to about 3u|k w| <= 3u|k| (w <= 1), and sin and cos move as much; plus the rounding
     # of the result (and a lenient factor for the libraries' own sin and exp).
-    name = storage.arithmetic
-    u = PRECISIONS[name].unit_roundoff
-    bound = 4.0 * u * (np.abs(positions) + 1.0) + _FLOAT64_EXACT
-    # Errors beyond a quarter radian would no longer say anything: noise fits as well.
-    if largest <= _ARITHMETIC_LIMIT and np.all(row_errors <= bound):
-        return Precision(PrecisionKind.COMPUTED, format=name)
+    # A table stored in float64 may still have been computed in float32 (diffusers forms its
+    # 2-D coordinates in float32 and the rest in float64): the least precise story is tried last.
+    for name in dict.fromkeys([storage.arithmetic, "float32"]):
+        u = PRECISIONS[name].unit_roundoff
+        bound = 4.0 * u * (np.abs(positions) + 1.0) + _FLOAT64_EXACT
+        # Errors beyond a quarter radian would no longer say anything: noise fits as well.
+        if largest <= _ARITHMETIC_LIMIT and np.all(row_errors <= bound):
+            return Precision(PrecisionKind.COMPUTED, format=name)
     return _NO_MATCH
 
 

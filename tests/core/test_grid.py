@@ -203,6 +203,127 @@ class TestIdentifyGrid:
         assert not identify_grid(table).matches
 
 
+def diffusers_2d(embed_dim, grid_size, base_size, interpolation_scale):
+    """diffusers models/embeddings.py get_2d_sincos_pos_embed (output_type "pt"), transcribed
+    in NumPy: the coordinates arange(n, float32) / (n / base_size) / interpolation_scale in
+    float32, the rest in float64 (torch promotes the float32 grid against the float64 omega)."""
+    height, width = grid_size
+    grid_h = (
+        np.arange(height, dtype=np.float32)
+        / np.float32(height / base_size)
+        / np.float32(interpolation_scale)
+    )
+    grid_w = (
+        np.arange(width, dtype=np.float32)
+        / np.float32(width / base_size)
+        / np.float32(interpolation_scale)
+    )
+    column, row = np.meshgrid(grid_w.astype(np.float64), grid_h.astype(np.float64))
+    return np.concatenate(
+        [_mae_1d(embed_dim // 2, column.ravel()), _mae_1d(embed_dim // 2, row.ravel())], axis=1
+    )
+
+
+SCALED = json.loads((DATA / "library_tables.json").read_text())
+SCALED_ARRAYS = np.load(DATA / "library_tables.npz")
+
+
+class TestCoordinates:
+    """Issue 36: diffusers spaces a grid's coordinates by base_size / (n * interpolation_scale)
+    (PixArt, Latte, Hunyuan-DiT) and SD3 crops the middle of a larger table: grid_encoding takes
+    a start and a step per axis, and identify_grid finds them."""
+
+    def test_literal_start_and_step(self):
+        table = grid_encoding(2, 2, 4, base=100.0, start=(1.0, 0.0), step=(2.0, 0.5))
+        # [sin c | cos c | sin r | cos r] at one frequency per axis: rows at 1 and 3, columns
+        # at 0 and 0.5.
+        expected = [
+            [np.sin(0.0), np.cos(0.0), np.sin(1.0), np.cos(1.0)],
+            [np.sin(0.5), np.cos(0.5), np.sin(1.0), np.cos(1.0)],
+            [np.sin(0.0), np.cos(0.0), np.sin(3.0), np.cos(3.0)],
+            [np.sin(0.5), np.cos(0.5), np.sin(3.0), np.cos(3.0)],
+        ]
+        np.testing.assert_allclose(table, expected, rtol=0, atol=1e-15)
+
+    def test_default_is_the_patch_index(self):
+        np.testing.assert_array_equal(
+            grid_encoding(3, 4, 16, start=0, step=(1, 1)), grid_encoding(3, 4, 16)
+        )
+
+    @pytest.mark.parametrize(
+        ("grid_size", "base_size", "scale"),
+        [((4, 4), 2, 1.0), ((6, 4), 8, 1.0), ((3, 5), 4, 0.5), ((8, 8), 16, 2.0), ((5, 7), 5, 1)],
+    )
+    def test_against_diffusers_formula(self, grid_size, base_size, scale):
+        table = diffusers_2d(32, grid_size, base_size, scale)
+        steps = tuple(base_size / (n * scale) for n in grid_size)
+        ours = grid_encoding(*grid_size, 32, step=steps)
+        # The coordinates are float32 values: up to 6e-8 * 8 radians off, as sin and cos.
+        np.testing.assert_allclose(ours, table, rtol=0, atol=1e-6)
+        found = identify_grid(table)
+        assert found.matches and found.layout == "mae", found.summary()
+        assert (found.height, found.width) == grid_size
+        assert found.step == pytest.approx(steps, rel=1e-12) and found.start == (0.0, 0.0)
+
+    @pytest.mark.parametrize(
+        "case", SCALED["diffusers_2d_scaled"], ids=lambda c: str(c["grid_size"])
+    )
+    def test_diffusers_literal_tables(self, case):
+        table = SCALED_ARRAYS[case["table"]]
+        height, width = case["grid_size"]
+        steps = tuple(
+            case["base_size"] / (n * case["interpolation_scale"]) for n in (height, width)
+        )
+        found = identify_grid(table)
+        assert found.matches and found.layout == "mae", found.summary()
+        assert (found.height, found.width, found.base) == (height, width, 10_000.0)
+        assert found.step == pytest.approx(steps, rel=1e-12) and found.start == (0.0, 0.0)
+        assert "diffusers get_2d_sincos_pos_embed with base_size" in found.summary()
+        if len({s * n for s, n in zip(steps, (height, width), strict=True)}) == 1:
+            ratio = case["base_size"] / case["interpolation_scale"]
+            assert f"base_size / interpolation_scale = {ratio:g})" in found.summary()
+
+    @pytest.mark.parametrize(
+        "case", SCALED["diffusers_patch_embed"], ids=lambda c: f"{c['height']}x{c['width']}"
+    )
+    def test_sd3_crop(self, case):
+        table = SCALED_ARRAYS[case["table"]]
+        rows, columns = case["height"] // 2, case["width"] // 2
+        size = case["pos_embed_max_size"]
+        step = case["base_size"] / size
+        top, left = (size - rows) // 2, (size - columns) // 2
+        found = identify_grid(table)
+        assert found.matches and found.layout == "mae", found.summary()
+        assert (found.height, found.width) == (rows, columns)
+        assert found.step == pytest.approx((step, step), rel=1e-12)
+        assert found.start == pytest.approx((top * step, left * step), rel=1e-12)
+        assert f"starts at patch ({top}, {left}) of a larger one" in found.summary()
+        assert f"(here {size} x {size})" in found.summary()
+        ours = grid_encoding(rows, columns, 16, start=found.start, step=found.step)
+        np.testing.assert_allclose(table, ours, rtol=0, atol=1e-6)
+
+    def test_patch_indices_say_nothing_of_coordinates(self):
+        found = identify_grid(grid_encoding(3, 4, 16))
+        assert not found.scaled and "coordinates" not in found.summary()
+
+    @pytest.mark.parametrize(
+        ("kwargs", "error", "message"),
+        [
+            (
+                {"start": (0.0, 1.0, 2.0)},
+                ValueError,
+                r"start must be a number or a \(row, column\)",
+            ),
+            ({"step": float("inf")}, ValueError, "step must be finite"),
+            ({"step": ("a", 1.0)}, TypeError, r"step\[0\] must be a real number"),
+            ({"start": None}, TypeError, "start must be a real number"),
+        ],
+    )
+    def test_bad_coordinates_are_named(self, kwargs, error, message):
+        with pytest.raises(error, match=message):
+            grid_encoding(2, 3, 8, **kwargs)
+
+
 class TestArguments:
     @pytest.mark.parametrize(
         ("kwargs", "error", "message"),

@@ -409,3 +409,16 @@ class TestInstalled:
         found = diagnose_encoding(values)
         assert (found.base, found.formula) == (10_000.0, "pow"), found.summary()
         assert found.compute_dtype == layer.compute_dtype
+
+    def test_diffusers_scaled_and_cropped(self):
+        pytest.importorskip("torch", reason="diffusers needs PyTorch")
+        pytest.importorskip("diffusers", reason="diffusers is not a dependency")
+        from diffusers.models.embeddings import PatchEmbed, get_2d_sincos_pos_embed
+
+        table = get_2d_sincos_pos_embed(16, (6, 4), base_size=8, interpolation_scale=0.5)
+        found = identify_grid(table.numpy())
+        assert found.matches and found.step == pytest.approx((8 / 3, 4.0)), found.summary()
+        embed = PatchEmbed(16, 16, 2, 1, 16, pos_embed_max_size=12, pos_embed_type="sincos")
+        found = identify_grid(embed.cropped_pos_embed(12, 20)[0].numpy())
+        assert found.matches and (found.height, found.width) == (6, 10), found.summary()
+        assert "starts at patch (3, 1) of a larger one" in found.summary()
