@@ -70,6 +70,10 @@ class GridLayout:
     cropped_by : str
         The code that takes such a table from the middle of a larger one ("" when none is
         known).
+    truncates : bool
+        A ``d_model`` that is not a multiple of 4 is rounded up to one, and the table cut to
+        its first ``d_model`` columns (the column axis, last, loses the columns cut); other
+        layouts refuse it.
     """
 
     name: str
@@ -79,6 +83,7 @@ class GridLayout:
     interleaved: bool = False
     scaled_by: str = ""
     cropped_by: str = ""
+    truncates: bool = False
 
     def columns(self, d_model: int, axis: str) -> NDArray[np.int64]:
         """The ``d_model/2`` columns of ``axis``: its sines, then its cosines."""
@@ -142,21 +147,30 @@ GRID_LAYOUTS: MappingProxyType[str, GridLayout] = MappingProxyType(
             "The first half encodes the first axis of its (batch, x, y, ch) input, the row "
             "when the grid is flattened row by row, with sin and cos interleaved column by "
             "column in each half (up to version 5.0 it wrote [sin | cos] halves: the moco "
-            "layout).",
+            "layout). Channels that are not a multiple of 4 are rounded up and the table cut "
+            "to them.",
             interleaved=True,
+            truncates=True,
         ),
     }
 )
 
 
-def _check_grid_d_model(d_model: object) -> int:
+def _check_grid_d_model(d_model: object, grid: GridLayout) -> int:
     d_model = check_positive_int(d_model, "d_model")
-    if d_model % 4:
+    if d_model % 4 and not grid.truncates:
+        cut = ", ".join(repr(name) for name, g in GRID_LAYOUTS.items() if g.truncates)
         raise InputError(
-            f"d_model must be a multiple of 4 for a 2-D encoding (a sin and a cos block per "
-            f"axis), got {d_model}"
+            f"d_model must be a multiple of 4 for a 2-D encoding in the {grid.name!r} layout "
+            f"(a sin and a cos block per axis; {cut} rounds it up and cuts the table), got "
+            f"{d_model}"
         )
     return d_model
+
+
+def _padded(d_model: int) -> int:
+    """``d_model`` rounded up to a multiple of 4, as positional-encodings rounds its channels."""
+    return 4 * math.ceil(d_model / 4)
 
 
 def _axis_pair(value: object, name: str) -> tuple[float, float]:
@@ -191,7 +205,9 @@ def grid_encoding(
     height, width : int
         Rows and columns of patches, at least 1 each.
     d_model : int
-        Columns of the encoding, a positive multiple of 4.
+        Columns of the encoding, a positive multiple of 4; any positive number for a layout
+        that ``truncates`` (positional-encodings: the table at the next multiple of 4, cut to
+        its first ``d_model`` columns).
     layout : str, optional
         A key of :data:`GRID_LAYOUTS`: "mae" (default), "moco", "timm" or
         "positional_encodings".
@@ -228,8 +244,8 @@ def grid_encoding(
     """
     height = check_positive_int(height, "height")
     width = check_positive_int(width, "width")
-    d_model = _check_grid_d_model(d_model)
     grid = GRID_LAYOUTS[check_choice(layout, "layout", tuple(GRID_LAYOUTS))]
+    d_model = _check_grid_d_model(d_model, grid)
     base = check_base(base)
     if isinstance(extra_tokens, bool) or not isinstance(extra_tokens, int) or extra_tokens < 0:
         raise InputError(f"extra_tokens must be an integer >= 0, got {_describe(extra_tokens)}")
@@ -238,15 +254,16 @@ def grid_encoding(
     resolved = check_output_dtype(dtype)
     n_rows = extra_tokens + height * width
     check_size(n_rows * d_model, f"a grid encoding of {n_rows:,} tokens x {d_model}")
-    axis_bank = CONVENTIONS["split"].bank(d_model // 2, base)  # [sin | cos], base**(-i/(d/4))
-    out = np.zeros((n_rows, d_model), dtype=np.float64)
-    patches = out[extra_tokens:].reshape(height, width, d_model)
+    padded = _padded(d_model)
+    axis_bank = CONVENTIONS["split"].bank(padded // 2, base)  # [sin | cos], base**(-i/(d/4))
+    out = np.zeros((n_rows, padded), dtype=np.float64)
+    patches = out[extra_tokens:].reshape(height, width, padded)
     for k, (axis, size) in enumerate((("row", height), ("column", width))):
         coordinates = starts[k] + steps[k] * np.arange(size, dtype=np.float64)
         values = sinusoidal_encoding(coordinates, axis_bank)  # (size, d_model/2), exact
         shape = (size, 1, -1) if axis == "row" else (1, size, -1)
-        patches[:, :, grid.columns(d_model, axis)] = values.reshape(shape)
-    return out.astype(resolved, copy=False)
+        patches[:, :, grid.columns(padded, axis)] = values.reshape(shape)
+    return out[:, :d_model].astype(resolved, copy=False)
 
 
 @dataclass(frozen=True)
@@ -275,6 +292,9 @@ class GridIdentification:
     start, step : tuple of float
         (row, column): patch row ``r`` is at coordinate ``start[0] + step[0] * r``, patch
         column ``c`` at ``start[1] + step[1] * c`` (0 and 1 for the patch index itself).
+    d_model : int
+        The table's columns (0 for no match); when not a multiple of 4, the layout's table at
+        the next multiple of 4 cut to them (``truncated``).
     """
 
     matches: bool
@@ -288,6 +308,12 @@ class GridIdentification:
     axes: tuple[Identification, ...] = ()
     start: tuple[float, float] = (0.0, 0.0)
     step: tuple[float, float] = (1.0, 1.0)
+    d_model: int = 0
+
+    @property
+    def truncated(self) -> bool:
+        """Whether the table is a layout's at the next multiple of 4, cut to ``d_model``."""
+        return self.matches and self.d_model % 4 != 0
 
     @property
     def scaled(self) -> bool:
@@ -343,6 +369,11 @@ class GridIdentification:
             else ""
         )
         coordinates = f" ({self.coordinates_words()})" if self.scaled else ""
+        if self.truncated:
+            coordinates += (
+                f", cut to its first {self.d_model} of {_padded(self.d_model)} columns (the "
+                f"channels rounded up to a multiple of 4, as positional-encodings does)"
+            )
         return (
             f"2-D {self.layout} layout {GRID_LAYOUTS[self.layout].describe()}, a grid of "
             f"{self.height} rows x {self.width} columns of patches{extra}, base {self.base:g}"
@@ -359,21 +390,28 @@ def _number(value: float) -> str:
     return f"{value:.6g}"
 
 
-def _axis_base(found: Identification, half: int) -> float | None:
+def _axis_base(found: Identification, columns: int, half: int) -> float | None:
     """The base of an axis's ``[sin | cos]`` block (the "split" convention at ``half``
-    columns) that a 1-D identification found, under whichever convention it named; None when
-    it is not one (no match, or other columns)."""
+    columns, of which the table keeps ``columns``) that a 1-D identification found, under
+    whichever convention it named; None when it is not one (no match, or other columns)."""
     if not found.matches:
         return None
     split = CONVENTIONS["split"]
-    if found.convention == "split" or not found.base_determined:
+    if (found.convention == "split" and columns == half) or not found.base_determined:
         return found.base
     named = CONVENTIONS[found.convention]
-    if named.column_layout(half) != split.column_layout(half):
+    if named.column_layout(columns) != split.column_layout(columns):
         return None
-    freqs = named.frequencies(half, found.base)
-    base = float(f"{freqs[1] ** -(half / 2):.12g}")  # w_1 = base**(-1/(half/2))
-    return base if np.allclose(split.frequencies(half, base), freqs, rtol=1e-9, atol=0) else None
+    freqs = named.frequencies(columns, found.base)
+    fitted = freqs[1] ** -(half / 2)  # w_1 = base**(-1/(half/2))
+    # The roundest base whose frequencies are those found (a base fitted on a few float32
+    # rows of a cut axis is 10,000.0009); the whole table is compared with it afterwards.
+    for digits in range(1, 13):
+        base = float(f"{fitted:.{digits}g}")
+        ours = split.frequencies(half, base)[: freqs.size]
+        if np.allclose(ours, freqs, rtol=1e-6 if digits < 12 else 1e-9, atol=0):
+            return base
+    return None
 
 
 def _round_step(step: float) -> float:
@@ -462,11 +500,13 @@ def identify_grid(matrix) -> GridIdentification:
     table = as_real_array(given, "matrix")
     check_size(table.size * 4, "identifying this matrix")
     n_rows, d_model = table.shape
-    if d_model % 4 or d_model < 4:
+    cut = [name for name, g in GRID_LAYOUTS.items() if g.truncates]
+    if d_model < 3 or (d_model % 4 and not cut):
         raise InputError(
             f"matrix must have a multiple of 4 columns to be a 2-D encoding (a sin and a cos "
-            f"block per axis), got {d_model}"
+            f"block per axis; at least 3 for a layout cut to its columns), got {d_model}"
         )
+    padded = _padded(d_model)
     zero_rows = np.flatnonzero(np.any(table, axis=1))
     extra = int(zero_rows[0]) if zero_rows.size else n_rows
     patches = table[extra:]
@@ -474,34 +514,63 @@ def identify_grid(matrix) -> GridIdentification:
     no_match = Precision(PrecisionKind.NO_MATCH)
     best = GridIdentification(False, "mae", 0, 0, 10_000.0, extra, math.inf, no_match)
     for name, grid in GRID_LAYOUTS.items():
-        column_axis, row_axis = grid.columns(d_model, "column"), grid.columns(d_model, "row")
+        if d_model % 4 and not grid.truncates:
+            continue
+        # The columns of each axis that the table keeps (all of them at a multiple of 4).
+        column_axis, row_axis = (
+            np.array([c for c in grid.columns(padded, axis) if c < d_model], dtype=np.int64)
+            for axis in ("column", "row")
+        )
+        if column_axis.size == 0:
+            continue
         for width in _periods(patches, column_axis, n):
             height = n // width
-            # In the input's own dtype: identify reads the format's rounding from it.
-            first_row = patches[:width][:, column_axis].astype(given.dtype)
-            first_column = patches[::width][:, row_axis].astype(given.dtype)
-            axes = (identify_encoding(first_row), identify_encoding(first_column))
-            bases = {_axis_base(a, d_model // 2) for a in axes}
-            if len(bases) != 1 or None in bases:
+            # In the input's own dtype: identify reads the format's rounding from it. An axis
+            # cut to one column (sin alone) has no pair to identify: the whole table decides.
+            blocks = (patches[:width][:, column_axis], patches[::width][:, row_axis])
+            axes = tuple(
+                identify_encoding(block.astype(given.dtype)) if block.shape[1] >= 2 else None
+                for block in blocks
+            )
+            known = [a for a in axes if a is not None]
+            if not known or not all(a.matches for a in known):
                 continue
-            base = bases.pop()
+            bases = {
+                _axis_base(a, block.shape[1], padded // 2)
+                for a, block in zip(axes, blocks, strict=True)
+                if a is not None and a.base_determined
+            }
+            if len(bases) > 1 or None in bases:
+                continue
+            base = bases.pop() if bases else 10_000.0
             # axes[0] is the column axis (the first row of patches), axes[1] the row axis.
-            start = (_round_start(axes[1]), _round_start(axes[0]))
-            step = (_round_step(axes[1].step), _round_step(axes[0].step))
+            start = tuple(0.0 if a is None else _round_start(a) for a in axes[::-1])
+            step = tuple(1.0 if a is None else _round_step(a.step) for a in axes[::-1])
             expected = grid_encoding(
                 height, width, d_model, layout=name, base=base, start=start, step=step
             )
             error = float(np.max(np.abs(expected - patches), initial=0.0))
-            worst = max(axes, key=lambda a: a.precision.rank)  # the less simple story
+            worst = max(known, key=lambda a: a.precision.rank)  # the less simple story
             largest = max(
-                abs(start[k]) + abs(step[k]) * (n - 1) for k, n in enumerate((height, width))
+                abs(start[k]) + abs(step[k]) * (size - 1) for k, size in enumerate((height, width))
             )
-            if error > 1.000001 * max(a.max_abs_error for a in axes) + 1e-15 and not (
+            if error > 1.000001 * max(a.max_abs_error for a in known) + 1e-15 and not (
                 _within(worst.precision, error, largest)
             ):
                 continue  # the other patches are not the grid's
             found = GridIdentification(
-                True, name, height, width, base, extra, error, worst.precision, axes, start, step
+                True,
+                name,
+                height,
+                width,
+                base,
+                extra,
+                error,
+                worst.precision,
+                tuple(known),
+                start,
+                step,
+                d_model,
             )
             if not best.matches or (error, height) < (best.max_abs_error, best.height):
                 best = found

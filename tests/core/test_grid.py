@@ -324,11 +324,61 @@ class TestCoordinates:
             grid_encoding(2, 3, 8, **kwargs)
 
 
+class TestChannelsCut:
+    """positional-encodings rounds its channels up to a multiple of 4 (each axis gets
+    ``ceil(C / 4) * 2``) and keeps the first ``C`` columns of the table: the column axis,
+    written last, loses what is cut."""
+
+    def test_literal_six_channels(self):
+        # Each axis at 4 columns (2 pairs, w = 1 and 1/base**(1/2)); the column axis keeps one
+        # pair: [sin r, cos r, sin(r w1), cos(r w1) | sin c, cos c].
+        table = grid_encoding(2, 2, 6, layout="positional_encodings", base=100.0)
+        r, c = 1.0, 1.0  # the last patch
+        expected = [np.sin(r), np.cos(r), np.sin(r / 10), np.cos(r / 10), np.sin(c), np.cos(c)]
+        np.testing.assert_allclose(table[3], expected, rtol=0, atol=1e-15)
+
+    @pytest.mark.parametrize("channels", [3, 5, 6, 7, 10, 18, 30])
+    def test_against_the_package_formula(self, channels):
+        ours = grid_encoding(4, 5, channels, layout="positional_encodings")
+        theirs = positional_encodings_2d(4, 5, channels)
+        np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-12)
+        found = identify_grid(ours.astype(np.float32))
+        assert found.matches and found.layout == "positional_encodings", found.summary()
+        assert (found.height, found.width, found.base) == (4, 5, 10_000.0)
+        assert found.truncated and found.d_model == channels
+        assert f"cut to its first {channels} of {4 * -(-channels // 4)} columns" in (
+            found.summary()
+        )
+
+    @pytest.mark.parametrize(
+        "case",
+        SCALED["positional_encodings_2d"],
+        ids=lambda c: f"{c['channels']}ch-{c['x']}x{c['y']}",
+    )
+    def test_literal_tables(self, case):
+        table = SCALED_ARRAYS[case["table"]]
+        ours = grid_encoding(case["x"], case["y"], case["channels"], layout="positional_encodings")
+        np.testing.assert_allclose(ours, table, rtol=0, atol=FLOAT32_AT_SMALL_POSITIONS)
+        found = identify_grid(table)
+        assert found.matches and found.layout == "positional_encodings", found.summary()
+        assert (found.height, found.width) == (case["x"], case["y"])
+
+    def test_a_multiple_of_4_is_not_cut(self):
+        found = identify_grid(grid_encoding(3, 4, 16, layout="positional_encodings"))
+        assert found.matches and not found.truncated and "cut to" not in found.summary()
+
+
+#: A float32 table's difference from the exact one at positions below 16 (rounding, and the
+#: float32 angles' error 16 * 6e-8).
+FLOAT32_AT_SMALL_POSITIONS = 1e-6
+
+
 class TestArguments:
     @pytest.mark.parametrize(
         ("kwargs", "error", "message"),
         [
             ({"d_model": 6}, ValueError, "d_model must be a multiple of 4"),
+            ({"d_model": 6, "layout": "timm"}, ValueError, "'positional_encodings' rounds it up"),
             ({"d_model": 0}, ValueError, "d_model must be a positive integer"),
             ({"height": 0}, ValueError, "height must be a positive integer"),
             ({"width": 2.0}, TypeError, "width must be a positive integer"),
@@ -348,7 +398,7 @@ class TestArguments:
         ("matrix", "message"),
         [
             (np.zeros((4, 4, 4)), "must be 2-D"),
-            (np.zeros((8, 6)), "matrix must have a multiple of 4 columns"),
+            (np.zeros((8, 2)), "matrix must have a multiple of 4 columns"),
             (np.full((8, 4), np.nan), "matrix must be finite"),
             ("abc", "matrix must be"),
         ],
