@@ -494,6 +494,8 @@ def _close(value: float, target: float) -> bool:
 
 
 def _diagnose_fit(values, found: Identification) -> Diagnosis:
+    if found.rescaled:  # a normalized table (PatchTST's): its arithmetic is the rescaling's
+        return Diagnosis(found)
     if found.base_determined and _close(found.base, 10_000.0**2):
         return Diagnosis(found, BUGS["squared_base"], 10_000.0, found.start, found.max_abs_error)
     if found.base_determined and _close(found.base, math.exp(4.0)):

@@ -108,6 +108,32 @@ class TestIdentify:
         assert (found.convention, found.base) == ("tensor2tensor", 10000.0)
         assert found.equivalents[0].startswith("split with base 1e+08 is the same table")
 
+    @pytest.mark.parametrize(
+        ("scale", "offset"), [(3.0, -1.0), (0.4, 0.04), (1 / 7.5, -0.2), (2.0, 0.5)]
+    )
+    @pytest.mark.parametrize("transposed", [False, True])
+    def test_an_affine_rescaling_is_undone(self, scale, offset, transposed):
+        # Issue 36: a table stored as scale * encoding + offset (PatchTST normalizes its own).
+        exact = sinusoidal_encoding(40, 16, convention="tensor2tensor")
+        table = scale * exact + offset
+        found = identify_encoding(table.T if transposed else table)
+        assert found.matches and found.transposed == transposed, found.summary()
+        assert (found.convention, found.base, found.start) == ("tensor2tensor", 10_000.0, 0.0)
+        # The matrix times found.scale plus found.offset is the encoding.
+        assert found.scale == pytest.approx(1 / scale, rel=1e-9)
+        assert found.offset == pytest.approx(-offset / scale, abs=1e-9)
+        assert found.rescaled and found.normalization == ""
+        assert found.summary().count("rescaled: the table is (encoding - ") == 1
+
+    def test_the_encoding_itself_is_not_rescaled(self):
+        found = identify_encoding(sinusoidal_encoding(40, 16))
+        assert not found.rescaled and (found.scale, found.offset) == (1.0, 0.0)
+        assert "rescaled" not in found.summary()
+
+    def test_noise_has_no_rescaling(self):
+        found = identify_encoding(np.random.default_rng(3).uniform(-1, 1, (40, 16)))
+        assert not found.matches and not found.rescaled
+
     @pytest.mark.parametrize("bad", [np.zeros((1, 8)), np.zeros(8), [[np.nan, 1.0], [0.0, 1.0]]])
     def test_bad_input(self, bad):
         with pytest.raises(ValueError, match="matrix"):

@@ -132,6 +132,29 @@ class TestOneDimensional:
         assert (found.convention, found.base, found.start) == ("diffusion", 10_000.0, 0.0)
 
 
+class TestPatchTST:
+    """transformers' PatchTST normalizes its sincos table over the whole table:
+    ``(PE - PE.mean()) / (PE.std() * 10)``; identify undoes the rescaling and names it."""
+
+    @pytest.mark.parametrize("case", _cases("patchtst"), ids=lambda c: f"d{c['d_model']}")
+    def test_normalized_table(self, case):
+        table = _table(case)
+        found = identify_encoding(table)
+        assert found.matches, found.summary()
+        assert (found.convention, found.base, found.start) == ("vaswani", 10_000.0, 0.0)
+        assert found.end == case["num_patches"] - 1
+        exact = sinusoidal_encoding(case["num_patches"], case["d_model"])
+        assert found.scale == pytest.approx(10 * np.std(exact, ddof=1), rel=1e-12)
+        assert found.offset == pytest.approx(np.mean(exact), rel=1e-12)
+        assert found.normalization.startswith("transformers' PatchTST")
+        assert "rescaled: the table is (encoding - " in found.summary()
+        # In the encoding's units: float32's rounding of the table times the scale (about 6).
+        np.testing.assert_allclose(
+            found.scale * table.astype(np.float64) + found.offset, exact, rtol=0, atol=1e-6
+        )
+        assert diagnose_encoding(table).bug is None
+
+
 def _float16_ties(values: np.ndarray, fmt: str) -> np.ndarray:
     """Entries within a float32 ulp of a rounding tie of ``fmt`` (where float32 arithmetic
     that is an ulp off rounds the other way)."""
