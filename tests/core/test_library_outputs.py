@@ -445,3 +445,28 @@ class TestInstalled:
         found = identify_grid(embed.cropped_pos_embed(12, 20)[0].numpy())
         assert found.matches and (found.height, found.width) == (6, 10), found.summary()
         assert "starts at patch (3, 1) of a larger one" in found.summary()
+
+    def test_positional_encodings_cut_channels(self):
+        torch = pytest.importorskip("torch", reason="positional-encodings needs PyTorch")
+        pytest.importorskip(
+            "positional_encodings", reason="positional-encodings is not a dependency"
+        )
+        from positional_encodings.torch_encodings import PositionalEncoding2D
+
+        for channels in (6, 7, 10):
+            table = PositionalEncoding2D(channels)(torch.zeros(1, 3, 4, channels))[0]
+            found = identify_grid(table.reshape(12, channels).numpy())
+            assert found.matches and found.layout == "positional_encodings", found.summary()
+            assert (found.height, found.width, found.d_model) == (3, 4, channels)
+
+    def test_patchtst(self):
+        pytest.importorskip("torch", reason="transformers' PatchTST needs PyTorch")
+        transformers = pytest.importorskip(
+            "transformers", minversion="5", reason="transformers is not a dependency"
+        )
+        from transformers.models.patchtst.modeling_patchtst import PatchTSTPositionalEncoding
+
+        config = transformers.PatchTSTConfig(d_model=32, positional_encoding_type="sincos")
+        table = PatchTSTPositionalEncoding._init_pe(config, 20).detach().numpy()
+        found = identify_encoding(table)
+        assert found.matches and found.normalization.startswith("transformers' PatchTST")
