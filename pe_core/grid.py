@@ -173,6 +173,10 @@ def _padded(d_model: int) -> int:
     return 4 * math.ceil(d_model / 4)
 
 
+#: Coordinates are exact in float64 up to this magnitude (as positions are).
+_MAX_COORDINATE = 2.0**53
+
+
 def _axis_pair(value: object, name: str) -> tuple[float, float]:
     """A number for both axes, or a (row, column) pair of numbers, as two floats."""
     if isinstance(value, (tuple, list)):
@@ -254,6 +258,14 @@ def grid_encoding(
     resolved = check_output_dtype(dtype)
     n_rows = extra_tokens + height * width
     check_size(n_rows * d_model, f"a grid encoding of {n_rows:,} tokens x {d_model}")
+    for k, (axis, size) in enumerate((("row", height), ("column", width))):
+        last = starts[k] + steps[k] * (size - 1)
+        if not max(abs(starts[k]), abs(last)) <= _MAX_COORDINATE:
+            raise InputError(
+                f"start and step must keep the {axis} coordinates start + step * index "
+                f"(index < {size}) within +/-2**53, got start {starts[k]:g} and step "
+                f"{steps[k]:g}"
+            )
     padded = _padded(d_model)
     axis_bank = CONVENTIONS["split"].bank(padded // 2, base)  # [sin | cos], base**(-i/(d/4))
     out = np.zeros((n_rows, padded), dtype=np.float64)

@@ -324,6 +324,8 @@ class TestCoordinates:
             ({"step": float("inf")}, ValueError, "step must be finite"),
             ({"step": ("a", 1.0)}, TypeError, r"step\[0\] must be a real number"),
             ({"start": None}, TypeError, "start must be a real number"),
+            ({"start": 3e38}, ValueError, r"start and step must keep the row coordinates"),
+            ({"step": (1.0, 1e17)}, ValueError, r"keep the column coordinates .* step 1e\+17"),
         ],
     )
     def test_bad_coordinates_are_named(self, kwargs, error, message):
