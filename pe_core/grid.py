@@ -300,7 +300,8 @@ class GridIdentification:
         of the two axes').
     axes : tuple of Identification
         The 1-D identification of the first row of patches (column axis) and of the first
-        column (row axis).
+        column (row axis); only the row axis's when the column axis is cut to one column
+        (a ``truncates`` layout at 5 channels keeps sin alone of it).
     start, step : tuple of float
         (row, column): patch row ``r`` is at coordinate ``start[0] + step[0] * r``, patch
         column ``c`` at ``start[1] + step[1] * c`` (0 and 1 for the patch index itself).
@@ -480,7 +481,8 @@ def identify_grid(matrix) -> GridIdentification:
     ----------
     matrix : array_like, shape (n_tokens, d_model)
         Tokens in rows, row by row over the grid, after any number of all-zero rows (a class
-        token's slot); ``d_model`` a multiple of 4.
+        token's slot); ``d_model`` a multiple of 4, or at least 3 for a layout that
+        ``truncates`` (positional-encodings).
 
     Returns
     -------
@@ -496,9 +498,11 @@ def identify_grid(matrix) -> GridIdentification:
     -----
     For each layout the column axis's blocks repeat with the grid's width; each width that
     divides the token count is tried. The first row of patches, in the column axis's columns,
-    is a 1-D encoding of positions ``0 .. W-1`` (and the first column of patches, in the row
-    axis's, of ``0 .. H-1``): :func:`identify_encoding` finds their base and arithmetic, and the
-    whole table is then compared with :func:`grid_encoding` of what it found.
+    is a 1-D encoding of the columns' coordinates (and the first column of patches, in the row
+    axis's, of the rows'): :func:`identify_encoding` finds their base, start, step and
+    arithmetic; the step is snapped to a ratio of small whole numbers and the start to a whole
+    number of steps, and the whole table is then compared with :func:`grid_encoding` of what
+    was found, within the difference the axes' precision allows at those coordinates.
 
     Examples
     --------
