@@ -79,16 +79,21 @@ def _exponent_terms(conv: Convention, d_model: int) -> tuple[NDArray[np.float64]
     return index, float(conv.denominator(d_model))
 
 
-def _frequencies(conv, d_model, base, formula, rounded) -> NDArray[np.float64]:
+#: Formats whose exp, pow, sin and cos libraries evaluate in float32 and round: PyTorch's CPU
+#: kernels (float32 "opmath" for half types), TensorFlow's and XLA's CPU kernels alike.
+_VIA_FLOAT32 = ("float16", "bfloat16")
+
+
+def _frequencies(conv, d_model, base, formula, rounded, function) -> NDArray[np.float64]:
     n, denominator = _exponent_terms(conv, d_model)
     if formula == "exp":
         # The constant is formed in Python's float64, then rounded as the tensor op converts it.
         scale = rounded(np.float64(-math.log(base) / denominator))
         with np.errstate(over="ignore", under="ignore"):
-            return rounded(np.exp(rounded(rounded(n) * scale)))
+            return function(np.exp(rounded(rounded(n) * scale)))
     exponent = rounded(rounded(n) / rounded(np.float64(denominator)))
     with np.errstate(over="ignore", under="ignore", divide="ignore"):
-        return rounded(np.power(rounded(np.float64(1.0 / base)), exponent))
+        return function(np.power(rounded(np.float64(1.0 / base)), exponent))
 
 
 def textbook_encoding(
@@ -141,6 +146,12 @@ def textbook_encoding(
       "pow": ``w_i = round(round(1 / base) ** round(round(n_i) / round(D)))``;
     - angles ``a = round(k' * w_i)``, entries ``round(sin a)`` and ``round(cos a)``.
 
+    In float16 and bfloat16, ``exp``, ``**``, ``sin`` and ``cos`` are rounded to float32 first
+    and then to the format, as PyTorch's, TensorFlow's and XLA's CPU kernels evaluate them in
+    float32: ``round(round32(cos a))``. That double rounding differs from ``round(cos a)`` where
+    ``cos a`` lies within a float32 ulp of a tie (keras-hub's ``SinePositionEncoding`` under
+    ``mixed_float16`` at d_model 128 has two such entries in 512 positions, 4.9e-4 apart).
+
     Each operation is correctly rounded here; a library's ``exp``, ``pow``, ``sin`` and ``cos``
     may be one unit in the last place off (that is their own accuracy), which moves an entry by
     up to ``k * ulp(w)``. diffusers' ``get_timestep_embedding`` multiplies by ``-ln(base)``
@@ -166,6 +177,11 @@ def textbook_encoding(
     def rounded(values):
         return round_to_precision(values, fmt.name)
 
+    def function(values):  # the result of exp, pow, sin or cos
+        if fmt.name in _VIA_FLOAT32:
+            values = round_to_precision(values, "float32")
+        return rounded(values)
+
     with np.errstate(over="ignore"):  # beyond the format's range: inf, refused just below
         k = rounded(checked.values)
     if not np.all(np.isfinite(k)):
@@ -184,7 +200,7 @@ def textbook_encoding(
             f"w_i = base^(-n_i / D) exceed {fmt.name}'s largest finite value {fmt.max_finite:g} "
             "(a library would write inf)"
         )
-    w = _frequencies(conv, d_model, base, formula, rounded)
+    w = _frequencies(conv, d_model, base, formula, rounded, function)
     with np.errstate(over="ignore", invalid="ignore"):
         angles = rounded(k[:, None] * w[None, :])
     if not np.all(np.isfinite(angles)):
@@ -194,8 +210,8 @@ def textbook_encoding(
         )
     layout = conv.column_layout(d_model)
     table = np.zeros((checked.n, d_model), dtype=np.float64)
-    table[:, layout.sin_columns] = rounded(np.sin(angles[:, : layout.n_sin]))
-    table[:, layout.cos_columns] = rounded(np.cos(angles[:, : layout.n_cos]))
+    table[:, layout.sin_columns] = function(np.sin(angles[:, : layout.n_sin]))
+    table[:, layout.cos_columns] = function(np.cos(angles[:, : layout.n_cos]))
     if out_dtype.name == "float64":
         return table
     return round_to_precision(table, out_dtype.name).astype(out_dtype)

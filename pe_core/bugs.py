@@ -30,11 +30,14 @@ from pe_core.conventions import CONVENTIONS
 from pe_core.encoding import sinusoidal_encoding
 from pe_core.errors import InputError
 from pe_core.identify import (
+    USUAL_BASES,
     Identification,
     PrecisionKind,
+    _digits,
     _spread_rows,
     _squeezed,
     _storage,
+    _usual_rank,
     identify_encoding,
 )
 
@@ -44,7 +47,7 @@ __all__ = ["BUGS", "Bug", "Diagnosis", "diagnose_encoding"]
 _SAMPLE_ROWS = 8
 
 #: Bases tried for a table no convention explains (the paper's first, then RoPE's and others).
-COMMON_BASES = (10_000.0, 100_000.0, 1_000.0, 100.0, 500_000.0, 1_000_000.0, 10.0)
+COMMON_BASES = USUAL_BASES
 
 
 def _interleaved(angles: NDArray[np.float64], first: str = "sin") -> NDArray[np.float64]:
@@ -339,7 +342,15 @@ def _arithmetic_trials(found: Identification):
     """(convention, base, start) to try: the identified candidates' and the common ones."""
     # Far along, a table computed in float16 is too wrong for identify to rank its convention.
     conventions = dict.fromkeys([*(c.convention for c in found.candidates[:3]), *CONVENTIONS])
-    bases = dict.fromkeys([*(c.base for c in found.candidates[:3]), *COMMON_BASES])
+    # The round bases first: a table computed in float16 is fitted with a base a few parts in
+    # a thousand off (9,980 for keras-hub's 10,000), and that base in that format may reproduce
+    # it too, to the two ulps allowed.
+    fitted = [c.base for c in found.candidates[:3]]
+    rounded = [float(f"{base:.{digits}g}") for base in fitted for digits in (1, 2)]
+    bases = sorted(
+        dict.fromkeys([*COMMON_BASES, *rounded, *fitted]),
+        key=lambda base: (_digits(base), _usual_rank(base)),
+    )
     starts = dict.fromkeys([*(float(round(c.start)) for c in found.candidates[:3]), 0.0, 1.0])
     for convention in conventions:
         for base in bases:
@@ -365,7 +376,8 @@ def _near_the_unit_circle(values, layout, unit_roundoff: float) -> bool:
 
 def _arithmetic(values, found: Identification) -> tuple[str, str, str, float, float] | None:
     """(format, formula, convention, base, start) whose textbook table equals ``values`` to two
-    units in the last place; None if none does."""
+    units in the last place; None if none does. Round bases are tried first, and of the two
+    formulas the one closer to the table is named (in float16 both may be within two ulps)."""
     if found.transposed or found.padding_rows:
         return None
     n, d_model = values.shape
@@ -383,6 +395,7 @@ def _arithmetic(values, found: Identification) -> tuple[str, str, str, float, fl
                 )
             if not on_circle[convention, fmt]:
                 continue
+            hits = []  # (largest difference, formula): the formula that reproduces it best
             for formula in FORMULAS:
 
                 def table(rows, fmt=fmt, formula=formula, trial=(convention, base, positions)):
@@ -398,10 +411,13 @@ def _arithmetic(values, found: Identification) -> tuple[str, str, str, float, fl
                 try:
                     if np.max(np.abs(table(sample) - values[sample])) > tolerance:
                         continue
-                    if np.max(np.abs(table(slice(None)) - values)) <= tolerance:
-                        return fmt, formula, convention, base, start
+                    largest = float(np.max(np.abs(table(slice(None)) - values)))
                 except InputError:  # positions or angles beyond the format's range
                     continue
+                if largest <= tolerance:
+                    hits.append((largest, formula))
+            if hits:
+                return fmt, min(hits)[1], convention, base, start
     return None
 
 
@@ -478,6 +494,8 @@ def _close(value: float, target: float) -> bool:
 
 
 def _diagnose_fit(values, found: Identification) -> Diagnosis:
+    if found.rescaled:  # a normalized table (PatchTST's): its arithmetic is the rescaling's
+        return Diagnosis(found)
     if found.base_determined and _close(found.base, 10_000.0**2):
         return Diagnosis(found, BUGS["squared_base"], 10_000.0, found.start, found.max_abs_error)
     if found.base_determined and _close(found.base, math.exp(4.0)):

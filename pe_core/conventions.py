@@ -229,7 +229,8 @@ CONVENTIONS: MappingProxyType[str, Convention] = MappingProxyType(
             libraries=(
                 "tensor2tensor get_timing_signal_1d",
                 "fairseq SinusoidalPositionalEmbedding",
-                "OpenAI Whisper",
+                "OpenAI Whisper (and HF Whisper's sinusoids)",
+                "HF PegasusX",
                 "diffusers get_timestep_embedding (defaults)",
             ),
             layout_text="sin half then cos half",
@@ -243,7 +244,11 @@ CONVENTIONS: MappingProxyType[str, Convention] = MappingProxyType(
             formula="w_i = base^(-2i/d_model)",
             odd_rule="the sin half gets the extra column",
             description="Halves [sin | cos] with the paper's frequencies.",
-            libraries=("MAE get_1d_sincos_pos_embed", "HF Marian"),
+            libraries=(
+                "MAE get_1d_sincos_pos_embed",
+                "HF Marian",
+                "HF XLNet relative_positional_encoding (rows in decreasing order)",
+            ),
             layout_text="sin half then cos half",
             colour_index=2,
         ),

@@ -40,6 +40,11 @@ _PHASE_NOISE = 0.05
 #: Bound on the start search's work (shifts x pairs of the ladder).
 _SEARCH_WORK = 1 << 18
 
+#: The bases libraries use, most used first: between two equally round bases that give the same
+#: table (at small d_model, tensor2tensor with base 10,000 is split with base 100,000 at
+#: d_model 10), the more usual one names it.
+USUAL_BASES = (10_000.0, 100_000.0, 1_000.0, 100.0, 500_000.0, 1_000_000.0, 10.0)
+
 
 class PrecisionKind(enum.Enum):
     """What the difference between a table and the exact encoding is, simplest story first."""
@@ -173,6 +178,12 @@ class Identification:
     equivalents : tuple of str
         Other explanations that reproduce the matrix as well, in words (the same frequencies
         under another name, or a fit within the input's own rounding).
+    scale, offset : float
+        For a matrix that is an encoding only after an affine rescaling (1 and 0 otherwise):
+        ``scale * matrix + offset`` is the encoding, ``max_abs_error`` is measured on it.
+    normalization : str
+        The code known to rescale a table so, when ``scale`` and ``offset`` are its (PatchTST
+        subtracts the table's mean and divides by 10 times its standard deviation); else "".
     padding_rows : tuple of int
         Rows (columns when ``transposed``) that are all zeros while the others are an encoding:
         the padding row that fairseq and the transformers models copied from it (M2M100, XGLM,
@@ -195,6 +206,14 @@ class Identification:
     base_determined: bool = True
     equivalents: tuple[str, ...] = ()
     padding_rows: tuple[int, ...] = ()
+    scale: float = 1.0
+    offset: float = 0.0
+    normalization: str = ""
+
+    @property
+    def rescaled(self) -> bool:
+        """Whether the matrix is the encoding only after ``scale * matrix + offset``."""
+        return self.scale != 1.0 or self.offset != 0.0
 
     @property
     def end(self) -> float:
@@ -210,8 +229,8 @@ class Identification:
             orientation = " (transposed: positions were in columns)" if self.transposed else ""
             return (
                 f"{self.convention} convention, {base}, positions from {_number(self.start)} to "
-                f"{_number(self.end)}{spacing}{direction}{orientation}{self._padding_words()}; "
-                "largest "
+                f"{_number(self.end)}{spacing}{direction}{orientation}{self._padding_words()}"
+                f"{self._rescaling_words()}; largest "
                 f"difference {self.max_abs_error:.2g} "
                 f"({_difference_words(self.precision)})"
             )
@@ -221,6 +240,16 @@ class Identification:
             f"from position {_number(self.start)}, but it differs by up to "
             f"{self.max_abs_error:.3g} (row {row}, column {column}), more than the rounding of "
             "any floating-point format or of the angles can explain"
+        )
+
+    def _rescaling_words(self) -> str:
+        """ ", rescaled: the table is (encoding - m) / s ..." or "" for the encoding itself."""
+        if not self.rescaled:
+            return ""
+        known = f", as {self.normalization} does" if self.normalization else ""
+        return (
+            f", rescaled: the table is (encoding - {self.offset:.6g}) / {self.scale:.6g}{known} "
+            "(differences are in the encoding's units)"
         )
 
     def _padding_words(self) -> str:
@@ -606,12 +635,14 @@ def _explain(row_errors: np.ndarray, positions: np.ndarray, storage: _Storage) -
     # Angles k * w computed in a format: k and w rounded, then their product, so the angle is off
     # by up to about 3u|k w| <= 3u|k| (w <= 1), and sin and cos move as much; plus the rounding
     # of the result (and a lenient factor for the libraries' own sin and exp).
-    name = storage.arithmetic
-    u = PRECISIONS[name].unit_roundoff
-    bound = 4.0 * u * (np.abs(positions) + 1.0) + _FLOAT64_EXACT
-    # Errors beyond a quarter radian would no longer say anything: noise fits as well.
-    if largest <= _ARITHMETIC_LIMIT and np.all(row_errors <= bound):
-        return Precision(PrecisionKind.COMPUTED, format=name)
+    # A table stored in float64 may still have been computed in float32 (diffusers forms its
+    # 2-D coordinates in float32 and the rest in float64): the least precise story is tried last.
+    for name in dict.fromkeys([storage.arithmetic, "float32"]):
+        u = PRECISIONS[name].unit_roundoff
+        bound = 4.0 * u * (np.abs(positions) + 1.0) + _FLOAT64_EXACT
+        # Errors beyond a quarter radian would no longer say anything: noise fits as well.
+        if largest <= _ARITHMETIC_LIMIT and np.all(row_errors <= bound):
+            return Precision(PrecisionKind.COMPUTED, format=name)
     return _NO_MATCH
 
 
@@ -715,7 +746,15 @@ def _best_of_orientation(matrix, storage: _Storage, padding: np.ndarray):
         rough[trial] = (float(error[worst]), (int(sample[worst[0]]), int(worst[1])))
     least = min(largest for largest, _ in rough.values())
     ordered = sorted(trials, key=lambda t: rough[t][0])
-    shortlist = [t for t in ordered if rough[t][0] <= 4 * least + 1e-9][:_SHORTLIST]
+    close = [t for t in ordered if rough[t][0] <= 4 * least + 1e-9]
+    # The closest few and the simplest few (a whole start, a round base): the rounded trials'
+    # differences are a little larger, and the fitted ones alone would fill the shortlist.
+    simplest = sorted(
+        close,
+        key=lambda t: (t.start != round(t.start), _digits(t.base), _usual_rank(t.base)),
+    )
+    half = _SHORTLIST // 2
+    shortlist = list(dict.fromkeys([*close[:half], *simplest[:half], *close]))[:_SHORTLIST]
     evaluated = {_evaluate(matrix, trial, storage, padding)[0]: trial for trial in shortlist}
     candidates = list(evaluated)
     for name in CONVENTIONS:  # each convention's best, for the record
@@ -745,25 +784,33 @@ _SHORTLIST = 6
 
 def _simplest(candidates: list[Candidate]) -> Candidate:
     """Among candidates that are all explained (or, if none is, about equally good), the simplest:
-    a whole first position, then a round base, then the smaller error (fitted values carry the
-    matrix's rounding noise, and some conventions coincide: tensor2tensor with base b is split
-    with base b**(h/(h-1)))."""
+    a whole first position, then a round base (the more usual of equally round ones), then the
+    smaller error (fitted values carry the matrix's rounding noise, and some conventions
+    coincide: tensor2tensor with base b is split with base b**(h/(h-1)))."""
     explained = [c for c in candidates if c.precision.explained]
     if explained:
         good = explained
     else:
         least = min(c.max_abs_error for c in candidates)
         good = [c for c in candidates if c.max_abs_error <= 1.5 * least + 1e-12]
-    return min(
-        good,
-        key=lambda c: (
-            c.precision.rank,
-            c.start != round(c.start),
-            abs(c.step) != 1 and not _round_spacing(c.step),
-            _digits(c.base),
-            c.max_abs_error,
-        ),
+    return min(good, key=_simplicity)
+
+
+def _simplicity(c: Candidate) -> tuple:
+    """The order of :func:`_simplest`: the simpler story, whole start, round spacing and base."""
+    return (
+        c.precision.rank,
+        c.start != round(c.start),
+        abs(c.step) != 1 and not _round_spacing(c.step),
+        _digits(c.base),
+        _usual_rank(c.base),
+        c.max_abs_error,
     )
+
+
+def _usual_rank(base: float) -> int:
+    """The base's place in :data:`USUAL_BASES` (after all of them when it is none)."""
+    return USUAL_BASES.index(base) if base in USUAL_BASES else len(USUAL_BASES)
 
 
 def _digits(value: float) -> int:
@@ -779,7 +826,7 @@ def _equivalents(
     input's own rounding."""
     notes = []
     best_freqs = CONVENTIONS[best.convention].frequencies(d_model, best.base)
-    for other in candidates:
+    for other in sorted(candidates, key=_simplicity):  # each convention's simplest fit
         if other is best or not other.precision.explained or other.convention == best.convention:
             continue
         if any(other.convention in note for note in notes):
@@ -879,6 +926,15 @@ def identify_encoding(matrix: ArrayLike) -> Identification:
         raise InputError(
             f"matrix must have at least 2 rows (positions) and 2 columns, got shape {values.shape}"
         )
+    found = _identify_values(values, dtype, squeezed_from)
+    if found.matches:
+        return found
+    rescaled = _rescaled(values, dtype, squeezed_from)
+    return rescaled if rescaled is not None else found
+
+
+def _identify_values(values: np.ndarray, dtype: np.dtype, squeezed_from) -> Identification:
+    """:func:`identify_encoding` on a checked 2-D float64 ``values`` of input dtype ``dtype``."""
     results = {}
     # Values near the float64 limit (a table of 1e300s) overflow the fits' products: such a
     # table matches nothing and is reported as no match, without NumPy's warnings.
@@ -924,3 +980,104 @@ def identify_encoding(matrix: ArrayLike) -> Identification:
         equivalents=_equivalents(best, ranked, oriented_shape[1], trials[best].base_determined),
         padding_rows=tuple(np.flatnonzero(padding).tolist()) if best.precision.explained else (),
     )
+
+
+#: Rows sampled to fit an affine rescaling (the whole table is compared afterwards).
+_AFFINE_ROWS = 64
+
+#: How far from the unit circle a rescaled pair may be and still be worth identifying.
+_AFFINE_MISFIT = 1e-3
+
+
+def _affine_fit(values: np.ndarray) -> tuple[float, float] | None:
+    """``(s, m)`` with every (sin, cos) pair of ``s * values + m`` on the unit circle, under the
+    convention whose pairing fits best; None when no pairing does, or for the identity.
+
+    Each pair ``(a, b)`` of ``values`` then lies on the circle of centre ``(c, c)``, ``c =
+    -m / s``, and radius ``R = 1 / s``: ``a^2 + b^2 = 2c (a + b) + K`` with ``K = R^2 - 2c^2``,
+    linear in ``(c, K)`` (a least-squares circle fit over a sample of rows).
+    """
+    sample = values[_spread_rows(values.shape[0], _AFFINE_ROWS)]
+    best = None
+    for name, conv in CONVENTIONS.items():
+        layout = conv.column_layout(values.shape[1])
+        pairs = min(layout.n_sin, layout.n_cos)
+        if pairs < 2:
+            continue
+        a = sample[:, layout.sin_columns][:, :pairs].ravel()
+        b = sample[:, layout.cos_columns][:, :pairs].ravel()
+        system = np.stack([2.0 * (a + b), np.ones_like(a)], axis=1)
+        squares = a * a + b * b
+        if not (np.all(np.isfinite(system)) and np.all(np.isfinite(squares))):
+            continue
+        (centre, k), *_ = np.linalg.lstsq(system, squares, rcond=None)
+        radius_squared = float(k + 2.0 * centre * centre)
+        if not (np.isfinite(radius_squared) and radius_squared > 0):
+            continue
+        scale = 1.0 / float(np.sqrt(radius_squared))
+        offset = -scale * float(centre)
+        misfit = float(np.max(np.abs((scale * a + offset) ** 2 + (scale * b + offset) ** 2 - 1)))
+        if best is None or misfit < best[0]:
+            best = (misfit, scale, offset, name)
+    if best is None or best[0] > _AFFINE_MISFIT:
+        return None
+    _, scale, offset, _ = best
+    if abs(scale - 1.0) <= 1e-6 and abs(offset) <= 1e-6:
+        return None  # the table itself: nothing to undo
+    if not (1 / _AFFINE_RANGE <= scale <= _AFFINE_RANGE and abs(offset) <= _AFFINE_RANGE):
+        return None  # a table of 1e300s is no normalized encoding
+    return scale, offset
+
+
+#: Rescalings undone: scale within [1/1000, 1000], offset within 1000 (PatchTST's is about 6
+#: and 0.4).
+_AFFINE_RANGE = 1e3
+
+
+#: Code known to rescale an encoding table, and the (scale, offset) it applies to the exact
+#: table ``E``: transformers' PatchTST (``positional_encoding_type="sincos"``) writes
+#: ``(E - E.mean()) / (E.std() * 10)``, torch's std with Bessel's correction.
+_NORMALIZATIONS = {
+    "transformers' PatchTST ((PE - PE.mean()) / (10 * PE.std()))": lambda table: (
+        10.0 * float(np.std(table, ddof=1)),
+        float(np.mean(table)),
+    ),
+}
+
+
+def _rescaled(values: np.ndarray, dtype: np.dtype, squeezed_from) -> Identification | None:
+    """The identification of ``s * values + m`` when an affine rescaling makes an encoding of
+    ``values`` (PatchTST's normalized table); None otherwise."""
+    if not np.max(np.abs(values)) <= 2 * _AFFINE_RANGE**2:  # beyond any rescaling undone
+        return None
+    with np.errstate(over="ignore", invalid="ignore"):
+        fit = _affine_fit(values)
+        if fit is None and values.shape[0] <= _MAX_COLUMNS:  # positions in columns
+            fit = _affine_fit(values.T)
+    if fit is None:
+        return None
+    scale, offset = fit
+    # Float64 values: the rescaling's own rounding is below the input format's (a float32
+    # table's rounding times s), which identify's float32 arithmetic bound allows.
+    found = _identify_values(scale * values + offset, np.dtype(np.float64), squeezed_from)
+    if not found.matches:
+        return None
+    oriented_shape = values.shape[::-1] if found.transposed else values.shape
+    positions = found.start + found.step * np.arange(oriented_shape[0], dtype=np.float64)
+    exact = sinusoidal_encoding(
+        positions, oriented_shape[1], base=found.base, convention=found.convention
+    )
+    for name, rescaling in _NORMALIZATIONS.items():
+        known_scale, known_offset = rescaling(exact)
+        if abs(known_scale - scale) <= 1e-4 * scale and abs(known_offset - offset) <= 1e-4 * scale:
+            oriented = values.T if found.transposed else values
+            difference = np.abs(known_scale * oriented + known_offset - exact)
+            difference[list(found.padding_rows)] = 0.0
+            return replace(
+                found,
+                scale=known_scale,
+                offset=known_offset,
+                normalization=name,
+                max_abs_error=float(np.max(difference)),
+            )
+    return replace(found, scale=scale, offset=offset)

@@ -14,7 +14,14 @@ import json
 import numpy as np
 import pytest
 
-from pe_core import GRID_LAYOUTS, Precision, PrecisionKind, grid_encoding, identify_grid
+from pe_core import (
+    GRID_LAYOUTS,
+    Precision,
+    PrecisionKind,
+    grid_encoding,
+    identify_grid,
+    sinusoidal_encoding,
+)
 from tests import DATA
 
 REFERENCE = json.loads((DATA / "convention_reference.json").read_text())
@@ -203,11 +210,205 @@ class TestIdentifyGrid:
         assert not identify_grid(table).matches
 
 
+def diffusers_2d(embed_dim, grid_size, base_size, interpolation_scale):
+    """diffusers models/embeddings.py get_2d_sincos_pos_embed (output_type "pt"), transcribed
+    in NumPy: the coordinates arange(n, float32) / (n / base_size) / interpolation_scale in
+    float32, the rest in float64 (torch promotes the float32 grid against the float64 omega)."""
+    height, width = grid_size
+    grid_h = (
+        np.arange(height, dtype=np.float32)
+        / np.float32(height / base_size)
+        / np.float32(interpolation_scale)
+    )
+    grid_w = (
+        np.arange(width, dtype=np.float32)
+        / np.float32(width / base_size)
+        / np.float32(interpolation_scale)
+    )
+    column, row = np.meshgrid(grid_w.astype(np.float64), grid_h.astype(np.float64))
+    return np.concatenate(
+        [_mae_1d(embed_dim // 2, column.ravel()), _mae_1d(embed_dim // 2, row.ravel())], axis=1
+    )
+
+
+SCALED = json.loads((DATA / "library_tables.json").read_text())
+SCALED_ARRAYS = np.load(DATA / "library_tables.npz")
+
+
+class TestCoordinates:
+    """Issue 36: diffusers spaces a grid's coordinates by base_size / (n * interpolation_scale)
+    (PixArt, Latte, Hunyuan-DiT) and SD3 crops the middle of a larger table: grid_encoding takes
+    a start and a step per axis, and identify_grid finds them."""
+
+    def test_literal_start_and_step(self):
+        table = grid_encoding(2, 2, 4, base=100.0, start=(1.0, 0.0), step=(2.0, 0.5))
+        # [sin c | cos c | sin r | cos r] at one frequency per axis: rows at 1 and 3, columns
+        # at 0 and 0.5.
+        expected = [
+            [np.sin(0.0), np.cos(0.0), np.sin(1.0), np.cos(1.0)],
+            [np.sin(0.5), np.cos(0.5), np.sin(1.0), np.cos(1.0)],
+            [np.sin(0.0), np.cos(0.0), np.sin(3.0), np.cos(3.0)],
+            [np.sin(0.5), np.cos(0.5), np.sin(3.0), np.cos(3.0)],
+        ]
+        np.testing.assert_allclose(table, expected, rtol=0, atol=1e-15)
+
+    def test_default_is_the_patch_index(self):
+        np.testing.assert_array_equal(
+            grid_encoding(3, 4, 16, start=0, step=(1, 1)), grid_encoding(3, 4, 16)
+        )
+
+    @pytest.mark.parametrize(
+        ("grid_size", "base_size", "scale"),
+        [((4, 4), 2, 1.0), ((6, 4), 8, 1.0), ((3, 5), 4, 0.5), ((8, 8), 16, 2.0), ((5, 7), 5, 1)],
+    )
+    def test_against_diffusers_formula(self, grid_size, base_size, scale):
+        table = diffusers_2d(32, grid_size, base_size, scale)
+        steps = tuple(base_size / (n * scale) for n in grid_size)
+        ours = grid_encoding(*grid_size, 32, step=steps)
+        # The coordinates are float32 values: up to 6e-8 * 8 radians off, as sin and cos.
+        np.testing.assert_allclose(ours, table, rtol=0, atol=1e-6)
+        found = identify_grid(table)
+        assert found.matches and found.layout == "mae", found.summary()
+        assert (found.height, found.width) == grid_size
+        assert found.step == pytest.approx(steps, rel=1e-12) and found.start == (0.0, 0.0)
+
+    @pytest.mark.parametrize(
+        "case", SCALED["diffusers_2d_scaled"], ids=lambda c: str(c["grid_size"])
+    )
+    def test_diffusers_literal_tables(self, case):
+        table = SCALED_ARRAYS[case["table"]]
+        height, width = case["grid_size"]
+        steps = tuple(
+            case["base_size"] / (n * case["interpolation_scale"]) for n in (height, width)
+        )
+        found = identify_grid(table)
+        assert found.matches and found.layout == "mae", found.summary()
+        assert (found.height, found.width, found.base) == (height, width, 10_000.0)
+        assert found.step == pytest.approx(steps, rel=1e-12) and found.start == (0.0, 0.0)
+        assert "diffusers get_2d_sincos_pos_embed with base_size" in found.summary()
+        if len({s * n for s, n in zip(steps, (height, width), strict=True)}) == 1:
+            ratio = case["base_size"] / case["interpolation_scale"]
+            assert f"base_size / interpolation_scale = {ratio:g})" in found.summary()
+
+    @pytest.mark.parametrize(
+        "case", SCALED["diffusers_patch_embed"], ids=lambda c: f"{c['height']}x{c['width']}"
+    )
+    def test_sd3_crop(self, case):
+        table = SCALED_ARRAYS[case["table"]]
+        rows, columns = case["height"] // 2, case["width"] // 2
+        size = case["pos_embed_max_size"]
+        step = case["base_size"] / size
+        top, left = (size - rows) // 2, (size - columns) // 2
+        found = identify_grid(table)
+        assert found.matches and found.layout == "mae", found.summary()
+        assert (found.height, found.width) == (rows, columns)
+        assert found.step == pytest.approx((step, step), rel=1e-12)
+        assert found.start == pytest.approx((top * step, left * step), rel=1e-12)
+        assert f"starts at patch ({top}, {left}) of a larger one" in found.summary()
+        assert f"(here {size} x {size})" in found.summary()
+        ours = grid_encoding(rows, columns, 16, start=found.start, step=found.step)
+        np.testing.assert_allclose(table, ours, rtol=0, atol=1e-6)
+
+    def test_patch_indices_say_nothing_of_coordinates(self):
+        found = identify_grid(grid_encoding(3, 4, 16))
+        assert not found.scaled and "coordinates" not in found.summary()
+
+    @pytest.mark.parametrize(
+        ("kwargs", "error", "message"),
+        [
+            (
+                {"start": (0.0, 1.0, 2.0)},
+                ValueError,
+                r"start must be a number or a \(row, column\)",
+            ),
+            ({"step": float("inf")}, ValueError, "step must be finite"),
+            ({"step": ("a", 1.0)}, TypeError, r"step\[0\] must be a real number"),
+            ({"start": None}, TypeError, "start must be a real number"),
+            ({"start": 3e38}, ValueError, r"start and step must keep the row coordinates"),
+            ({"step": (1.0, 1e17)}, ValueError, r"keep the column coordinates .* step 1e\+17"),
+        ],
+    )
+    def test_bad_coordinates_are_named(self, kwargs, error, message):
+        with pytest.raises(error, match=message):
+            grid_encoding(2, 3, 8, **kwargs)
+
+
+class TestChannelsCut:
+    """positional-encodings rounds its channels up to a multiple of 4 (each axis gets
+    ``ceil(C / 4) * 2``) and keeps the first ``C`` columns of the table: the column axis,
+    written last, loses what is cut."""
+
+    def test_literal_six_channels(self):
+        # Each axis at 4 columns (2 pairs, w = 1 and 1/base**(1/2)); the column axis keeps one
+        # pair: [sin r, cos r, sin(r w1), cos(r w1) | sin c, cos c].
+        table = grid_encoding(2, 2, 6, layout="positional_encodings", base=100.0)
+        r, c = 1.0, 1.0  # the last patch
+        expected = [np.sin(r), np.cos(r), np.sin(r / 10), np.cos(r / 10), np.sin(c), np.cos(c)]
+        np.testing.assert_allclose(table[3], expected, rtol=0, atol=1e-15)
+
+    @pytest.mark.parametrize("channels", [3, 5, 6, 7, 10, 18, 30])
+    def test_against_the_package_formula(self, channels):
+        ours = grid_encoding(4, 5, channels, layout="positional_encodings")
+        theirs = positional_encodings_2d(4, 5, channels)
+        np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-12)
+        found = identify_grid(ours.astype(np.float32))
+        assert found.matches and found.layout == "positional_encodings", found.summary()
+        assert (found.height, found.width, found.base) == (4, 5, 10_000.0)
+        assert found.truncated and found.d_model == channels
+        assert f"cut to its first {channels} of {4 * -(-channels // 4)} columns" in (
+            found.summary()
+        )
+
+    @pytest.mark.parametrize(
+        "case",
+        SCALED["positional_encodings_2d"],
+        ids=lambda c: f"{c['channels']}ch-{c['x']}x{c['y']}",
+    )
+    def test_literal_tables(self, case):
+        table = SCALED_ARRAYS[case["table"]]
+        ours = grid_encoding(case["x"], case["y"], case["channels"], layout="positional_encodings")
+        np.testing.assert_allclose(ours, table, rtol=0, atol=FLOAT32_AT_SMALL_POSITIONS)
+        found = identify_grid(table)
+        assert found.matches and found.layout == "positional_encodings", found.summary()
+        assert (found.height, found.width) == (case["x"], case["y"])
+
+    def test_a_multiple_of_4_is_not_cut(self):
+        found = identify_grid(grid_encoding(3, 4, 16, layout="positional_encodings"))
+        assert found.matches and not found.truncated and "cut to" not in found.summary()
+
+
+#: A float32 table's difference from the exact one at positions below 16 (rounding, and the
+#: float32 angles' error 16 * 6e-8).
+FLOAT32_AT_SMALL_POSITIONS = 1e-6
+
+
+@pytest.mark.parametrize(
+    "case",
+    SCALED["positional_encodings_3d"],
+    ids=lambda c: f"{c['channels']}ch-{c['x']}x{c['y']}x{c['z']}",
+)
+def test_positional_encodings_3d_is_three_vaswani_blocks(case):
+    """PositionalEncoding3D (not represented by grid_encoding yet, issue 36): each of x, y, z
+    gets ``ceil(C / 6) * 2`` columns of the vaswani encoding (sin and cos interleaved, base
+    10,000), in that order, and the table is cut to its first C columns. Checked on the stored
+    tables, so that a 3-D grid can be built on it."""
+    channels, sizes = case["channels"], (case["x"], case["y"], case["z"])
+    width = -(-channels // 6) * 2
+    table = SCALED_ARRAYS[case["table"]].reshape(*sizes, channels)
+    lines = (table[:, 0, 0], table[0, :, 0], table[0, 0, :])  # along x, along y, along z
+    for axis, (size, line) in enumerate(zip(sizes, lines, strict=True)):
+        kept = min(width, channels - axis * width)
+        block = line[:, axis * width : axis * width + kept]
+        expected = sinusoidal_encoding(size, width)[:, :kept]
+        np.testing.assert_allclose(block, expected, rtol=0, atol=FLOAT32_AT_SMALL_POSITIONS)
+
+
 class TestArguments:
     @pytest.mark.parametrize(
         ("kwargs", "error", "message"),
         [
             ({"d_model": 6}, ValueError, "d_model must be a multiple of 4"),
+            ({"d_model": 6, "layout": "timm"}, ValueError, "'positional_encodings' rounds it up"),
             ({"d_model": 0}, ValueError, "d_model must be a positive integer"),
             ({"height": 0}, ValueError, "height must be a positive integer"),
             ({"width": 2.0}, TypeError, "width must be a positive integer"),
@@ -227,7 +428,7 @@ class TestArguments:
         ("matrix", "message"),
         [
             (np.zeros((4, 4, 4)), "must be 2-D"),
-            (np.zeros((8, 6)), "matrix must have a multiple of 4 columns"),
+            (np.zeros((8, 2)), "matrix must have a multiple of 4 columns"),
             (np.full((8, 4), np.nan), "matrix must be finite"),
             ("abc", "matrix must be"),
         ],

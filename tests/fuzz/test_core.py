@@ -713,7 +713,7 @@ SPECS = {
     "grid_encoding": Spec(
         pe_core.grid_encoding,
         ("height", "width", "d_model"),
-        ("layout", "base", "extra_tokens", "dtype"),
+        ("layout", "base", "extra_tokens", "start", "step", "dtype"),
         {
             "height": 2,
             "width": 3,
@@ -721,6 +721,8 @@ SPECS = {
             "layout": "timm",
             "base": 100.0,
             "extra_tokens": 1,
+            "start": (1.0, 0.5),
+            "step": 0.25,
             "dtype": "float32",
         },
     ),
@@ -850,6 +852,9 @@ PLAUSIBLE = {
     "height": st.integers(1, 6),
     "width": st.integers(1, 6),
     "extra_tokens": st.integers(0, 3),
+    # A grid's coordinates: a number for both axes or a (row, column) pair.
+    "start": st.one_of(st.floats(-1e3, 1e3), st.tuples(st.floats(-1e3, 1e3), st.floats(-1e3, 1e3))),
+    "step": st.one_of(st.floats(-10, 10), st.tuples(st.floats(-10, 10), st.floats(-10, 10))),
     "seed": st.integers(0, 2**32),
 }
 
