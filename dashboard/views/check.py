@@ -211,8 +211,13 @@ def _check(matrix: np.ndarray) -> Checked:
     values = values.T if found.transposed else values
     n, d = values.shape
     grid = None
-    if not found.matches and diagnosis.bug is None and d % 4 == 0:
-        grid = pe_core.identify_grid(values)
+    if not found.matches and diagnosis.bug is None:
+        # identify_grid takes any width (positional-encodings cuts channels that are not a
+        # multiple of 4); a table it cannot read as a grid is not one.
+        try:
+            grid = pe_core.identify_grid(values)
+        except pe_core.InputError:
+            grid = None
     grid_table = None
     if grid is not None and grid.matches:
         grid_table = pe_core.grid_encoding(
@@ -222,6 +227,8 @@ def _check(matrix: np.ndarray) -> Checked:
             layout=grid.layout,
             base=grid.base,
             extra_tokens=grid.extra_tokens,
+            start=grid.start,
+            step=grid.step,
         )
     reference, words = _reference(diagnosis, d, grid, grid_table)
     code, rebuilt = _rebuild_call(diagnosis, n, d, grid, grid_table)
@@ -277,12 +284,17 @@ def _reference(diagnosis, d: int, grid, grid_table) -> tuple[Rows, str]:
         words = f"the {closest} {convention} encoding, base {base:g}"
     padding = np.asarray(found.padding_rows, dtype=np.int64)
 
+    # A rescaled table (PatchTST's (PE - mean) / (10 std)) is compared as it was rescaled.
+    scale, offset = found.scale, found.offset
+    if found.rescaled:
+        words += f", rescaled as (encoding − {offset:.6g}) / {scale:.6g}"
+
     def rows(chunk):
         exact = pe_core.sinusoidal_encoding(
             _positions(start, step, chunk), d, base=base, convention=convention
         )
         exact[np.isin(chunk, padding)] = 0.0
-        return exact
+        return (exact - offset) / scale if found.rescaled else exact
 
     return rows, words
 
@@ -339,6 +351,9 @@ def _rebuild_call(diagnosis, n: int, d: int, grid, grid_table) -> tuple[Call | N
     if grid_table is not None:
         keywords = dict(layout=grid.layout, base=grid.base, extra_tokens=grid.extra_tokens)
         stored = _rounded_to(grid.precision)
+        scaled = {}
+        if grid.scaled:  # diffusers' base_size / interpolation_scale, SD3's crop
+            scaled = {"start": tuple(grid.start), "step": tuple(grid.step)}
         if stored in ("float32", "float16"):
             keywords["dtype"] = stored
         call = Call(
@@ -348,6 +363,7 @@ def _rebuild_call(diagnosis, n: int, d: int, grid, grid_table) -> tuple[Call | N
                 str(grid.width),
                 str(d),
                 *(_keyword(*kv) for kv in keywords.items()),
+                *(f"{name}=({a!r}, {b!r})" for name, (a, b) in scaled.items()),
             ),
         )
         cast = np.dtype(keywords.get("dtype", np.float64))  # grid_encoding rounds once, so do we
@@ -396,6 +412,8 @@ def _rebuild_call(diagnosis, n: int, d: int, grid, grid_table) -> tuple[Call | N
         after.append(f"table = table.round({decimals})")
     if found.padding_rows:
         after.append(f"table[{list(found.padding_rows)}] = 0  # padding rows")
+    if found.rescaled:  # PatchTST's normalization, with the scale and offset found
+        after.append(f"table = (table - {found.offset!r}) / {found.scale!r}")
     call = Call(
         "sinusoidal_encoding",
         (
@@ -414,7 +432,7 @@ def _rebuild_call(diagnosis, n: int, d: int, grid, grid_table) -> tuple[Call | N
         if decimals is not None:
             table = table.round(decimals)
         table[np.isin(chunk, padding)] = 0.0
-        return table
+        return (table - found.offset) / found.scale if found.rescaled else table
 
     return call, rows
 
