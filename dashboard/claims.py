@@ -204,3 +204,56 @@ def exact_collisions(bank: pe_core.FrequencyBank) -> str:
         text = "Whether they collide in exact arithmetic depends on the frequencies."
         distinct = None
     return record("exact_collisions", text, distinct=distinct)
+
+
+def _columns(part: slice, d_model: int) -> list[int]:
+    return list(range(d_model))[part]
+
+
+def column_words(config) -> str:
+    """Which columns hold sin(k·ω_i), which cos(k·ω_i) and which are 0, as this convention lays
+    them out at this d_model, and its frequencies."""
+    layout, convention = config.layout, pe_core.CONVENTIONS[config.convention]
+    sin = _columns(layout.sin_columns, config.d_model)
+    cos = _columns(layout.cos_columns, config.d_model)
+
+    def span(columns: list[int]) -> str:
+        if len(columns) == 1:
+            return f"column {columns[0]}"
+        if columns == list(range(columns[0], columns[-1] + 1)):
+            return f"columns {columns[0]} to {columns[-1]}"
+        return f"columns {columns[0]}, {columns[1]}, … {columns[-1]}"
+
+    parts = []
+    if sin and cos and layout.sin_columns.step == 2:
+        parts.append("column 2i holds sin(k·ω_i) and column 2i+1 holds cos(k·ω_i)")
+        if len(sin) > len(cos):
+            parts.append(f"the last column, {sin[-1]}, holds a sin without its cos")
+    else:
+        if sin:
+            parts.append(
+                f"{span(sin)} hold sin(k·ω_i)" if len(sin) > 1 else f"{span(sin)} holds sin(k·ω_0)"
+            )
+        if cos:
+            parts.append(
+                f"{span(cos)} hold cos(k·ω_i)" if len(cos) > 1 else f"{span(cos)} holds cos(k·ω_0)"
+            )
+    zeros = list(layout.zero_columns)
+    if zeros:
+        parts.append(f"{span(zeros)} {'is' if len(zeros) == 1 else 'are'} always 0")
+    text = "; ".join(parts) if parts else "there is no column"
+    text = f"{text[:1].upper()}{text[1:]} ({config.convention}: {convention.formula})"
+    return record(
+        "columns",
+        text,
+        d_model=config.d_model,
+        convention=config.convention,
+        sin=sin,
+        cos=cos,
+        zeros=zeros,
+    )
+
+
+def turning(bank: pe_core.FrequencyBank) -> bool:
+    """Whether some column of the encoding changes with the position (a frequency above 0)."""
+    return bool(np.any(np.asarray(bank.frequencies) > 0))

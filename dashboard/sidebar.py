@@ -57,7 +57,9 @@ BASE = params.Choice(
     "base",
     "base (log scale)",
     10000.0,
-    help="The longest wavelength is about 2π·base. 10,000 in the paper.",
+    help="Sets how slowly the last pairs turn: the longest wavelength is at most 2π·base "
+    "(tensor2tensor's spacing reaches it; the paper's approaches it as d_model grows). "
+    "10,000 in the paper.",
     options=_base_choices,
     kind="select_slider",
     format_func=formatting.number_text,  # also the URL's text: base=10000, as links always had it

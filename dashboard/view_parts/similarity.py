@@ -80,8 +80,10 @@ def profile_figure(config: Config, kind: str):
 
 def _profile_subtitle(config: Config, note: str) -> str:
     if not config.layout.is_paired:
-        return (
-            "no closed form (an unpaired sin column): markers computed directly from three "
-            "starting positions k, which disagree slightly"
+        starts = len(check_starts(config.n_positions))
+        return "no closed form (an unpaired sin column): markers computed directly from " + (
+            f"{starts} starting positions k, which disagree"
+            if starts > 1
+            else "starting position 0 only"
         )
     return note or "closed form for every offset from 0 to L−1; markers: direct computation"

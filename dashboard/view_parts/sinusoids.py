@@ -84,4 +84,9 @@ def dimension_figure(config: Config, at: tuple[int, ...], chosen: int | None = N
         frequency=info.frequency[each_pair],
         wavelength=info.wavelength[each_pair],
         chosen=chosen,
+        # "every position is its own wave" only where some column turns (tensor2tensor at
+        # d_model 1 has one zero column: every position's "wave" is the same point)
+        title=None
+        if (info.frequency > 0).any()
+        else "Value against pair index: no column turns, every position is the same",
     )

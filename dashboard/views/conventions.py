@@ -34,6 +34,15 @@ def _names(**attributes) -> str:
     )
 
 
+def _same_frequencies_everywhere(config: Config) -> bool:
+    """Whether every convention has the same frequencies at this d_model and base."""
+    found = {
+        tuple(pe_core.frequencies(config.d_model, base=config.base, convention=name).tolist())
+        for name in pe_core.CONVENTIONS
+    }
+    return len(found) == 1
+
+
 def subtitle(config: Config) -> str:
     """The page's one-line subtitle."""
     return f"The conventions libraries use, side by side: {config.summary}."
@@ -48,10 +57,16 @@ def render(config: Config) -> None:
         f"frequencies: the paper's base^(−2i/d_model) ({_names(spacing='paper')}) or "
         "base^(−i/(h−s)) with h = ⌊d_model/2⌋, the shift s of diffusers' "
         f"get_timestep_embedding: s = 1 ({_names(spacing='shifted', shift=1.0)}) ends exactly "
-        f"at 1/base, s = 0 ({_names(spacing='shifted', shift=0.0)}) is the paper's spacing at "
-        "even d_model. Changing the layout only permutes columns, so distances and similarities "
-        "between positions do not change at all; changing the spacing changes the frequencies, "
-        "and with them the similarity.",
+        f"at 1/base (from d_model 4 on; below, one frequency, 1), s = 0 "
+        f"({_names(spacing='shifted', shift=0.0)}) is the paper's spacing at even d_model. "
+        "Changing the layout only permutes columns, so distances and similarities between "
+        "positions do not change at all; changing the spacing changes the frequencies, and "
+        "with them the similarity"
+        + (
+            f" (not here: at d_model {config.d_model} every convention has the same frequencies)."
+            if _same_frequencies_everywhere(config)
+            else "."
+        ),
     )
     _side_by_side(config)
     _what_changes(config)

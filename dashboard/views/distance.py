@@ -230,7 +230,7 @@ def _alibi(config: Config) -> None:
     n_heads = HEADS.value(config)
     power = n_heads & (n_heads - 1) == 0
     st.caption(
-        f"{n_heads} heads: slopes 2^(−8h/{n_heads}) for h = 1 … {n_heads}"
+        f"{counted(n_heads, 'head')}: slopes 2^(−8h/{n_heads}) for h = 1 … {n_heads}"
         if power
         else f"{n_heads} heads (not a power of two): the {2 ** int(np.log2(n_heads))} slopes of "
         f"{2 ** int(np.log2(n_heads))} heads, then {n_heads - 2 ** int(np.log2(n_heads))} of the "
@@ -330,10 +330,18 @@ def _multi_axis(config: Config) -> None:
         ui.chart(caching.figure(_axes_figure, LAYOUT.value(config)), "distance_mrope_pairs")
         return
     frames, rows, cols = FRAMES.value(config), PATCHES_H.value(config), PATCHES_W.value(config)
+    before, _, after = segments
+    parts = [
+        *([counted(before - 1, "text token")] if before > 1 else []),
+        "<|vision_start|>",
+        f"{frames} × {rows // 2} × {cols // 2} vision tokens ({frames} × {rows} × {cols} patches "
+        "merged 2 × 2)",
+        "<|vision_end|>",
+        *([counted(after - 1, "text token")] if after > 1 else []),
+    ]
     st.caption(
-        f"{ids.shape[1]:,} tokens: text, <|vision_start|>, {frames} × {rows // 2} × {cols // 2} "
-        f"vision tokens ({frames} × {rows} × {cols} patches merged 2 × 2), <|vision_end|>, "
-        "text. Text tokens carry one id on all three axes; vision tokens their frame, row and "
+        f"{counted(ids.shape[1], 'token')}: {', '.join(parts)}. "
+        "Text tokens carry one id on all three axes; vision tokens their frame, row and "
         "column, from the id where the vision block starts (Hugging Face transformers 5.23's "
         "get_rope_index)."
         + (

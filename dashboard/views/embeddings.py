@@ -68,9 +68,15 @@ def render(config: Config) -> None:
         "sequence of the batch (broadcasting: (batch, seq, d) + (seq, d) → (batch, seq, d)). "
         "Whether the position signal drowns the meaning of the words depends on their sizes: "
         f"{claims.encoding_norm(config.layout)}, a random embedding with standard "
-        "deviation σ has norm about σ·√d_model, and the paper's √d_model scaling multiplies that "
-        "again by √d_model. With a small σ the encoding dominates at small d_model and the "
-        "embeddings take over as d_model grows.",
+        "deviation σ has norm about σ·√d_model"
+        + (
+            ", and the paper's √d_model scaling (on here) multiplies that again by √d_model. "
+            "With a small σ the encoding dominates at small d_model and the embeddings take over "
+            "as d_model grows."
+            if SCALE.value(config)
+            else ". Without the paper's √d_model scaling (off here) both grow as √d_model: their "
+            "ratio, about σ·√2, does not change with d_model."
+        ),
         r"x_{b,k} = \mathrm{dropout}\!\left(\sqrt{d_{\mathrm{model}}}\,E[\mathrm{token}_{b,k}] + "
         r"PE(k)\right)",
     )

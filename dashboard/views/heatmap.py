@@ -48,6 +48,13 @@ FIRST_COLUMN = params.Number(
 PARAMS = (MODE, FIRST_POSITION, FIRST_COLUMN)
 
 
+#: The paper's formula, shown as a formula for its own convention (the others' are in words).
+VASWANI_LATEX = (
+    r"PE(k, 2i) = \sin(k\,\omega_i), \quad PE(k, 2i+1) = \cos(k\,\omega_i), \quad "
+    r"\omega_i = \mathrm{base}^{-2i/d_{\mathrm{model}}}"
+)
+
+
 def subtitle(config: Config) -> str:
     """The page's one-line subtitle."""
     return f"Every position and every column of the encoding: {config.summary}."
@@ -58,12 +65,12 @@ def render(config: Config) -> None:
         config, MODE.value(config), FIRST_POSITION.value(config), FIRST_COLUMN.value(config)
     )
     ui.explain(
-        f"{claims.rows(config.n_positions, shown.row_first, shown.row_last)} Column pairs share "
-        f"a frequency ω_i. {claims.pace(config.bank, config.n_positions)} Every position has a "
-        "different pattern, which is how the model can tell positions apart. Hover a cell for "
-        "its pair, sin or cos, frequency and wavelength.",
-        r"PE(k, 2i) = \sin(k\,\omega_i), \quad PE(k, 2i+1) = \cos(k\,\omega_i), \quad "
-        r"\omega_i = \mathrm{base}^{-2i/d_{\mathrm{model}}}",
+        f"{claims.rows(config.n_positions, shown.row_first, shown.row_last)} "
+        f"{claims.column_words(config)}. {claims.pace(config.bank, config.n_positions)} A "
+        "pattern that differs from row to row is what lets a model tell positions apart (the "
+        "Uniqueness view checks it). Hover a cell for its pair, sin or cos, frequency and "
+        "wavelength.",
+        VASWANI_LATEX if config.convention == "vaswani" else None,
     )
     _heatmap(config)
     if config.n_positions <= TABLE_MAX_ROWS and config.d_model <= TABLE_MAX_COLUMNS:
@@ -121,7 +128,7 @@ def heatmap_image(config: Config, mode: str, first_position: int, first_column: 
         subtitle=data.note or "every position and every column",
         description=f"Heatmap of the encoding: {formatting.counted(rows, 'row')} (positions) by "
         f"{formatting.counted(n_columns, 'column')}, "
-        "columns, blue for −1 through the colour of the page (0) to red for +1.",
+        "blue for −1 through the colour of the page (0) to red for +1.",
     )
 
 

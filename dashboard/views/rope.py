@@ -676,11 +676,17 @@ def _layouts(rope: pe_core.RotaryEncoding, chosen: int | None) -> None:
             f"Shaded: the columns of pair {chosen}, clicked above, among the first "
             f"{LAYOUT_COLUMNS}: " + "; ".join(marks) + "."
         )
-    st.caption(
-        "The same x comes out differently: the layouts rotate different pairs of columns "
-        "together. After the permutation below they agree: the largest difference between "
-        f"interleaved(x)[perm] and halves(x[perm]) is {layouts.difference:.1e}."
-    )
+    if np.array_equal(permutation, np.arange(permutation.size)):
+        st.caption(
+            "Here the two layouts are the same: with one pair they rotate the same two columns "
+            f"together (the largest difference is {layouts.difference:.1e})."
+        )
+    else:
+        st.caption(
+            "The same x comes out differently: the layouts rotate different pairs of columns "
+            "together. After the permutation below they agree: the largest difference between "
+            f"interleaved(x)[perm] and halves(x[perm]) is {layouts.difference:.1e}."
+        )
     head = ", ".join(str(j) for j in permutation[:12])
     st.markdown(
         f"A checkpoint trained with one layout works in the other after its q and k projection "

@@ -113,21 +113,38 @@ def render(config: Config) -> None:
         )
     elif not paired:
         st.info(
-            f"With odd d_model = {config.d_model} the {config.convention} convention leaves its "
-            "last sin column without a cos partner. That column's contribution "
+            f"With odd d_model = {config.d_model} the {config.convention} convention leaves one "
+            "sin column without a cos partner. That column's contribution "
             "sin(k·ω)·sin((k+δ)·ω) depends on k itself, so the similarity is no longer a function "
             "of the offset alone: there is no closed form, and the direct values from different k "
-            "below differ slightly."
+            "below differ."
         )
     elif layout.n_cos == 1:
         st.info(
             f"With d_model = {config.d_model} there is one pair, and its frequency is ω = 1 for "
             "every base and convention: the cosine similarity is cos(δ). It returns close to 1 "
-            "whenever δ is close to a multiple of 2π (δ = 44 gives 0.9998), so positions 44 apart "
-            "look almost the same."
+            f"whenever δ is close to a multiple of 2π{_closest_return(config.n_positions)}"
         )
     ui.chart(caching.figure(profile_figure, config, kind), PROFILE_KEY, select=True)
     _chosen_caption(config, kind, offset)
+
+
+#: Offsets searched for the closest return of cos(δ) to 1 (the screen shows at most L - 1).
+RETURN_SEARCH = 100_000
+
+
+def _closest_return(n_positions: int) -> str:
+    """Where cos(δ) comes closest to 1 among the offsets on screen, as the end of a sentence."""
+    largest = min(n_positions - 1, RETURN_SEARCH)
+    if largest < 1:
+        return "; with one position there is no offset to compare."
+    offsets = np.arange(1, largest + 1)
+    best = int(offsets[np.argmax(np.cos(offsets))])
+    return (
+        f": among the offsets 1 to {largest:,}, δ = {best:,} comes closest (cos δ = "
+        f"{np.cos(best):.4f}), so positions {best:,} apart look "
+        + ("almost the same." if np.cos(best) > 0.99 else "the most alike.")
+    )
 
 
 #: The offset profile's chart: a point clicked on it marks its offset in the matrix above.

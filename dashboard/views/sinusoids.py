@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 import pe_core
-from dashboard import caching, params, ui
+from dashboard import caching, claims, params, ui
 from dashboard.config import Config
 from dashboard.view_parts.sinusoids import dimension_figure, position_figure, sinusoid_data
 
@@ -78,14 +78,19 @@ def subtitle(config: Config) -> str:
 
 
 def render(config: Config) -> None:
+    across = (
+        "Read across a row instead (second chart) and each position traces its own wave over "
+        "the dimensions, fast pairs on the left and slow ones on the right."
+        if claims.turning(config.bank)
+        else "Here no column turns: every position has the same encoding."
+    )
     ui.explain(
-        "Column 2i holds sin(k·ω_i) and column 2i+1 holds cos(k·ω_i): read down a column and you "
-        "see a sinusoid of the position with wavelength 2π/ω_i. The model only ever sees the "
-        "values at integer positions (the markers); the curve between them shows the sinusoid "
-        "they sample. Read across a row instead (second chart) and each position traces its own "
-        "wave over the dimensions, fast on the left and slow on the right: no two positions trace "
-        "the same one.",
-        r"PE(k, 2i) = \sin\!\left(\frac{k}{\mathrm{base}^{2i/d_{\mathrm{model}}}}\right)",
+        f"{claims.column_words(config)}: read down a column and you see a sinusoid of the "
+        "position with wavelength 2π/ω_i. The model only ever sees the values at integer "
+        "positions (the markers); the curve between them shows the sinusoid they sample. " + across,
+        r"PE(k, 2i) = \sin\!\left(\frac{k}{\mathrm{base}^{2i/d_{\mathrm{model}}}}\right)"
+        if config.convention == "vaswani"
+        else None,
     )
     _by_position(config)
     _by_dimension(config)

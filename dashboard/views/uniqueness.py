@@ -55,6 +55,14 @@ def render(config: Config) -> None:
     PRECISION.widget(config)
     CAST.widget(config)
     precision, cast = PRECISION.value(config), CAST.value(config)
+    if not claims.turning(config.bank):
+        st.info(
+            f"At d_model {config.d_model:,} the {config.convention} convention has no column "
+            "that turns: every position's encoding is the same, at every precision, so there "
+            "is nothing to tell apart.",
+            icon=":material/info:",
+        )
+        return
     n = representable_positions(config.n_positions, precision, cast)
     if n < config.n_positions:
         _overflow_note(config, precision, cast, n)
@@ -107,7 +115,8 @@ def _verdict(report: pe_core.UniquenessReport, precision: str, cast: str) -> Non
         st.warning(
             f"Positions {report.collides_with:,} and {report.first_collision:,} collide at "
             f"{precision}{where}: {report.n_duplicates:,} of {report.n_positions:,} positions "
-            "repeat an earlier position's encoding.",
+            + ("repeats" if report.n_duplicates == 1 else "repeat")
+            + " an earlier position's encoding.",
             icon=":material/join_inner:",
         )
     else:

@@ -41,13 +41,17 @@ def render(config: Config) -> None:
             f"pair ({counted(zeros, 'zero column')}): there is no wavelength to show."
         )
         return
-    full_cycles = int(np.sum(current <= config.n_positions))
+    # Positions 0 to L - 1 are L - 1 steps apart: a pair completes a cycle over them when its
+    # wavelength is at most L - 1.
+    span = config.n_positions - 1
+    full_cycles = int(np.sum(current <= span))
     left, middle, right = st.columns(3)
     left.metric("Pairs", f"{current.size:,}")
     middle.metric(
         "Complete a full cycle within L",
         f"{full_cycles:,} of {current.size:,}",
-        help=f"Pairs with wavelength at most L = {counted(config.n_positions, 'position')}.",
+        help=f"Pairs whose wavelength is at most L − 1 = {span:,}: positions 0 to {span:,} "
+        f"are {counted(span, 'step')} apart.",
     )
     right.metric("Longest wavelength", f"{current[-1]:,.6g}", help="In positions.")
     OVERLAY.widget(config)
@@ -57,7 +61,7 @@ def render(config: Config) -> None:
             "pair i": np.arange(current.size),
             "frequency ω_i (rad/position)": 2 * np.pi / current,
             "wavelength λ_i (positions)": current,
-            f"cycles within L = {config.n_positions:,}": config.n_positions / current,
+            f"cycles over positions 0 to {span:,}": span / current,
         }
     )
     st.dataframe(

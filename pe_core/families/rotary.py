@@ -58,8 +58,10 @@ ROPE = register(
         key="rope",
         name="RoPE",
         order=1,
-        note="q·k after rotating q at the query's position and k at the key's, the sidebar's "
-        "frequencies on a head of the sidebar's d_model. Relative by construction: only the "
+        note="q·k after rotating q at the query's position and k at the key's, with the "
+        "paper's frequencies base^(−2i/head_dim) (whatever the sidebar's convention) on a head "
+        "of the sidebar's d_model, rounded down to an even width of at least 2. Relative by "
+        "construction: only the "
         "distance enters the score; beyond the training length the slow pairs reach angles "
         "never seen.",
         citation='J. Su et al., "RoFormer: Enhanced Transformer with Rotary Position '

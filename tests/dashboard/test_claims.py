@@ -161,6 +161,23 @@ def _check_exact_collisions(claim, case):
         assert distinct_rows == 1
 
 
+def _check_columns(claim, case):
+    # Which columns hold sin(k·ω_i), cos(k·ω_i) and 0, read off the encoding itself.
+    k = np.arange(7.0)
+    table = _table(case, k)
+    omega = pe_core.frequencies(case["d"], base=case["base"], convention=case["conv"])
+    for i, column in enumerate(claim["sin"]):
+        np.testing.assert_allclose(table[:, column], np.sin(k * omega[i]), atol=1e-12)
+    for i, column in enumerate(claim["cos"]):
+        np.testing.assert_allclose(table[:, column], np.cos(k * omega[i]), atol=1e-12)
+    for column in claim["zeros"]:
+        assert not table[:, column].any()
+    assert sorted([*claim["sin"], *claim["cos"], *claim["zeros"]]) == list(range(case["d"]))
+    assert ("2i+1 holds cos" in claim["text"]) == (
+        len(claim["sin"]) > 1 and claim["sin"][1] - claim["sin"][0] == 2
+    ) or case["d"] == 2
+
+
 def _check(claim, case):
     kind = claim["kind"]
     if kind == "pace":
@@ -177,6 +194,8 @@ def _check(claim, case):
         _check_norm(claim, case)
     elif kind == "exact_collisions":
         _check_exact_collisions(claim, case)
+    elif kind == "columns":
+        _check_columns(claim, case)
     else:
         raise AssertionError(f"no check for the claim kind {kind!r}: add one here")
 
@@ -215,6 +234,11 @@ def test_the_listed_urls_say_true_things():
     at.run()
     words = " ".join(_texts(at))
     assert "barely" not in words and "every 6.2" in words  # 2π/ω: 6.28 and 6.35 positions
+
+    at = new_app(view="sinusoids", conv="split", d=8)  # the layout said as it is
+    at.run()
+    words = " ".join(_texts(at))
+    assert "Column 2i holds" not in words and "Columns 0 to 3 hold sin" in words
 
     at = new_app(view="heatmap", L=1_000_000)
     at.run()
