@@ -17,7 +17,8 @@ import streamlit as st
 import pe_core
 from dashboard import caching, params, registry, sidebar, ui
 from dashboard.config import Config
-from dashboard.view_parts import rope, similarity, sinusoids, uniqueness, wavelengths
+from dashboard.figures import matrices
+from dashboard.view_parts import attention, rope, similarity, sinusoids, uniqueness, wavelengths
 
 
 @dataclass(frozen=True)
@@ -43,12 +44,27 @@ class Step:
 
 
 def _shuffle_explanation(config: Config) -> str:
+    found = attention.shuffle_outputs()
+    sentence = " ".join(attention.SENTENCE)
+    shuffled = " ".join(attention.SENTENCE[i] for i in attention.SHUFFLE)
     return (
-        "Self-attention compares every word with every other and sums the results: shuffle "
-        "the words and each word gets the same output, only in another order. So a vector "
-        "PE(k) is added to the embedding of the word at position k. The chart shows those "
-        f"vectors for four positions at d_model {config.d_model}: across the dimensions each "
-        "position traces its own wave, fast on the left, slow on the right."
+        "Self-attention compares every word with every other and sums the results. The chart "
+        f"runs one attention layer on “{sentence}” and on “{shuffled}”, and puts the shuffled "
+        "outputs back in the sentence's order. Without position codes each word's output is "
+        f"the same in both (they differ by {found.change_without:.1e}, rounding): the layer "
+        "sees a bag of words. With the encoding PE(k) added to the word at position k, the "
+        f"outputs change (by up to {found.change_with:.2f}): the order now reaches the layer."
+    )
+
+
+def _shuffle_figure(config: Config):
+    found = attention.shuffle_outputs()
+    return matrices.matrix_panels(
+        found.panels,
+        title="One attention layer's outputs, each word on its row",
+        symmetric_range=float(max(np.abs(p).max() for p in found.panels.values())),
+        row_title="word (sentence order)",
+        column_title="output column",
     )
 
 
@@ -182,7 +198,7 @@ STEPS: tuple[Step, ...] = (
         ),
         1,
         _shuffle_explanation,
-        lambda config: sinusoids.dimension_figure(config, (0, 1, 10, 50)),
+        _shuffle_figure,
         "sinusoids",
         SMALL,
         {"at": "0, 1, 10, 50"},
@@ -312,9 +328,10 @@ def subtitle(config: Config) -> str:
     """The page's one-line subtitle: where the lecture is."""
     number = STEP.value(config)
     where = "the recap" if number == RECAP else f"step {number}: {STEPS[number - 1].title}"
+    end = "" if where.endswith(("?", ".")) else "."
     return (
-        f"A first lecture in {len(STEPS)} steps and a recap; now {where}. Each step uses its own "
-        "parameters, not the sidebar's."
+        f"A first lecture in {len(STEPS)} steps and a recap; now {where}{end} Each step uses its "
+        "own parameters, not the sidebar's."
     )
 
 

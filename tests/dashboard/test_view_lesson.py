@@ -11,7 +11,7 @@ import pytest
 import pe_core
 from dashboard import registry
 from dashboard.views import lesson
-from tests.apptest_helpers import new_app, no_errors, page_of
+from tests.apptest_helpers import decode, new_app, no_errors, page_of
 
 STEPS = range(1, len(lesson.STEPS) + 1)
 
@@ -141,6 +141,21 @@ class TestEachChartAnswersItsQuestion:
     def _figure(self, number):
         step = lesson.STEPS[number - 1]
         return step.chart(step.config).to_plotly_json()
+
+    def test_step_1_runs_attention_on_the_sentence_and_its_shuffle(self):
+        from dashboard.view_parts import attention
+
+        found = attention.shuffle_outputs()
+        panels = list(found.panels.values())
+        # Without positions: each word's output unchanged by the shuffle (to rounding);
+        # with them: changed.
+        np.testing.assert_allclose(panels[1], panels[0], rtol=0, atol=1e-12)
+        assert np.max(np.abs(panels[3] - panels[2])) > 0.1
+        traces = self._figure(1)["data"]
+        assert [t["type"] for t in traces] == ["heatmap"] * 4
+        np.testing.assert_array_equal(decode(traces[1]["z"]), panels[1].astype(np.float32))
+        text = lesson.STEPS[0].explanation(lesson.STEPS[0].config)
+        assert f"by {found.change_without:.1e}" in text and f"{found.change_with:.2f}" in text
 
     def test_step_2_draws_the_first_and_the_last_pair(self):
         config = lesson.STEPS[1].config
