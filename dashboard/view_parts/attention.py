@@ -58,3 +58,33 @@ def shuffle_outputs(width: int = WIDTH, base: float = 10_000.0) -> Shuffled:
         panels[f"{label}: shuffled, rows put back"] = shuffled
         changes.append(float(np.max(np.abs(shuffled - written))))
     return Shuffled(panels, *changes)
+
+
+#: Where the query sits in the lesson's RoPE chart: three places far apart in the sequence.
+ROPE_STARTS = (0, 1_000, 10_000)
+ROPE_OFFSETS = 200
+
+
+@dataclass(frozen=True)
+class RotatedScores:
+    """q·k after rotating a query at position n + δ and a key at n, for several n."""
+
+    offsets: np.ndarray
+    scores: dict[str, np.ndarray]
+    #: Largest difference between the curves of different n (rounding, if RoPE is relative).
+    spread: float
+
+
+def rotated_scores(head_dim: int, base: float) -> RotatedScores:
+    """One random query and key, rotated by pe_core.apply_rope at each pair of positions."""
+    rope = pe_core.rope_frequencies(head_dim, base=base)
+    rng = np.random.default_rng(SEED)
+    q, k = rng.standard_normal((2, head_dim))
+    offsets = np.arange(ROPE_OFFSETS + 1)
+    scores = {}
+    for start in ROPE_STARTS:
+        keys = pe_core.apply_rope(k[None, :], [start], rope)[0]
+        queries = pe_core.apply_rope(np.tile(q, (offsets.size, 1)), start + offsets, rope)
+        scores[f"key at position {start:,}"] = queries @ keys
+    curves = np.stack(list(scores.values()))
+    return RotatedScores(offsets, scores, float(np.ptp(curves, axis=0).max()))

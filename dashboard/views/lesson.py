@@ -17,8 +17,8 @@ import streamlit as st
 import pe_core
 from dashboard import caching, params, registry, sidebar, ui
 from dashboard.config import Config
-from dashboard.figures import matrices
-from dashboard.view_parts import attention, rope, similarity, sinusoids, uniqueness, wavelengths
+from dashboard.figures import charts, matrices
+from dashboard.view_parts import attention, similarity, sinusoids, uniqueness, wavelengths
 
 
 @dataclass(frozen=True)
@@ -156,23 +156,30 @@ def _relative_explanation(config: Config) -> str:
     )
 
 
-def _rotary(config: Config) -> pe_core.RotaryEncoding:
-    return pe_core.rope_frequencies(config.d_model, base=config.base)
-
-
 def _rope_explanation(config: Config) -> str:
-    lengths = _rotary(config).wavelengths
+    found = attention.rotated_scores(config.d_model, config.base)
+    starts = ", ".join(f"{n:,}" for n in attention.ROPE_STARTS)
     return (
-        "Rotary encodings (RoPE) add nothing to the embedding: they rotate each pair of the "
-        "query and of the key by k·ω_i, the same angles as the sinusoid's, so the score q·k "
-        "depends on the offset between the two positions only. The chart shows RoPE's "
-        f"{lengths.size} pairs at head_dim {config.d_model} and base {config.base_text}: their "
-        f"wavelengths are the sinusoid's, from 2π to {lengths[-1]:,.0f} positions."
+        "Rotary encodings (RoPE) add nothing to the word vector: each attention head rotates "
+        "each pair of its query and of its key by k·ω_i at position k, the sinusoid's angles. "
+        f"The chart rotates one query and one key (head_dim {config.d_model}, base "
+        f"{config.base_text}) with the key at positions {starts} and the query δ after it: the "
+        f"three curves of q·k are one (they differ by {found.spread:.1e}, rounding), because a "
+        "rotation by the query's angle and one by the key's leave only their difference. The "
+        "score depends on the offset δ alone."
     )
 
 
 def _rope_figure(config: Config):
-    return rope.pair_figure(_rotary(config))
+    found = attention.rotated_scores(config.d_model, config.base)
+    return charts.curves(
+        found.offsets,
+        found.scores,
+        title="q·k after RoPE, the key at three positions",
+        subtitle="one random query and key; the query δ positions after the key",
+        x_title="offset δ (positions)",
+        y_title="score q·k",
+    )
 
 
 def _first_and_last_pair(config: Config) -> tuple[int, ...]:

@@ -173,6 +173,19 @@ class TestEachChartAnswersItsQuestion:
         drawn = {c for c in pe_core.CONVENTIONS for name in names if name.startswith(c)}
         assert drawn == {"vaswani"}
 
+    def test_step_6_shows_the_score_depends_on_the_offset_alone(self):
+        step = lesson.STEPS[5]
+        traces = self._figure(6)["data"]
+        assert len(traces) == 3  # the key at three positions
+        curves = [decode(t["y"]) for t in traces]
+        # One curve: RoPE's score is a function of the offset alone (to rounding, 1e-9 of
+        # scores of size ~10).
+        for other in curves[1:]:
+            np.testing.assert_allclose(other, curves[0], rtol=0, atol=1e-9)
+        # and not a constant: the score does change with the offset
+        assert np.ptp(curves[0]) > 1.0
+        assert "differ by" in step.explanation(step.config)
+
     def test_step_5_opens_the_relative_position_view(self):
         assert lesson.STEPS[4].view == "rotation"
         assert lesson.link_of(lesson.STEPS[4]).startswith("rotation")
