@@ -18,7 +18,7 @@ import pe_core
 from dashboard import caching, params, registry, sidebar, ui
 from dashboard.config import Config
 from dashboard.figures import charts, matrices
-from dashboard.view_parts import attention, similarity, sinusoids, uniqueness, wavelengths
+from dashboard.view_parts import attention, similarity, sinusoids, wavelengths
 
 
 @dataclass(frozen=True)
@@ -114,34 +114,54 @@ def _wavelength_explanation(config: Config) -> str:
     )
 
 
-def _report(config: Config) -> pe_core.UniquenessReport:
-    return uniqueness.uniqueness(config, "float16", "positions")
+#: The widths the step on several frequencies compares (pairs: 1, 2, 4, 8).
+SEVERAL_WIDTHS = (2, 4, 8, 16)
 
 
-def _uniqueness_options(config: Config) -> tuple[str, ...]:
+def _closest(config: Config, d_model: int) -> pe_core.UniquenessReport:
+    return pe_core.uniqueness_report(config.n_positions, d_model, base=config.base)
+
+
+def _several_answer(config: Config) -> int:
+    report = _closest(config, config.d_model)
+    a, b = report.closest_pair
+    return 1 if report.min_distance < 0.01 and abs(b - a) > 1 else 0
+
+
+def _several_explanation(config: Config) -> str:
+    words = []
+    for d_model in SEVERAL_WIDTHS:
+        report = _closest(config, d_model)
+        a, b = report.closest_pair
+        words.append(
+            f"with {d_model // 2} pair{'s' if d_model > 2 else ''} (d_model {d_model}), "
+            f"positions {a:,} and {b:,} come closest, at distance {report.min_distance:.2g}"
+        )
     return (
-        f"Yes, all {config.n_positions:,} are distinct",
-        "No, some neighbouring positions get the same encoding",
+        f"Among positions 0 to {config.n_positions - 1:,}: " + "; ".join(words) + ". Each pair "
+        "added turns at its own, slower speed and tells apart the positions the faster ones "
+        "confuse: with enough pairs the closest positions are neighbours. That is why the "
+        "encoding has d_model/2 frequencies and not one. The chart draws, for each position, "
+        "the distance to its nearest other position."
     )
 
 
-def _uniqueness_answer(config: Config) -> int:
-    return 1 if _report(config).collisions else 0
-
-
-def _uniqueness_explanation(config: Config) -> str:
-    report = _report(config)
-    if not report.collisions:
-        return (
-            f"Every one of the {config.n_positions:,} positions keeps its own encoding even "
-            "when the position ids are float16 numbers."
+def _several_figure(config: Config):
+    positions = np.arange(config.n_positions)
+    lines = {
+        f"d_model {d_model}": pe_core.nearest_neighbor_distances(
+            config.n_positions, d_model, base=config.base
         )
-    a, b = report.collisions[0]
-    return (
-        f"float16 has 11 significant bits: above 2,048 it cannot store every whole number, "
-        f"so position {b:,.0f} is stored as {a:,.0f} and both get the same encoding (the "
-        "first collision of the chart, where the stored distance drops to zero). In exact "
-        "arithmetic no two positions ever collide."
+        for d_model in SEVERAL_WIDTHS
+    }
+    return charts.curves(
+        positions,
+        lines,
+        title="Distance from each position to its nearest other position",
+        subtitle=f"positions 0 to {config.n_positions - 1:,}, base {config.base_text}",
+        x_title="position k",
+        y_title="nearest distance",
+        log_y=True,
     )
 
 
@@ -237,19 +257,21 @@ STEPS: tuple[Step, ...] = (
         {},
     ),
     Step(
-        "Uniqueness",
-        "A model may store the position ids in a 16-bit format (half precision). Take "
-        "positions 0 to 4,095 stored as float16 numbers:",
-        "Does every position still get its own encoding?",
-        _uniqueness_options,
-        _uniqueness_answer,
-        _uniqueness_explanation,
-        lambda config: uniqueness.neighbour_figure(
-            config, "float16", "positions", _report(config).collisions
+        "Why several frequencies?",
+        "One pair turns by 1 radian per position: it comes back near where it started every "
+        "2π ≈ 6.28 positions. Whole-number positions never land exactly on a multiple of 2π, "
+        "but some land close. Take d_model 2 (that one pair) and positions 0 to 1,999:",
+        "Do some positions far apart get almost the same encoding?",
+        (
+            "No: each position's encoding stays far from every other's",
+            "Yes: some positions far apart get almost the same encoding",
         ),
+        _several_answer,
+        _several_explanation,
+        _several_figure,
         "uniqueness",
-        Config(4096, 512, 10_000.0, "vaswani"),
-        {"prec": "float16", "cast": "positions"},
+        Config(2000, 2, 10_000.0, "vaswani"),
+        {},
     ),
     Step(
         "Relative position",
@@ -368,9 +390,8 @@ def _recap() -> None:
     )
     paper = PAPER
     lengths = pe_core.wavelengths(paper.d_model, base=paper.base, convention=paper.convention)
-    ids = np.arange(4096)
-    stored = ids.astype(np.float16).astype(np.int64)
-    first = int(np.flatnonzero(stored != ids)[0])
+    several = STEPS[3].config
+    closest = _closest(several, 2)
     questions = (
         (
             "Why does each frequency have both a sin and a cos column?",
@@ -385,9 +406,11 @@ def _recap() -> None:
             f"{lengths[-1]:,.0f}.",
         ),
         (
-            "Position ids stored as float16: which is the first position stored as another number?",
-            f"Position {first:,}, stored as {int(stored[first]):,}: float16 has 11 significant "
-            "bits.",
+            f"With one pair (d_model 2), which two of positions 0 to {several.n_positions - 1:,} "
+            "come closest, and why does the encoding use many pairs?",
+            f"Positions {closest.closest_pair[0]:,} and {closest.closest_pair[1]:,}, at distance "
+            f"{closest.min_distance:.2g}: one frequency comes back near where it started. "
+            "Each added pair turns at another speed and separates them.",
         ),
         (
             "What does a rotary encoding (RoPE) rotate, and what does the score then depend on?",

@@ -80,21 +80,31 @@ class TestTheAnswersAreTrue:
         assert right == f"About {longest:,.0f} positions"
         assert longest < 2 * np.pi * config.base
 
-    def test_float16_position_ids_collide_above_2048(self):
+    def test_one_pair_brings_far_positions_close_and_more_pairs_separate_them(self):
+        # Step 4, checked by brute force: every pair of positions 0..1,999 compared.
         step = lesson.STEPS[3]
-        assert np.float16(2049) == np.float16(2048)  # 11 significant bits
-        assert step.config.n_positions > 2049
+        n = step.config.n_positions
+
+        def distances(d_model):
+            table = pe_core.sinusoidal_encoding(n, d_model)
+            gram = table @ table.T
+            squared = np.diag(gram)[:, None] + np.diag(gram)[None, :] - 2 * gram
+            np.fill_diagonal(squared, np.inf)
+            return np.sqrt(np.maximum(squared, 0.0))
+
+        text = step.explanation(step.config)
+        for d_model in (2, 16):
+            matrix = distances(d_model)
+            # The pair the page names is a closest one (many share its offset, to rounding).
+            a, b = lesson._closest(step.config, d_model).closest_pair
+            assert matrix[a, b] == pytest.approx(matrix.min(), abs=1e-9)
+            assert f"positions {a:,} and {b:,} come closest, at distance {matrix.min():.2g}" in text
+            if d_model == 2:
+                assert b - a > 100 and matrix.min() < 1e-3  # far apart, almost the same
+            else:
+                assert b - a == 1  # with 8 pairs the closest positions are neighbours
         right = lesson.options_of(step, step.config)[lesson.answer_of(step, step.config)]
-        assert right.startswith("No")
-        assert "position 2,049 is stored as 2,048" in lesson._uniqueness_explanation(step.config)
-
-    def test_below_2048_float16_ids_are_distinct(self):
-        import dataclasses
-
-        step = lesson.STEPS[3]
-        short = dataclasses.replace(step.config, n_positions=2048)
-        assert lesson.answer_of(step, short) == 0
-        assert lesson.options_of(step, short)[0] == "Yes, all 2,048 are distinct"
+        assert right.startswith("Yes")
 
     def test_the_first_columns_turn_fastest(self):
         freqs = pe_core.frequencies(20, base=10_000.0)
@@ -126,11 +136,10 @@ def test_next_alone_walks_from_the_first_step_to_the_recap():
     assert at.subheader[0].value == "Recap"
     assert at.session_state["step"] == lesson.RECAP
     assert not [b for b in at.button if b.key == "lesson_next"]
-    # The check questions' answers, computed: float16 stores position 2,049 as 2,048.
+    # The check questions' answers, computed (step 4's closest pair at d_model 2 above).
     answers = " ".join(m.value for e in at.expander for m in e.markdown)
-    assert "Position 2,049, stored as 2,048" in answers
+    assert "Positions 0 and 710, at distance 6e-05" in answers
     assert "slowest every 60,611" in answers
-    assert np.float16(2049) == 2048 and np.float16(2048) == 2048
     at.button(key="lesson_previous").click().run()
     assert at.subheader[0].value.startswith(f"{len(lesson.STEPS)}. ")
 
