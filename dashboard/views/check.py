@@ -17,6 +17,7 @@ from dashboard import caching, formatting, params, ui, uploads
 from dashboard.caching import cached
 from dashboard.config import Config
 from dashboard.figures import matrices
+from dashboard.view_parts import check_rope
 
 #: Rows and columns of the difference heatmap (rows spread over the whole table).
 SHOWN_ROWS = 200
@@ -43,7 +44,15 @@ EXAMPLE = params.Choice(
     help="A table built from the sidebar's d_model: a library's arithmetic, or one of the usual "
     "mistakes (at base 10,000, where tutorials make them).",
 )
-PARAMS = (EXAMPLE,)
+KIND = params.Choice(
+    "check",
+    "What to check",
+    "sinusoidal",
+    options=("sinusoidal", "RoPE"),
+    kind="segmented",
+    help="A sinusoidal encoding table, or a rotary encoding's frequencies (inv_freq).",
+)
+PARAMS = (KIND, EXAMPLE)
 
 
 @dataclass(frozen=True)
@@ -68,11 +77,17 @@ class Checked:
 
 def SHARED(value) -> tuple[str, ...]:
     """The sidebar's parameters: read only to build an example table."""
-    return ("L", "d", "base", "conv") if value(EXAMPLE) != "none" else ()
+    table = value(KIND) == "sinusoidal"
+    return ("L", "d", "base", "conv") if table and value(EXAMPLE) != "none" else ()
 
 
 def subtitle(config: Config) -> str:
     """The page's one-line subtitle."""
+    if KIND.value(config) == "RoPE":
+        return (
+            "Name the rotary encoding behind a model's inv_freq: base, scaling and its "
+            "parameters, arithmetic, and where it departs from its config.json."
+        )
     return (
         "Name the convention, base, arithmetic and mistake behind an encoding table from your "
         "own code."
@@ -80,6 +95,10 @@ def subtitle(config: Config) -> str:
 
 
 def render(config: Config) -> None:
+    KIND.widget(config)
+    if KIND.value(config) == "RoPE":
+        check_rope.render()
+        return
     ui.explain(
         "Upload an encoding table from your own code (positions in rows; .npy, or .csv like this "
         "app's download), or paste a few rows. The check finds the convention, base, first "

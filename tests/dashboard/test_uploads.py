@@ -296,3 +296,56 @@ class TestTablesTheCoreNowNames:
             # float32 tables: a few float32 units of the values (~1e-7), far below any mistake
             assert checked.largest_difference < 1e-5, case
             assert checked.code is not None and checked.rebuilt_error < 1e-5, case
+
+
+LLAMA31 = "llama3.1-Llama-3.1-8B-Instruct.json"
+
+
+class TestCheckMyRope:
+    """Issue 35 on the Check page: a pasted inv_freq is named, and checked against its config."""
+
+    def _app(self, inv_freq, config=None):
+        from tests.apptest_helpers import new_app
+
+        at = new_app(view="check", check="RoPE")
+        at.run()
+        at.text_area(key="rope_check_inv_freq").input(", ".join(map(repr, inv_freq))).run()
+        if config is not None:
+            at.text_area(key="rope_check_config").input(json.dumps(config)).run()
+        assert not at.exception
+        return at
+
+    def test_llama31_frequencies_are_named_and_match_their_config(self):
+        config = json.loads(
+            (DATA / "hf_configs" / "llama3.1-Llama-3.1-8B-Instruct.json").read_text()
+        )
+        inv_freq = pe_core.rope_from_config(config).inv_freq.astype(np.float32).tolist()
+        at = self._app(inv_freq)
+        verdict = at.success[0].value
+        assert "llama3" in verdict and "base 500,000" in verdict.replace("\\", "")
+        at = self._app(inv_freq, config)
+        assert "matches the config" in at.success[0].value
+        assert at.get("plotly_chart")  # each pair against plain RoPE
+
+    def test_frequencies_in_bfloat16_are_named_as_a_bug_against_the_config(self):
+        import ml_dtypes
+
+        config = json.loads(
+            (DATA / "hf_configs" / "llama3.1-Llama-3.1-8B-Instruct.json").read_text()
+        )
+        exact = pe_core.rope_from_config(config).inv_freq
+        rounded = exact.astype(ml_dtypes.bfloat16).astype(np.float64).tolist()
+        at = self._app(rounded, config)
+        assert not at.success
+        words = " ".join(w.value for w in at.warning).replace("\\", "")
+        assert "departs from the config" in words
+
+    def test_text_that_is_not_numbers_says_so(self):
+        from tests.apptest_helpers import new_app
+
+        at = new_app(view="check", check="RoPE")
+        at.run()
+        at.text_area(key="rope_check_inv_freq").input("one, two").run()
+        assert not at.exception
+        assert at.error and "Cannot read the frequencies" in at.error[0].value
+        assert "“one” is not a number" in at.error[0].value
