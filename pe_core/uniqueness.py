@@ -21,6 +21,7 @@ from pe_core._validation import (
     Positions,
     as_real_array,
     check_choice,
+    check_d_model,
     check_positions_for,
     check_precision,
     check_representable,
@@ -52,7 +53,7 @@ def pairwise_limit(d_model: int) -> int:
     >>> pairwise_limit(512), pairwise_limit(8191)
     (4096, 1024)
     """
-    return min(PAIRWISE_LIMIT, math.isqrt(_PAIRWISE_WORK // max(1, int(d_model))))
+    return min(PAIRWISE_LIMIT, math.isqrt(_PAIRWISE_WORK // check_d_model(d_model)))
 
 
 #: Largest number of values (positions x d_model) computed and hashed to find duplicates.

@@ -606,6 +606,13 @@ SPECS = {
         ("seq_len",),
         {"config": {**ROPE_CONFIG, "num_hidden_layers": 3}, "seq_len": 32},
     ),
+    "rope_config_sources": Spec(
+        pe_core.rope_config_sources,
+        ("config",),
+        ("layer_type",),
+        {"config": ROPE_CONFIG, "layer_type": "full_attention"},
+    ),
+    "pairwise_limit": Spec(pe_core.pairwise_limit, ("d_model",), (), {"d_model": 512}),
     "load_json": Spec(pe_core.load_json, ("text",), (), {"text": json.dumps(ROPE_CONFIG)}),
     "apply_rope": Spec(
         pe_core.apply_rope,
@@ -1042,6 +1049,13 @@ def check_result(name: str, arguments: dict, result) -> None:
         return
     if name == "uniqueness_report":
         _check_report(call, result, _count(arg("positions")))
+        return
+    if name == "rope_config_sources":
+        assert isinstance(result, pe_core.RopeConfigSources), call
+        assert all(isinstance(s, pe_core.ConfigSource) for s in result.used), call
+        return
+    if name == "pairwise_limit":
+        assert isinstance(result, int) and 1 <= result <= pe_core.PAIRWISE_LIMIT, call
         return
     if name == "rope_layers":
         assert isinstance(result, list) and result, call
