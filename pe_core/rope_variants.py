@@ -283,8 +283,11 @@ def _yarn(s: ScalingInput) -> Scaled:
         correction_range=(low, high),
         original_max_position_embeddings=training,
     )
-    target = max_position_embeddings if max_position_embeddings is not None else training * factor
-    return Scaled(inv_freq, attention_factor, training=training, target=round(target))
+    # The length the scaling is for: factor x the trained length. A config may keep
+    # max_position_embeddings at the trained length and add YaRN to extend it (Qwen2.5's model
+    # card: 32,768 and factor 4 for 131,072), or raise it (gpt-oss: 131,072 = 32 x 4,096).
+    target = max(max_position_embeddings or 0, round(training * factor))
+    return Scaled(inv_freq, attention_factor, training=training, target=target)
 
 
 def _longrope(s: ScalingInput) -> Scaled:

@@ -9,7 +9,14 @@ from dashboard.figures import rotary
 
 def _lengths(rope: pe_core.RotaryEncoding) -> dict:
     lengths = {}
-    if rope.training_length:
+    if rope.training_length and rope.rope_type == "linear":
+        # Linear scaling names no original length: max_position_embeddings is the length after
+        # the scaling (Gemma 3's 131,072 with x8), not what the model was trained on.
+        factor = formatting.number_text(rope.parameters.get("factor", 1.0))
+        lengths[f"max_position_embeddings (with the ×{factor} scaling)"] = float(
+            rope.training_length
+        )
+    elif rope.training_length:
         lengths["training length"] = float(rope.training_length)
     if rope.target_length and rope.target_length != rope.training_length:
         lengths["target length"] = float(rope.target_length)

@@ -121,6 +121,13 @@ class TestFrequencies:
         assert bands[-1] == "scaled" and "ramp" in bands
         assert rope.training_length == 4096 and rope.target_length == 131_072
 
+    def test_yarn_target_is_factor_times_the_trained_length(self):
+        # Qwen2.5's model card adds YaRN x4 to a config whose max_position_embeddings stays at
+        # the trained 32,768: the scaling is for 131,072 positions (issue 34).
+        scaling = {"type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768}
+        rope = rope_frequencies(128, base=1e6, scaling=scaling, max_position_embeddings=32768)
+        assert rope.training_length == 32768 and rope.target_length == 131_072
+
     def test_yarn_mscale_ratio(self):
         # DeepSeek-V3 style: attention factor = mscale(f, mscale) / mscale(f, mscale_all_dim).
         scaling = {"rope_type": "yarn", "factor": 40.0, "mscale": 1.0, "mscale_all_dim": 0.5}
