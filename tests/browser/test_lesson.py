@@ -55,3 +55,45 @@ def test_walk_the_lesson_from_start_to_end(app: AppPage):
         assert tab.problems() == []
         tab.page.close()
     assert app.problems() == []
+
+
+#: Visible text under 18 px in the main area: [size, text]. Icon ligatures, text for screen
+#: readers only (1 px, clipped) and zero-width characters (KaTeX's struts) are not read.
+SMALL_TEXT_JS = """() => {
+  const found = [];
+  const main = document.querySelector('[data-testid="stMain"]');
+  const walker = document.createTreeWalker(main, NodeFilter.SHOW_TEXT);
+  let node;
+  while ((node = walker.nextNode())) {
+    const text = node.textContent.replace(/[\\u200b\\s]/g, '');
+    const el = node.parentElement;
+    if (!text || el.closest('[data-testid="stIconMaterial"], .pe-chart-text')) continue;
+    const box = el.getBoundingClientRect();
+    if (box.width < 2 || box.height < 2) continue;
+    const size = parseFloat(getComputedStyle(el).fontSize);
+    if (size < 18) found.push([size, text.slice(0, 40)]);
+  }
+  return found;
+}"""
+
+
+def test_presentation_mode_has_no_text_under_18_px(app: AppPage):
+    """Issue 38: legible from the back of a room, at 1440 px: every step, its chart revealed,
+    and the recap with an answer open."""
+    app.page.set_viewport_size({"width": 1440, "height": 900})
+    main = app.page.locator('[data-testid="stMain"]')
+    found = []
+    for number, step in enumerate(lesson.STEPS, start=1):
+        app.open(f"lesson?present=true&step={number}")
+        right = lesson.options_of(step, step.config)[lesson.answer_of(step, step.config)]
+        since = app.now()
+        main.get_by_text(right, exact=True).click()
+        main.get_by_text(f"Right: {right}.").wait_for()
+        app.wait_settled(since, some=True)
+        found += [(number, *small) for small in app.page.evaluate(SMALL_TEXT_JS)]
+    app.open(f"lesson?present=true&step={lesson.RECAP}")
+    main.get_by_text("1. Why does each frequency").click()
+    app.page.wait_for_timeout(300)
+    found += [("recap", *small) for small in app.page.evaluate(SMALL_TEXT_JS)]
+    assert found == []
+    app.assert_clean()
