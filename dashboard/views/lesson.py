@@ -7,6 +7,7 @@ in the text is computed by pe_core at those parameters, so a step says what its 
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urlencode
@@ -379,20 +380,26 @@ def render(config: Config) -> None:
         st.progress(number / RECAP, text=f"Step {number} of {len(STEPS)}")
         _step(number, STEPS[number - 1])
     _previous_next(number)
+    st.download_button(
+        "The whole lesson as one page, for handing out (HTML)",
+        data=printout,
+        file_name="positional-encodings-lesson.html",
+        mime="text/html",
+        key="lesson_printout",
+        on_click="ignore",
+        type="tertiary",
+        icon=":material/print:",
+    )
     _misconceptions()
 
 
-def _recap() -> None:
-    """What the steps showed, and questions to check it (each answer computed, shown on demand)."""
-    st.subheader("Recap")
-    st.markdown(
-        "\n".join(f"{i}. **{step.title}**: {step.question}" for i, step in enumerate(STEPS, 1))
-    )
+def check_questions() -> tuple[tuple[str, str], ...]:
+    """The recap's questions and their answers, each number computed."""
     paper = PAPER
     lengths = pe_core.wavelengths(paper.d_model, base=paper.base, convention=paper.convention)
     several = STEPS[3].config
     closest = _closest(several, 2)
-    questions = (
+    return (
         (
             "Why does each frequency have both a sin and a cos column?",
             "Because then moving every position by δ turns each (sin, cos) pair by the angle "
@@ -418,10 +425,58 @@ def _recap() -> None:
             "dot product then depends on the offset between the two positions only.",
         ),
     )
+
+
+def _recap() -> None:
+    """What the steps showed, and questions to check it (each answer computed, shown on demand)."""
+    st.subheader("Recap")
+    st.markdown(
+        "\n".join(f"{i}. **{step.title}**: {step.question}" for i, step in enumerate(STEPS, 1))
+    )
+    questions = check_questions()
     st.markdown("**Check yourself**")
     for number, (question, answer) in enumerate(questions, 1):
         with st.expander(f"{number}. {question}"):
             st.markdown(answer)
+
+
+def printout() -> str:
+    """The whole lesson as one HTML page for handing out: each step's question, its answer,
+    the explanation and the chart, then the recap's questions with their answers."""
+
+    def paragraphs(text: str) -> str:
+        return "".join(f"<p>{html.escape(part)}</p>" for part in text.split("\n\n"))
+
+    parts = [
+        "<!DOCTYPE html><html><head><meta charset='utf-8'>"
+        "<title>Positional encodings: a first lecture</title>"
+        "<style>body{font-family:sans-serif;max-width:60rem;margin:2rem auto;line-height:1.5}"
+        "h2{margin-top:2.5rem}.answer{font-weight:bold}</style></head><body>",
+        "<h1>Positional encodings: a first lecture</h1>",
+    ]
+    for number, step in enumerate(STEPS, start=1):
+        config = step.config
+        options = options_of(step, config)
+        right = options[answer_of(step, config)]
+        parts += [
+            f"<h2>{number}. {html.escape(step.title)}</h2>",
+            paragraphs(step.text),
+            f"<p><b>Predict:</b> {html.escape(step.question)}</p><ul>",
+            *(
+                f"<li{' class=answer' if option == right else ''}>{html.escape(option)}</li>"
+                for option in options
+            ),
+            "</ul>",
+            paragraphs(step.explanation(config)),
+            step.chart(config).to_html(full_html=False, include_plotlyjs=number == 1),
+        ]
+    parts.append("<h2>Recap: check yourself</h2><ol>")
+    parts += [
+        f"<li><p>{html.escape(q)}</p><p class=answer>{html.escape(a)}</p></li>"
+        for q, a in check_questions()
+    ]
+    parts.append("</ol></body></html>")
+    return "\n".join(parts)
 
 
 def _go_to(number: int) -> None:

@@ -3,6 +3,7 @@ link opens its view with those parameters (checked by opening the link as a new 
 
 from __future__ import annotations
 
+import html
 from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
@@ -198,3 +199,16 @@ class TestEachChartAnswersItsQuestion:
     def test_step_5_opens_the_relative_position_view(self):
         assert lesson.STEPS[4].view == "rotation"
         assert lesson.link_of(lesson.STEPS[4]).startswith("rotation")
+
+
+def test_the_printout_holds_every_step_its_answer_chart_and_the_recap():
+    """Issue 38: a teacher's handout, the whole lesson as one HTML page."""
+    page = lesson.printout()
+    for number, step in enumerate(lesson.STEPS, start=1):
+        assert f"<h2>{number}. " in page
+        right = lesson.options_of(step, step.config)[lesson.answer_of(step, step.config)]
+        assert f"<li class=answer>{html.escape(right)}</li>" in page
+    assert page.count('class="plotly-graph-div"') == len(lesson.STEPS)
+    assert page.count("plotly.js v") == 1  # the library inlined once (it works offline)
+    for question, answer in lesson.check_questions():
+        assert html.escape(question) in page and html.escape(answer) in page
