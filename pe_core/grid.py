@@ -416,6 +416,8 @@ def _axis_base(found: Identification, columns: int, half: int) -> float | None:
     if named.column_layout(columns) != split.column_layout(columns):
         return None
     freqs = named.frequencies(columns, found.base)
+    if freqs.size < 2:  # one frequency, w_0 = 1 at every base: nothing to read a base from
+        return None
     fitted = freqs[1] ** -(half / 2)  # w_1 = base**(-1/(half/2))
     # The roundest base whose frequencies are those found (a base fitted on a few float32
     # rows of a cut axis is 10,000.0009); the whole table is compared with it afterwards.

@@ -14,6 +14,7 @@ import json
 import numpy as np
 import pytest
 
+import pe_core
 from pe_core import (
     GRID_LAYOUTS,
     Precision,
@@ -436,3 +437,13 @@ class TestArguments:
     def test_identify_refuses_what_cannot_be_a_grid(self, matrix, message):
         with pytest.raises(ValueError, match=message):
             identify_grid(matrix)
+
+
+def test_an_axis_of_one_frequency_names_no_base():
+    # Found by the core fuzz on Python 3.13 (fresh-clone CI): a 6-column table whose axis
+    # block read as tensor2tensor with one frequency (w_0 = 1 at every base) raised IndexError.
+    table = pe_core.quantize(
+        pe_core.sinusoidal_encoding(22, 6, base=1e6, convention="vaswani"), "float16"
+    )
+    found = pe_core.identify_grid(table)
+    assert isinstance(found, pe_core.GridIdentification)
