@@ -16,7 +16,7 @@ import numpy as np
 import streamlit as st
 
 import pe_core
-from dashboard.formatting import counted, number_text
+from dashboard.formatting import counted
 
 _RECORD = "_claims"
 
@@ -34,11 +34,6 @@ def record(kind: str, text: str, **facts) -> str:
     """``text``, remembered as a claim of kind ``kind`` resting on ``facts``."""
     st.session_state.setdefault(_RECORD, []).append({"kind": kind, "text": text, **facts})
     return text
-
-
-def made() -> list[dict]:
-    """The claims of this run so far."""
-    return list(st.session_state.get(_RECORD, ()))
 
 
 def ratio_text(ratio: float) -> str:
@@ -143,16 +138,6 @@ def diagonals(config) -> str:
     )
 
 
-def same_text(a: np.ndarray, b: np.ndarray) -> bool:
-    """Whether two frequency vectors are equal to rounding."""
-    return a.shape == b.shape and bool(np.allclose(a, b, rtol=1e-12, atol=0))
-
-
-def plain(value: float) -> str:
-    """A number with every digit it needs, as prose reads it."""
-    return number_text(value, grouping=True)
-
-
 def head_width(d_model: int, head_dim: int) -> str:
     """The rotary head the sidebar's d_model makes (an even width, at least 2), and how."""
     if head_dim == d_model:
@@ -186,14 +171,13 @@ def exact_collisions(bank: pe_core.FrequencyBank) -> str:
     """Whether distinct integer positions can share an encoding in exact arithmetic: not when a
     column turns by 1 radian per position (sin k = sin j only for k = j, π being irrational),
     as the first pair does in every convention; always when no column turns."""
-    omega = np.asarray(bank.frequencies, dtype=float)
-    if omega.size == 0 or not np.any(omega > 0):
+    if not turning(bank):
         text = (
             "Here no column turns (every value is 0 or constant), so every position has the "
             "same encoding."
         )
         distinct = False
-    elif np.any(omega == 1.0):
+    elif np.any(np.asarray(bank.frequencies) == 1.0):
         text = (
             "In exact arithmetic that never happens for distinct integer positions (the "
             "fastest pair alone turns by a whole radian per step, and 2π is irrational), but "

@@ -45,10 +45,9 @@ def parse_numbers(text: str) -> np.ndarray:
     return np.asarray(values, dtype=np.float64)
 
 
-def identified(inv_freq_text: str, config_text: str) -> pe_core.RopeIdentification:
+def identified(values: np.ndarray, config_text: str) -> pe_core.RopeIdentification:
     """identify_rope on the pasted frequencies (and config): milliseconds for an inv_freq,
     so not cached (its result holds read-only mappings, which st.cache_data cannot pickle)."""
-    values = parse_numbers(inv_freq_text)
     config = config_text if config_text.strip() else None
     return pe_core.identify_rope(inv_freq=values, config=config)
 
@@ -77,12 +76,12 @@ def render() -> None:
         st.info("Paste an inv_freq to check.")
         return
     try:
-        parse_numbers(inv_freq_text)
+        values = parse_numbers(inv_freq_text)
     except pe_core.InputError as error:
         st.error(f"Cannot read the frequencies: {error}.")
         return
     try:
-        found = identified(inv_freq_text, config_text)
+        found = identified(values, config_text)
     except pe_core.InputError as error:
         st.error(f"Cannot check these frequencies: {ui.escape_markdown(error)}.")
         return
