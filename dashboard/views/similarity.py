@@ -55,6 +55,17 @@ SYMMETRY = (
 )
 
 
+#: The dot product, cosine and distance as functions of the offset alone (paired columns).
+OFFSET_FORMULAS = (
+    r"\begin{aligned}"
+    r"PE(k)\cdot PE(k+\delta) &= \textstyle\sum_{i} \cos(\omega_i \delta) \\"
+    r"\cos\theta &= \tfrac{1}{h}\textstyle\sum_i \cos(\omega_i\delta)"
+    r"\quad (h\ \text{pairs}) \\"
+    r"\lVert PE(k) - PE(k+\delta)\rVert^2 &= 4\textstyle\sum_i \sin^2(\omega_i\delta/2)"
+    r"\end{aligned}"
+)
+
+
 def subtitle(config: Config) -> str:
     """The page's one-line subtitle."""
     return f"How alike the encodings of two positions are: {config.summary}."
@@ -74,15 +85,8 @@ def render(config: Config) -> None:
             f"but {claims.diagonals(config)}. The markers below are computed directly from "
             "pairs of encodings starting at different positions k, and differ with k."
         )
-    ui.explain(
-        words,
-        r"\begin{aligned}"
-        r"PE(k)\cdot PE(k+\delta) &= \textstyle\sum_{i} \cos(\omega_i \delta) \\"
-        r"\cos\theta &= \tfrac{1}{h}\textstyle\sum_i \cos(\omega_i\delta)"
-        r"\quad (h\ \text{pairs}) \\"
-        r"\lVert PE(k) - PE(k+\delta)\rVert^2 &= 4\textstyle\sum_i \sin^2(\omega_i\delta/2)"
-        r"\end{aligned}",
-    )
+    # The closed forms hold only when every turning column has its partner.
+    ui.explain(words, OFFSET_FORMULAS if claims.offset_only(config) else None)
     layout = config.layout
     if layout.n_frequencies == 0:
         st.info(

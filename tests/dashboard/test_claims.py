@@ -250,6 +250,7 @@ def test_the_listed_urls_say_true_things():
         at.run()
         words = " ".join(_texts(at))
         assert "constant along every diagonal" not in words and "is not constant" in words
+        assert not at.latex  # the closed forms in the offset do not hold there
 
     at = new_app(view="rope", d=1)
     at.run()
