@@ -59,8 +59,6 @@ from pe_core.rope import (
     ROPE_TYPES,
     RotaryEncoding,
     apply_rope,
-    merged_position_ids,
-    rope_angle_errors,
     rope_cos_sin,
     rope_decay_bound,
     rope_frequencies,
@@ -78,6 +76,12 @@ from pe_core.rope_config import (
 )
 from pe_core.rope_identify import Departure, RopeArithmetic, RopeIdentification, identify_rope
 from pe_core.rope_models import MODEL_ROPES, ModelRope
+from pe_core.rope_precision import (
+    MODEL_DTYPES,
+    merged_position_ids,
+    rope_angle_errors,
+    transformers_angle_errors,
+)
 from pe_core.rope_variants import ROPE_VARIANTS, RopeVariant
 from pe_core.rotation import MAX_ROTATION_D_MODEL, relative_rotation
 from pe_core.similarity import cosine_similarity, offset_similarity, similarity_matrix
@@ -104,6 +108,7 @@ __all__ = [
     "MAX_LEARNED_ELEMENTS",
     "MAX_REFERENCE_ELEMENTS",
     "MAX_ROTATION_D_MODEL",
+    "MODEL_DTYPES",
     "MODEL_ROPES",
     "PAIRWISE_LIMIT",
     "PRECISIONS",
@@ -180,6 +185,7 @@ __all__ = [
     "sinusoidal_encoding",
     "t5_relative_buckets",
     "textbook_encoding",
+    "transformers_angle_errors",
     "uniqueness_report",
     "wavelengths",
     "yarn_correction_range",

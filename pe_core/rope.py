@@ -28,8 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from pe_core._formats import round_to_precision
-from pe_core._kernels import encode, phasors, two_product
+from pe_core._kernels import encode, phasors
 from pe_core._validation import (
     _describe,
     as_array,
@@ -37,7 +36,6 @@ from pe_core._validation import (
     check_choice,
     check_output_dtype,
     check_positions_for,
-    check_precision,
     check_real,
     check_size,
 )
@@ -58,8 +56,6 @@ __all__ = [
     "ROPE_TYPES",
     "RotaryEncoding",
     "apply_rope",
-    "merged_position_ids",
-    "rope_angle_errors",
     "rope_cos_sin",
     "rope_decay_bound",
     "rope_frequencies",
@@ -119,6 +115,11 @@ class RotaryEncoding:
         A factor the model's attention applies to its softmax scale ``1/sqrt(d)``, outside the
         rotary class (DeepSeek's ``mscale**2`` under YaRN); 1 for most models. Scores scale by
         ``attention_factor**2 * softmax_factor``.
+    inv_freq_float32 : ndarray of float32 or None
+        ``inv_freq`` as transformers computes it in float32, operation by operation (its
+        exponent ``2i/d`` is rounded to float32 before the power: several float32 units off
+        for large bases); None when not made by :func:`rope_frequencies`, where
+        :func:`pe_core.transformers_angle_errors` rounds ``inv_freq`` to float32 instead.
     """
 
     inv_freq: NDArray[np.float64]
@@ -135,6 +136,7 @@ class RotaryEncoding:
     layout: str = "halves"
     layer_type: str | None = None
     softmax_factor: float = 1.0
+    inv_freq_float32: NDArray[np.float32] | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         check_choice(self.layout, "layout", LAYOUTS)
@@ -142,6 +144,15 @@ class RotaryEncoding:
             values = np.array(getattr(self, name), dtype=np.float64)
             values.flags.writeable = False
             object.__setattr__(self, name, values)
+        if self.inv_freq_float32 is not None:
+            values = np.array(self.inv_freq_float32, dtype=np.float32)
+            if values.shape != self.inv_freq.shape:
+                raise InputError(
+                    f"inv_freq_float32 must have the shape of inv_freq {self.inv_freq.shape}, "
+                    f"got {values.shape}"
+                )
+            values.flags.writeable = False
+            object.__setattr__(self, "inv_freq_float32", values)
 
     @property
     def n_pairs(self) -> int:
@@ -354,6 +365,7 @@ def rope_frequencies(
         training_length=training,
         target_length=target,
         parameters=resolved,
+        inv_freq_float32=scaled.float32,
     )
 
 
@@ -591,41 +603,3 @@ def rope_decay_bound(offsets: ArrayLike, rope: RotaryEncoding) -> NDArray[np.flo
         partial = np.cumsum(phasors(block, rope.inv_freq), axis=1)
         bound[first : first + block.size] = np.abs(partial).mean(axis=1)
     return bound
-
-
-def rope_angle_errors(
-    positions: int | ArrayLike, rope: RotaryEncoding, precision: str = "float32"
-) -> NDArray[np.float64]:
-    """The largest error over pairs of the angle ``position * w`` when the position ids, the
-    frequencies and their product are rounded to ``precision``, as a framework computing in that
-    format does (radians, one value per position).
-
-    A position (or angle) beyond the format's range gives inf (float16 overflows at 65,520).
-    Hugging Face computes ``inv_freq @ position_ids`` in float32; implementations that cast
-    position ids to bfloat16 first give 256 and 257 the same angle (see
-    :func:`merged_position_ids`).
-    """
-    rope = _check_rope(rope)
-    fmt = check_precision(precision)
-    checked = check_positions_for(rope.bank(), positions)
-    check_size(checked.n * rope.n_pairs * 2, "the angles")
-    exact, error = two_product(checked.values[:, None], rope.inv_freq[None, :])
-    with np.errstate(over="ignore"):  # beyond the format's range: inf, as a real cast gives
-        rounded_positions = round_to_precision(checked.values, fmt.name)
-        rounded_freqs = round_to_precision(rope.inv_freq, fmt.name)
-        # A product of two numbers of at most 24 significant bits is exact in float64.
-        angles = round_to_precision(rounded_positions[:, None] * rounded_freqs[None, :], fmt.name)
-    with np.errstate(invalid="ignore"):
-        return np.max(np.abs((angles - exact) - error), axis=1, initial=0.0)
-
-
-def merged_position_ids(precision: str) -> tuple[int, int]:
-    """The first two consecutive integer positions that ``precision`` cannot tell apart.
-
-    >>> merged_position_ids("bfloat16"), merged_position_ids("float16")
-    ((256, 257), (2048, 2049))
-    """
-    fmt = check_precision(precision)
-    # Integers are exact up to 2**p (p significand bits); 2**p + 1 is a tie that rounds to even.
-    first = 2**fmt.significand_bits
-    return first, first + 1

@@ -18,6 +18,7 @@ from types import MappingProxyType
 import numpy as np
 from numpy.typing import NDArray
 
+from pe_core import _float32 as f32
 from pe_core._validation import (
     MAX_D_MODEL,
     MAX_POSITION,
@@ -64,7 +65,8 @@ class ScalingInput:
 class Scaled:
     """What a variant computes: the frequencies, the attention factor, and where they differ
     from the unscaled ones, the base they follow, the training and target lengths and the
-    frequencies before scaling."""
+    frequencies before scaling; ``float32`` is ``inv_freq`` as transformers computes it in
+    float32, operation by operation (see :mod:`pe_core._float32`)."""
 
     inv_freq: NDArray[np.float64]
     attention_factor: float = 1.0
@@ -72,6 +74,7 @@ class Scaled:
     training: int | None = None
     target: int | None = None
     original: NDArray[np.float64] | None = None
+    float32: NDArray[np.float32] | None = None
 
 
 @dataclass(frozen=True)
@@ -274,6 +277,18 @@ def _yarn(s: ScalingInput) -> Scaled:
     ramp = np.clip((np.arange(dim // 2, dtype=np.float64) - low) / (high - low), 0.0, 1.0)
     extrapolation = 1.0 - ramp
     inv_freq = (original / factor) * (1.0 - extrapolation) + original * extrapolation
+    # transformers, in float32: pos_freqs = base ** e; 1 / pos_freqs and 1 / (factor * pos_freqs)
+    # blended by 1 - ramp, the ramp being (arange - low) / (high - low) clamped to [0, 1].
+    powers = f32.power(base, f32.exponents(dim, dim))
+    extrapolation32 = f32.F32(1) - np.clip(
+        (np.arange(dim // 2, dtype=f32.F32) - f32.F32(low)) / f32.F32(high - low),
+        f32.F32(0),
+        f32.F32(1),
+    )
+    float32 = (
+        f32.over(1.0, f32.F32(factor) * powers) * (f32.F32(1) - extrapolation32)
+        + f32.over(1.0, powers) * extrapolation32
+    )
     resolved.update(
         beta_fast=beta_fast,
         beta_slow=beta_slow,
@@ -287,7 +302,7 @@ def _yarn(s: ScalingInput) -> Scaled:
     # max_position_embeddings at the trained length and add YaRN to extend it (Qwen2.5's model
     # card: 32,768 and factor 4 for 131,072), or raise it (gpt-oss: 131,072 = 32 x 4,096).
     target = max(max_position_embeddings or 0, round(training * factor))
-    return Scaled(inv_freq, attention_factor, training=training, target=target)
+    return Scaled(inv_freq, attention_factor, training=training, target=target, float32=float32)
 
 
 def _longrope(s: ScalingInput) -> Scaled:
@@ -315,7 +330,10 @@ def _longrope(s: ScalingInput) -> Scaled:
         factors_used="long_factor" if use_long else "short_factor",
     )
     target = max_position_embeddings if max_position_embeddings is not None else training
-    return Scaled(original / factors, attention_factor, training=training, target=target)
+    float32 = f32.over(1.0, f32.tensor(factors) * f32.power(s.base, f32.exponents(dim, dim)))
+    return Scaled(
+        original / factors, attention_factor, training=training, target=target, float32=float32
+    )
 
 
 def _llama3(s: ScalingInput) -> Scaled:
@@ -359,15 +377,33 @@ def _llama3(s: ScalingInput) -> Scaled:
             stacklevel=3,
         )
     target = max_position_embeddings
-    return Scaled(np.where(medium, smoothed, scaled), training=training, target=target)
+    float32 = _llama3_float32(s.base, s.rotary_dim, factor, low, high, training)
+    return Scaled(
+        np.where(medium, smoothed, scaled), training=training, target=target, float32=float32
+    )
+
+
+def _llama3_float32(base, dim, factor, low, high, training) -> NDArray[np.float32]:
+    # transformers' _compute_llama3_parameters, operation by operation in float32.
+    inv_freq = f32.inverse_powers(base, dim, dim)
+    wavelength = f32.over(2 * math.pi, inv_freq)
+    low_wavelength, high_wavelength = f32.F32(training / low), f32.F32(training / high)
+    scaled = np.where(wavelength > low_wavelength, inv_freq / f32.F32(factor), inv_freq)
+    if high == low:
+        return scaled  # the hard step, as in float64 above
+    smooth = (f32.over(training, wavelength) - f32.F32(low)) / f32.F32(high - low)
+    smoothed = (f32.F32(1) - smooth) * scaled / f32.F32(factor) + smooth * scaled
+    medium = ~(wavelength < high_wavelength) & ~(wavelength > low_wavelength)
+    return np.where(medium, smoothed, scaled)
 
 
 def _default(s: ScalingInput) -> Scaled:
-    return Scaled(s.original)
+    return Scaled(s.original, float32=f32.inverse_powers(s.base, s.rotary_dim, s.rotary_dim))
 
 
 def _linear(s: ScalingInput) -> Scaled:
-    return Scaled(s.original / s.factor)
+    float32 = f32.inverse_powers(s.base, s.rotary_dim, s.rotary_dim) / f32.F32(s.factor)
+    return Scaled(s.original / s.factor, float32=float32)
 
 
 def _dynamic(s: ScalingInput) -> Scaled:
@@ -397,6 +433,7 @@ def _dynamic(s: ScalingInput) -> Scaled:
         )
     return Scaled(
         effective_base**-s.exponent,
+        float32=f32.inverse_powers(effective_base, dim, dim),
         effective_base=effective_base,
         training=max_position_embeddings,
         target=length,
@@ -413,7 +450,9 @@ def _proportional(s: ScalingInput) -> Scaled:
     original = base ** -(np.arange(0, 2 * (head_dim // 2), 2, dtype=np.float64) / head_dim)
     inv_freq = np.where(np.arange(head_dim // 2) < rotating, original / factor, 0.0)
     s.resolved.update(rotating_pairs=rotating, partial_rotary_factor=s.partial)
-    return Scaled(inv_freq, original=original)
+    float32 = np.zeros(head_dim // 2, dtype=f32.F32)
+    float32[:rotating] = f32.inverse_powers(base, 2 * rotating, head_dim)
+    return Scaled(inv_freq, original=original, float32=float32 / f32.F32(factor))
 
 
 _YARN_KEYS = {

@@ -666,6 +666,12 @@ SPECS = {
         (),
         {"positions": 6, "rope": ROPE, "precision": "bfloat16"},
     ),
+    "transformers_angle_errors": Spec(
+        pe_core.transformers_angle_errors,
+        ("positions", "rope", "dtype"),
+        (),
+        {"positions": 6, "rope": ROPE, "dtype": "bfloat16"},
+    ),
     "merged_position_ids": Spec(
         pe_core.merged_position_ids, ("precision",), (), {"precision": "float16"}
     ),
@@ -1089,8 +1095,13 @@ def check_result(name: str, arguments: dict, result) -> None:
         first, second = result
         assert second == first + 1 and first >= 256, call
         return
-    if name in ("rope_scores", "rope_decay_bound", "rope_angle_errors"):
-        key = "positions" if name == "rope_angle_errors" else "offsets"
+    if name in (
+        "rope_scores",
+        "rope_decay_bound",
+        "rope_angle_errors",
+        "transformers_angle_errors",
+    ):
+        key = "positions" if name.endswith("angle_errors") else "offsets"
         assert result.shape == (_count(arg(key)),), call
         assert not np.any(np.isnan(result)), call  # inf: a float16 position beyond 65504
         return
