@@ -78,6 +78,7 @@ from pe_core.rope_identify import Departure, RopeArithmetic, RopeIdentification,
 from pe_core.rope_models import MODEL_ROPES, ModelRope
 from pe_core.rope_precision import (
     MODEL_DTYPES,
+    inv_freq_float32_ulps,
     merged_position_ids,
     rope_angle_errors,
     transformers_angle_errors,
@@ -159,6 +160,7 @@ __all__ = [
     "identify_encoding",
     "identify_grid",
     "identify_rope",
+    "inv_freq_float32_ulps",
     "learned_position_table",
     "load_json",
     "merged_position_ids",

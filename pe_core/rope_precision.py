@@ -18,10 +18,37 @@ from pe_core._kernels import two_product
 from pe_core._validation import check_choice, check_positions_for, check_precision, check_size
 from pe_core.rope import RotaryEncoding, _check_rope
 
-__all__ = ["MODEL_DTYPES", "merged_position_ids", "rope_angle_errors", "transformers_angle_errors"]
+__all__ = [
+    "MODEL_DTYPES",
+    "inv_freq_float32_ulps",
+    "merged_position_ids",
+    "rope_angle_errors",
+    "transformers_angle_errors",
+]
 
 #: The dtypes a model's cos/sin cache is cast to (transformers' ``cos.to(dtype=x.dtype)``).
 MODEL_DTYPES = ("float32", "bfloat16", "float16")
+
+
+def inv_freq_float32_ulps(rope: RotaryEncoding) -> NDArray[np.float64]:
+    """Per pair, how far transformers' float32 ``inv_freq`` is from the exact frequency, in
+    float32 units of that frequency (correct rounding is at most 0.5; 0 for a pair that does not
+    rotate).
+
+    >>> from pe_core import rope_frequencies
+    >>> rope = rope_frequencies(128, base=500_000.0)
+    >>> print(f"{inv_freq_float32_ulps(rope).max():.2f}")
+    5.39
+    """
+    rope = _check_rope(rope)
+    exact = rope.inv_freq
+    float32 = (
+        rope.inv_freq_float32 if rope.inv_freq_float32 is not None else exact.astype(np.float32)
+    )
+    unit = np.spacing(np.abs(float32)).astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ulps = np.abs(float32.astype(np.float64) - exact) / unit
+    return np.where(exact == 0, 0.0, ulps)
 
 
 def rope_angle_errors(

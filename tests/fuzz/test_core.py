@@ -672,6 +672,7 @@ SPECS = {
         (),
         {"positions": 6, "rope": ROPE, "dtype": "bfloat16"},
     ),
+    "inv_freq_float32_ulps": Spec(pe_core.inv_freq_float32_ulps, ("rope",), (), {"rope": ROPE}),
     "merged_position_ids": Spec(
         pe_core.merged_position_ids, ("precision",), (), {"precision": "float16"}
     ),
@@ -1090,6 +1091,9 @@ def check_result(name: str, arguments: dict, result) -> None:
         expected = np.linalg.norm(x[..., : arg("rope").rotary_dim], axis=-1)
         factor = arg("rope").attention_factor
         assert np.allclose(norms, factor * expected, rtol=1e-9, atol=1e-300), call
+        return
+    if name == "inv_freq_float32_ulps":
+        assert result.shape == (arg("rope").n_pairs,) and np.all(result >= 0), call
         return
     if name == "merged_position_ids":
         first, second = result
