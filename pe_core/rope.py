@@ -118,8 +118,9 @@ class RotaryEncoding:
     inv_freq_float32 : ndarray of float32 or None
         ``inv_freq`` as transformers computes it in float32, operation by operation (its
         exponent ``2i/d`` is rounded to float32 before the power: up to several float32 units
-        off, :func:`pe_core.inv_freq_float32_ulps`); None when not made by :func:`rope_frequencies`, where
-        :func:`pe_core.transformers_angle_errors` rounds ``inv_freq`` to float32 instead.
+        off, :func:`pe_core.inv_freq_float32_ulps`); None when not made by
+        :func:`rope_frequencies`, where :func:`pe_core.transformers_angle_errors` rounds
+        ``inv_freq`` to float32 instead.
     """
 
     inv_freq: NDArray[np.float64]
