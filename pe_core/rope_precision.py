@@ -62,7 +62,7 @@ def rope_angle_errors(
 ) -> NDArray[np.float64]:
     """The largest error over pairs of the angle ``position * w`` when the position ids, the
     frequencies and their product are rounded to ``precision``, as a framework computing in that
-    format does (radians, one value per position).
+    format does (radians, one value per position, as a rotation: at most pi).
 
     The frequencies are ``rope.inv_freq`` correctly rounded (for transformers' own float32
     frequencies, see :func:`transformers_angle_errors`). A position (or angle) beyond the
@@ -80,14 +80,14 @@ def rope_angle_errors(
         # A product of two numbers of at most 24 significant bits is exact in float64.
         angles = round_to_precision(rounded_positions[:, None] * rounded_freqs[None, :], fmt.name)
     with np.errstate(invalid="ignore"):
-        return np.max(np.abs((angles - exact) - error), axis=1, initial=0.0)
+        return np.max(np.abs(_turn((angles - exact) - error)), axis=1, initial=0.0)
 
 
 def transformers_angle_errors(
     positions: int | ArrayLike, rope: RotaryEncoding, dtype: str = "float32"
 ) -> NDArray[np.float64]:
     """The largest error over pairs of the rotation transformers' RoPE applies at each position
-    (radians), against the exact angle ``position * w``.
+    (radians, at most pi), against the exact angle ``position * w``.
 
     Parameters
     ----------
@@ -138,9 +138,16 @@ def transformers_angle_errors(
             pair.append(round_to_precision(round_to_precision(value, "float32"), dtype))
         # The angle of the stored pair, against the float32 angle it was computed from.
         turned = np.arctan2(pair[1], pair[0]) - np.arctan2(np.sin(angles), np.cos(angles))
-        angle_error = angle_error + (turned + np.pi) % (2 * np.pi) - np.pi
+        angle_error = angle_error + _turn(turned)
     with np.errstate(invalid="ignore"):
-        return np.max(np.abs(angle_error), axis=1, initial=0.0)
+        return np.max(np.abs(_turn(angle_error)), axis=1, initial=0.0)
+
+
+def _turn(angles: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Angles as rotations, in [-pi, pi): an error of a whole turn is no error (inf stays inf,
+    for a position beyond the format's range)."""
+    with np.errstate(invalid="ignore"):
+        return np.where(np.isfinite(angles), (angles + np.pi) % (2 * np.pi) - np.pi, angles)
 
 
 def merged_position_ids(precision: str) -> tuple[int, int]:

@@ -7,10 +7,7 @@ float64).
 
 from __future__ import annotations
 
-import io
 import json
-import pprint
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,10 +15,11 @@ import pandas as pd
 import streamlit as st
 
 import pe_core
-from dashboard import caching, claims, exports, formatting, params, ui
+from dashboard import caching, claims, formatting, params, ui
 from dashboard.caching import cached
 from dashboard.config import Config
-from dashboard.figures import charts, linked, rotary
+from dashboard.figures import charts, rotary
+from dashboard.view_parts import rope_code, rope_layers, rope_layouts, rope_precision
 from dashboard.view_parts.rope import pair_figure
 from pe_core.families.rotary import query_and_key
 
@@ -120,8 +118,6 @@ SIDEBAR = "The sidebar's sinusoid"
 PASTE = "Paste a config.json"
 #: Offsets drawn in the score and bound charts.
 CURVE_POINTS = 1200
-#: Positions of the downloadable cos/sin cache (float32, 2 x rotary_dim columns each).
-CACHE_POSITIONS = 8192
 MAX_CONFIG_CHARS = 20_000
 
 
@@ -167,66 +163,10 @@ VECTOR = params.Choice(
     help="All-ones (as in the RoFormer paper), a random pair of vectors (seed 0), or q = k "
     "holding only the slowest rotating pair.",
 )
-PRECISION = params.Choice(
-    "rope_prec",
-    "Format of position ids and angles",
-    "bfloat16",
-    options=("float32", "bfloat16", "float16"),
-    kind="segmented",
-)
-
-
-@dataclass(frozen=True)
-class LayerRow:
-    """One decoder layer of a configuration: its layer type and rotary encoding (None: the
-    layer has no positional encoding)."""
-
-    index: int
-    layer_type: str | None
-    rope: pe_core.RotaryEncoding | None
-
-
-@cached
-def layer_map(config_text: str) -> tuple[LayerRow, ...] | None:
-    """Each layer of the configuration, as transformers builds it (pe_core.rope_layers);
-    None when the configuration does not say how many layers it has, or cannot be read."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)  # shown with the chosen encoding
-            layers = pe_core.rope_layers(config_text)
-    except pe_core.InputError:
-        return None
-    return tuple(
-        LayerRow(i, None if rope is None else rope.layer_type, rope)
-        for i, rope in enumerate(layers)
-    )
-
-
-def _encoding_key(rope: pe_core.RotaryEncoding) -> tuple:
-    return (
-        rope.inv_freq.tobytes(),
-        rope.attention_factor,
-        rope.rotary_dim,
-        rope.layout,
-        rope.softmax_factor,
-    )
-
-
-def rope_layer_types(rows: tuple[LayerRow, ...] | None) -> tuple[str, ...]:
-    """The layer types to choose between: those with RoPE, in order of first appearance, when
-    their encodings differ; else the one whose encoding every rotating layer shares (or
-    "full_attention" when the layers are not known)."""
-    rotating = [row for row in rows or () if row.rope is not None]
-    if not rotating:
-        return ("full_attention",)
-    kinds = tuple(dict.fromkeys(row.layer_type for row in rotating))
-    if len({_encoding_key(row.rope) for row in rotating}) == 1:
-        return ("full_attention",) if "full_attention" in kinds else kinds[:1]
-    return kinds
 
 
 def _layer_type_options(config: Config) -> tuple[str, ...]:
-    return rope_layer_types(layer_map(_config_text(config)))
+    return rope_layers.layer_types(rope_layers.layer_map(_config_text(config)))
 
 
 def _default_layer_type(config: Config) -> str:
@@ -243,7 +183,7 @@ LAYER_TYPE = params.Choice(
     help="The layers whose rotary encoding the charts show: this model's layer types use "
     "different ones.",
 )
-PARAMS = (SOURCE, CONFIG_TEXT, SEQ_LEN, LAYER_TYPE, VECTOR, PRECISION)
+PARAMS = (SOURCE, CONFIG_TEXT, SEQ_LEN, LAYER_TYPE, VECTOR, rope_precision.PRECISION)
 
 
 def _sidebar_config(config: Config) -> dict:
@@ -277,13 +217,11 @@ class RopeData:
     offsets: np.ndarray
     scores: dict
     bounds: dict
-    positions: np.ndarray
-    angle_errors: np.ndarray
 
 
 @cached
 def rope_data(
-    config_text: str, seq_len: int, vector: str, precision: str, layer_type: str | None = None
+    config_text: str, seq_len: int, vector: str, layer_type: str | None = None
 ) -> RopeData:
     """Everything the lab draws, for one configuration (as JSON text: a hashable key) and one
     of its layer types (None: its only one)."""
@@ -317,9 +255,7 @@ def rope_data(
         versions = {"before scaling": original, "after scaling": rope}
     scores = {name: pe_core.rope_scores(offsets, r, q, k) for name, r in versions.items()}
     bounds = {name: pe_core.rope_decay_bound(offsets, r) for name, r in versions.items()}
-    positions = np.unique(np.round(np.geomspace(1, 1_000_000, 400)))
-    errors = pe_core.rope_angle_errors(positions, rope, precision)
-    return RopeData(rope, original, offsets, scores, bounds, positions, errors)
+    return RopeData(rope, original, offsets, scores, bounds)
 
 
 def SHARED(value) -> tuple[str, ...]:
@@ -375,8 +311,8 @@ def render(config: Config) -> None:
             )
             return
     text = _config_text(config)
-    rows = layer_map(text)
-    layer_types = rope_layer_types(rows)
+    rows = rope_layers.layer_map(text)
+    layer_types = rope_layers.layer_types(rows)
     layer_type = None
     if len(layer_types) > 1:
         LAYER_TYPE.widget(config)
@@ -386,7 +322,6 @@ def render(config: Config) -> None:
             text,
             SEQ_LEN.value(config),
             VECTOR.value(config),
-            PRECISION.value(config),
             layer_type,
         )
     except pe_core.InputError as error:
@@ -394,47 +329,16 @@ def render(config: Config) -> None:
         return
     _summary(config, data.rope)
     if SOURCE.value(config) != SIDEBAR:
-        _read_from(text, data.rope.layer_type)
+        rope_layers.read_from(text, data.rope.layer_type)
     if rows is not None and (len(layer_types) > 1 or any(row.rope is None for row in rows)):
         # Layers that differ: which rotate, and with which encoding.
-        _layers(rows, data.rope)
+        rope_layers.render(rows, data.rope)
     chosen = ui.selected_whole_x(PAIRS_KEY, data.rope.n_pairs, shown=data.rope)
     _pairs(data.rope, chosen)
     _scores(config, data)
-    _layouts(data.rope, chosen)
-    _precision(config, data)
-    _code_and_downloads(text, data.rope, layer_type)
-
-
-@cached
-def config_sources(config_text: str, layer_type: str | None) -> pe_core.RopeConfigSources:
-    """Where each value of the configuration's RoPE came from (pe_core.rope_config_sources)."""
-    return pe_core.rope_config_sources(config_text, layer_type=layer_type)
-
-
-def _read_from(text: str, layer_type: str | None) -> None:
-    """What was read from the config.json and from where; nothing dropped without a word."""
-    found = config_sources(text, layer_type)
-    if found.unused:
-        # A code span shows its text as it is (no Markdown inside), once backticks are gone.
-        names = ", ".join(f"`{key.replace('`', '')}`" for key in found.unused)
-        st.warning(
-            f"Not read (transformers does not use {'it' if len(found.unused) == 1 else 'them'} "
-            f"for this model's RoPE): {names}.",
-            icon=":material/visibility_off:",
-        )
-    for message in found.warnings:
-        if "layer types with different RoPE" not in message:  # the layer choice says it
-            st.caption(f":orange[transformers would warn: {ui.escape_markdown(message)}.]")
-    with st.expander("Where each value came from"):
-        frame = pd.DataFrame(
-            {
-                "key": [s.key for s in found.used],
-                "value": [json.dumps(s.value)[:80] for s in found.used],
-                "from": [s.source for s in found.used],
-            }
-        )
-        st.dataframe(frame, hide_index=True, width="stretch", height=ui.table_height(len(frame)))
+    rope_layouts.render(data.rope, chosen)
+    rope_precision.render(config, text, SEQ_LEN.value(config), layer_type)
+    rope_code.render(text, data.rope, layer_type)
 
 
 def _summary(config: Config, rope: pe_core.RotaryEncoding) -> None:
@@ -462,59 +366,6 @@ def _summary(config: Config, rope: pe_core.RotaryEncoding) -> None:
             f"scores scale by {rope.attention_factor:.6g}² × {rope.softmax_factor:.6g} = "
             f"{rope.attention_factor**2 * rope.softmax_factor:.6g} in all."
         )
-
-
-def _layer_words(rope: pe_core.RotaryEncoding | None) -> str:
-    if rope is None:
-        return "no positional encoding"
-    return (
-        f"RoPE {rope.rope_type}, base {formatting.number_text(rope.base, grouping=True)}, "
-        f"{rope.rotary_dim} of {rope.head_dim} columns rotate"
-    )
-
-
-def _layers(rows: tuple[LayerRow, ...], shown: pe_core.RotaryEncoding) -> None:
-    """The per-layer map: which layers rotate, with which encoding."""
-    n_rope = sum(row.rope is not None for row in rows)
-    label = [row.layer_type if row.rope is not None else "no RoPE" for row in rows]
-    hover = [
-        f"layer {row.index}: {row.layer_type or 'full_attention'}, {_layer_words(row.rope)}"
-        for row in rows
-    ]
-    fig = caching.figure(
-        rotary.layer_strip,
-        tuple(label),
-        tuple(hover),
-        formatting.counted(len(rows), "layer")
-        + (
-            f": {n_rope:,} with RoPE, {len(rows) - n_rope:,} without"
-            if n_rope < len(rows)
-            else ", all with RoPE"
-        ),
-    )
-    ui.chart(fig, "rope_layer_map")
-    distinct = {}
-    for row in rows:
-        key = row.layer_type if row.rope is not None else None
-        distinct.setdefault(key, []).append(row.index)
-    table = pd.DataFrame(
-        [
-            {
-                "layer type": kind or "no RoPE",
-                "layers": len(indices),
-                "first layers": ", ".join(map(str, indices[:6]))
-                + (", …" if len(indices) > 6 else ""),
-                "encoding": _layer_words(rows[indices[0]].rope),
-            }
-            for kind, indices in distinct.items()
-        ]
-    )
-    st.dataframe(table, hide_index=True, width="stretch")
-    count = sum(row.rope is not None and row.layer_type == shown.layer_type for row in rows)
-    st.caption(
-        f"The charts below show the {shown.layer_type} layers' encoding ({count:,} of "
-        f"{formatting.counted(len(rows), 'layer')})."
-    )
 
 
 #: The wavelength chart of the pairs: a pair clicked there is described under it and its
@@ -565,7 +416,7 @@ def _pairs(rope: pe_core.RotaryEncoding, chosen: int | None) -> None:
 
 def _chosen_words(rope: pe_core.RotaryEncoding, pair: int) -> str:
     """The pair clicked on the wavelength chart, in numbers, and where its columns are."""
-    halves, interleaved = _layout_columns(rope, pair)
+    halves, interleaved = rope_layouts.pair_columns(rope, pair)
     words = (
         f"Pair {pair} ({rope.band[pair]}), clicked: ω {rope.original_inv_freq[pair]:.6g} → "
         f"{rope.inv_freq[pair]:.6g}, λ {rope.original_wavelengths[pair]:,.6g} → "
@@ -588,15 +439,6 @@ def _chosen_words(rope: pe_core.RotaryEncoding, pair: int) -> str:
         " (shaded in the layouts chart below where shown). Double-click an empty spot of the "
         "chart to clear."
     )
-
-
-#: The two layouts of a rotary head, in the order the view names them.
-LAYOUTS = ("halves", "interleaved")
-
-
-def _layout_columns(rope: pe_core.RotaryEncoding, pair: int) -> tuple[tuple[int, int], ...]:
-    """The two columns pair ``pair`` rotates together: in the halves layout, then interleaved."""
-    return tuple(rope.bank(layout).layout.pair_columns(pair) for layout in LAYOUTS)
 
 
 def _scores(config: Config, data: RopeData) -> None:
@@ -629,211 +471,3 @@ def _scores(config: Config, data: RopeData) -> None:
             ),
             "rope_bound",
         )
-
-
-def _layouts(rope: pe_core.RotaryEncoding, chosen: int | None) -> None:
-    st.subheader("Two layouts of the same rotation")
-    listed = range(min(rope.rotary_dim // 2, 4))
-    if chosen is not None and chosen not in listed:
-        listed = [*listed, chosen]
-    rows = []
-    for i in listed:
-        halves, interleaved = _layout_columns(rope, i)
-        rows.append(
-            {
-                "pair i": f"{i} (clicked)" if i == chosen else str(i),
-                "halves (GPT-NeoX, Hugging Face rotate_half)": "columns {} and {}".format(*halves),
-                "interleaved (GPT-J, Meta's original)": "columns {} and {}".format(*interleaved),
-            }
-        )
-    st.table(pd.DataFrame(rows).set_index("pair i"))
-    shaded, marks = [], []
-    if chosen is not None:
-        for name, columns in zip(LAYOUTS, _layout_columns(rope, chosen), strict=True):
-            drawn = [column for column in columns if column < LAYOUT_COLUMNS]
-            shaded.extend(drawn)
-            if drawn:
-                marks.append(f"{' and '.join(map(str, drawn))} ({name})")
-    permutation = pe_core.rope_permutation(rope.head_dim, rope.rotary_dim)
-    layouts = layout_comparison(rope)
-    ui.chart(
-        charts.column_bars(
-            {
-                "x = 1, 2, 3, …": layouts.x[:LAYOUT_COLUMNS],
-                "rotated, halves": layouts.halves[:LAYOUT_COLUMNS],
-                "rotated, interleaved": layouts.interleaved[:LAYOUT_COLUMNS],
-            },
-            title=f"One vector rotated at position {LAYOUT_POSITION} under each layout",
-            subtitle=f"first {min(LAYOUT_COLUMNS, rope.head_dim)} of {rope.head_dim} columns; "
-            "attention factor included",
-            x_title="column",
-        ),
-        "rope_layouts",
-        shapes=linked.column_bands(sorted(set(shaded)), LAYOUT_COLUMNS),
-    )
-    if shaded:
-        st.caption(
-            f"Shaded: the columns of pair {chosen}, clicked above, among the first "
-            f"{LAYOUT_COLUMNS}: " + "; ".join(marks) + "."
-        )
-    if np.array_equal(permutation, np.arange(permutation.size)):
-        st.caption(
-            "Here the two layouts are the same: with one pair they rotate the same two columns "
-            f"together (the largest difference is {layouts.difference:.1e})."
-        )
-    else:
-        st.caption(
-            "The same x comes out differently: the layouts rotate different pairs of columns "
-            "together. After the permutation below they agree: the largest difference between "
-            f"interleaved(x)[perm] and halves(x[perm]) is {layouts.difference:.1e}."
-        )
-    head = ", ".join(str(j) for j in permutation[:12])
-    st.markdown(
-        f"A checkpoint trained with one layout works in the other after its q and k projection "
-        f"rows are permuted within each head: `w_halves = w_interleaved[perm]` with "
-        f"`perm = pe_core.rope_permutation({rope.head_dim}, {rope.rotary_dim})` = [{head}"
-        + (", …]" if permutation.size > 12 else "]")
-        + " (Hugging Face's Llama conversion script does exactly this)."
-    )
-
-
-#: The layouts chart: the first columns of one vector at one position.
-LAYOUT_COLUMNS, LAYOUT_POSITION = 16, 3
-
-
-@dataclass(frozen=True)
-class LayoutComparison:
-    x: np.ndarray
-    halves: np.ndarray
-    interleaved: np.ndarray
-    difference: float  # max |interleaved(x)[perm] - halves(x[perm])|
-
-
-def layout_comparison(rope: pe_core.RotaryEncoding) -> LayoutComparison:
-    """x = 1, 2, ..., head_dim rotated at LAYOUT_POSITION under both layouts, and the check
-    that the weight permutation maps one onto the other."""
-    x = np.arange(1.0, rope.head_dim + 1)[None, :]
-    perm = pe_core.rope_permutation(rope.head_dim, rope.rotary_dim)
-    halves = pe_core.apply_rope(x, [LAYOUT_POSITION], rope, layout="halves")[0]
-    interleaved = pe_core.apply_rope(x, [LAYOUT_POSITION], rope, layout="interleaved")[0]
-    permuted = pe_core.apply_rope(x[:, perm], [LAYOUT_POSITION], rope, layout="halves")[0]
-    difference = float(np.max(np.abs(interleaved[perm] - permuted)))
-    return LayoutComparison(x[0], halves, interleaved, difference)
-
-
-def _precision(config: Config, data: RopeData) -> None:
-    st.subheader("Precision of position ids and angles")
-    PRECISION.widget(config)
-    precision = PRECISION.value(config)
-    first, second = pe_core.merged_position_ids(precision)
-    st.markdown(
-        f"In {precision}, positions **{first:,}** and **{second:,}** are the same number: an "
-        f"implementation that casts position ids to {precision} gives them the same rotation, "
-        "and beyond, ever more positions share a value (the spacing doubles at every power of "
-        "two). Below, the largest angle error over the pairs "
-        f"when the position ids, the frequencies and their product are all {precision}; "
-        "Hugging Face computes the product in float32 (choose float32 to see its error)."
-    )
-    finite = np.isfinite(data.angle_errors)
-    ui.chart(
-        charts.curves(
-            data.positions[finite],
-            {f"{precision} angle error": np.maximum(data.angle_errors[finite], 1e-17)},
-            title=f"Angle error against position ({precision})",
-            subtitle="max over pairs of |angle in the format − exact k·ω| (radians; 1e-17 "
-            "drawn for an exact angle)",
-            x_title="position",
-            y_title="radians",
-            log_x=True,
-            log_y=True,
-        ),
-        "rope_precision",
-    )
-    if not finite.all():
-        st.caption(
-            f"Beyond position {data.positions[~finite][0]:,.0f} the position itself overflows "
-            f"{precision} (inf): not drawn."
-        )
-
-
-def snippets(
-    config: dict, rope: pe_core.RotaryEncoding, layer_type: str | None = None
-) -> tuple[str, str]:
-    """Code that reproduces ``rope``'s inv_freq and attention factor: with pe_core, and with
-    PyTorch (Hugging Face's own functions, or the plain formula for unscaled RoPE)."""
-    literal = pprint.pformat(config, width=88, sort_dicts=False)
-    layer_argument = f", layer_type={layer_type!r}" if layer_type else ""
-    pe_core_code = (
-        "import pe_core\n\n"
-        f"config = {literal}  # or json.load(open('config.json'))\n"
-        f"rope = pe_core.rope_from_config(config{layer_argument})\n"
-        "inv_freq, attention_factor = rope.inv_freq, rope.attention_factor\n"
-        "cos, sin = pe_core.rope_cos_sin(4096, rope)  # as Hugging Face's rotary embedding\n"
-    )
-    if rope.rope_type == "default":
-        torch_code = (
-            "import torch\n\n"
-            f"dim, base = {rope.rotary_dim}, {rope.base!r}\n"
-            "inv_freq = 1.0 / (base ** (torch.arange(0, dim, 2, dtype=torch.float64) / dim))\n"
-            "attention_factor = 1.0\n"
-        )
-    else:
-        # head_dim explicit: LlamaConfig knows neither qk_rope_head_dim (DeepSeek) nor a
-        # head_dim other than hidden_size // num_attention_heads unless it is given.
-        with_head = pprint.pformat(
-            {**config, "head_dim": rope.head_dim}, width=88, sort_dicts=False
-        )
-        torch_code = (
-            "# transformers >= 5 (float32: equal to pe_core's values to float32 rounding)\n"
-            "from transformers import LlamaConfig\n"
-            "from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS\n\n"
-            f"config = LlamaConfig(**{with_head})\n"
-            f"inv_freq, attention_factor = ROPE_INIT_FUNCTIONS[{rope.rope_type!r}](config, None)\n"
-        )
-    return pe_core_code, torch_code
-
-
-def _code_and_downloads(
-    text: str, rope: pe_core.RotaryEncoding, layer_type: str | None = None
-) -> None:
-    st.subheader("Reproduce these numbers")
-    code, torch_code = snippets(pe_core.load_json(text, name="config"), rope, layer_type)
-    numpy_tab, torch_tab = st.tabs(["pe_core", "PyTorch"])
-    numpy_tab.code(code, language="python")
-    torch_tab.code(torch_code, language="python")
-    left, right = st.columns(2)
-    left.download_button(
-        "inv_freq as NPY",
-        data=lambda: _npy(rope.inv_freq),
-        file_name=f"inv_freq_{rope.rope_type}.npy",
-        mime="application/octet-stream",
-        key="rope_inv_freq",
-        on_click="ignore",
-        icon=":material/download:",
-    )
-    # Within one download's size (a head of 16,384 columns would make a 1 GiB file).
-    n_cache = exports.cos_sin_positions(CACHE_POSITIONS, rope)
-    if n_cache:
-        right.download_button(
-            f"cos/sin cache ({n_cache:,} positions, {rope.layout} layout) as NPY",
-            data=lambda: exports.cos_sin_npy(n_cache, rope),
-            file_name=f"cos_sin_{rope.rope_type}.npy",
-            mime="application/octet-stream",
-            key="rope_cos_sin",
-            on_click="ignore",
-            icon=":material/download:",
-        )
-    if n_cache < CACHE_POSITIONS:
-        full = 2 * CACHE_POSITIONS * rope.rotary_dim * 4
-        right.caption(
-            f"The cache of {CACHE_POSITIONS:,} positions would be a file of "
-            f"{full / 2**20:,.0f} MiB, more than the {exports.MAX_DOWNLOAD_BYTES // 2**20} MiB "
-            f"this app builds for one download; with the pe_core code above: "
-            f"`np.save('cos_sin.npy', np.stack(pe_core.rope_cos_sin({CACHE_POSITIONS}, rope)))`."
-        )
-
-
-def _npy(array: np.ndarray) -> bytes:
-    buffer = io.BytesIO()
-    np.save(buffer, array)
-    return buffer.getvalue()

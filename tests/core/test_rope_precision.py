@@ -63,7 +63,8 @@ def _units_apart(a, b) -> np.ndarray:
 
 def _error_of(angles, rope) -> np.ndarray:
     exact, error = two_product(POSITIONS[:, None], rope.inv_freq[None, :])
-    return np.max(np.abs((angles - exact) - error), axis=1)
+    turned = (angles - exact) - error
+    return np.max(np.abs((turned + np.pi) % (2 * np.pi) - np.pi), axis=1)
 
 
 def test_the_cases_cover_every_variant():
@@ -167,6 +168,18 @@ def test_without_float32_frequencies_the_exact_ones_are_rounded():
         pe_core.transformers_angle_errors(POSITIONS, bare),
         pe_core.rope_angle_errors(POSITIONS, bare, "float32"),
     )
+
+
+def test_an_error_is_a_rotation_at_most_pi():
+    """bfloat16 position ids at a million: the angles are off by many turns; as a rotation the
+    error is at most pi (a whole turn is no error)."""
+    rope = pe_core.rope_frequencies(64)
+    errors = pe_core.rope_angle_errors([999_000, 1_000_000], rope, "bfloat16")
+    assert np.all((errors > 1.0) & (errors <= np.pi))
+    unit_frequency = pe_core.rope_frequencies(2, base=10_000.0)  # w = 1
+    assert pe_core.rope_angle_errors([3 * 2**20 + 1], unit_frequency, "bfloat16")[
+        0
+    ] == pytest.approx(1.0)
 
 
 def test_bad_arguments_name_the_rule():

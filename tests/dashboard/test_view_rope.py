@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import pe_core
+from dashboard.view_parts import rope_code, rope_layouts, rope_precision
 from dashboard.views import rope as rope_view
 from tests import DATA
 from tests.apptest_helpers import decode, figures, new_app, no_errors
@@ -72,6 +73,39 @@ def test_a_pasted_config_and_a_broken_one():
     assert any("factor'] must be a number >= 1, got 0.5" in w.value for w in at.warning)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_precision_draws_transformers_own_float32_and_the_model_dtype(dtype):
+    """The section's numbers are those of pe_core.transformers_angle_errors and
+    inv_freq_float32_ulps for the preset on screen (Llama 3.1 8B), not fixed text."""
+    preset = "Llama 3.1 8B (llama3 scaling)"
+    at = new_app(view="rope", rope_model=preset, rope_prec=dtype)
+    at.run()
+    no_errors(at)
+    rope = pe_core.rope_from_config(rope_view.PRESETS[preset])
+    positions = rope_precision.POSITIONS
+    float32 = pe_core.transformers_angle_errors(positions, rope)
+    text = " ".join(m.value for m in at.markdown)
+    ulps = pe_core.inv_freq_float32_ulps(rope).max()
+    assert f"here up to {ulps:.2g} float32 units from the exact frequencies" in text
+    first = positions[np.argmax(float32 > 1e-3)]
+    assert f"Its float32 angles position·inv_freq pass 0.001 rad by position {first:,.0f}" in text
+    chart = next(f for f in figures(at) if f["layout"]["title"]["text"].startswith("Angle error"))
+    names = [trace["name"] for trace in chart["data"]]
+    if dtype == "float32":
+        assert names == ["transformers, float32 angles"]
+        assert "casts cos and sin" not in text
+    else:
+        assert names == [
+            "transformers, float32 angles",
+            "bfloat16 model: cos/sin cast to bfloat16",
+            "everything in bfloat16, position ids too",
+        ]
+        model = pe_core.transformers_angle_errors(positions, rope, "bfloat16")
+        worst = model[positions <= rope_precision.FIRST].max()
+        assert f"off by up to {worst:.1e} rad within the first 100 positions" in text
+        np.testing.assert_allclose(decode(chart["data"][1]["y"]), np.maximum(model, 1e-17))
+
+
 def test_precision_says_where_neighbours_merge():
     at = new_app(view="rope", rope_prec="float16")
     at.run()
@@ -84,7 +118,7 @@ def test_precision_says_where_neighbours_merge():
 def test_snippets_reproduce_the_numbers(preset):
     config = rope_view.PRESETS[preset]
     rope = pe_core.rope_from_config(config)
-    pe_core_code, torch_code = rope_view.snippets(config, rope)
+    pe_core_code, torch_code = rope_code.snippets(config, rope)
     namespace: dict = {}
     exec(pe_core_code, namespace)  # the app's own snippet
     np.testing.assert_array_equal(namespace["inv_freq"], rope.inv_freq)
@@ -104,7 +138,7 @@ def test_snippets_reproduce_the_numbers(preset):
 
 def test_layouts_agree_after_the_permutation():
     rope = pe_core.rope_from_config(rope_view.PRESETS["gpt-oss-20b (YaRN x32)"])
-    layouts = rope_view.layout_comparison(rope)
+    layouts = rope_layouts.layout_comparison(rope)
     assert layouts.difference <= 1e-13
     assert not np.allclose(layouts.halves, layouts.interleaved)  # different pairings
     at = new_app(view="rope", rope_model="gpt-oss-20b (YaRN x32)")

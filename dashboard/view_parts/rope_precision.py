@@ -1,0 +1,133 @@
+"""The RoPE lab's precision section: the rotation transformers' RoPE really applies, against
+position, in float32 and in a bfloat16 / float16 model (pe_core.transformers_angle_errors), and
+what casting the position ids themselves would add (pe_core.rope_angle_errors)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import streamlit as st
+
+import pe_core
+from dashboard import params, ui
+from dashboard.caching import cached
+from dashboard.config import Config
+from dashboard.figures import charts
+
+PRECISION = params.Choice(
+    "rope_prec",
+    "Model dtype",
+    "bfloat16",
+    options=pe_core.MODEL_DTYPES,
+    kind="segmented",
+    help="The dtype transformers casts cos and sin to: the model's (float32, or a bfloat16 or "
+    "float16 model).",
+)
+#: Positions drawn: log-spaced whole positions from 1 to a million.
+POSITIONS = np.unique(np.round(np.geomspace(1, 1_000_000, 400)))
+#: An error worth naming: a thousandth of a radian.
+MARK = 1e-3
+#: "The first positions", where a model's cos/sin rounding already shows.
+FIRST = 100
+
+
+@dataclass(frozen=True)
+class PrecisionCurves:
+    """Angle errors (radians, max over pairs) at :data:`POSITIONS`."""
+
+    float32: np.ndarray  # transformers: float32 inv_freq (its operation order) and angles
+    rounded: np.ndarray  # the same with correctly rounded float32 frequencies
+    model: np.ndarray | None  # cos/sin cast to the model's dtype (None for float32)
+    cast: np.ndarray | None  # position ids, frequencies and angles all in that dtype
+    ulps: float  # the largest distance of transformers' inv_freq from the exact, float32 units
+
+
+@cached
+def precision_curves(
+    config_text: str, seq_len: int, layer_type: str | None, dtype: str
+) -> PrecisionCurves:
+    rope = pe_core.rope_from_config(config_text, layer_type=layer_type, seq_len=seq_len or None)
+    low = dtype != "float32"
+    return PrecisionCurves(
+        float32=pe_core.transformers_angle_errors(POSITIONS, rope),
+        rounded=pe_core.rope_angle_errors(POSITIONS, rope, "float32"),
+        model=pe_core.transformers_angle_errors(POSITIONS, rope, dtype) if low else None,
+        cast=pe_core.rope_angle_errors(POSITIONS, rope, dtype) if low else None,
+        ulps=float(pe_core.inv_freq_float32_ulps(rope).max(initial=0.0)),
+    )
+
+
+def _reached(errors: np.ndarray) -> str:
+    """Where a curve first passes :data:`MARK`, in words."""
+    above = np.flatnonzero(errors > MARK)
+    if not above.size:
+        return f"stay within {MARK:g} rad up to position {POSITIONS[-1]:,.0f}"
+    return f"pass {MARK:g} rad by position {POSITIONS[above[0]]:,.0f}"
+
+
+def render(config: Config, config_text: str, seq_len: int, layer_type: str | None) -> None:
+    st.subheader("Precision: the rotation a model really applies")
+    PRECISION.widget(config)
+    dtype = PRECISION.value(config)
+    curves = precision_curves(config_text, seq_len, layer_type, dtype)
+    units = f"{curves.ulps:.2g} float32 units"
+    exact_enough = curves.ulps <= 0.5
+    sentences = [
+        "transformers computes inv_freq in float32 (the exponent 2i/d rounded before the "
+        f"power): here up to {units} from the exact frequencies"
+        + ("." if exact_enough else " (correctly rounded ones would be within 0.5)."),
+        f"Its float32 angles position·inv_freq {_reached(curves.float32)}"
+        + (
+            "."
+            if np.array_equal(curves.float32 > MARK, curves.rounded > MARK)
+            else f" (with correctly rounded frequencies they would {_reached(curves.rounded)})."
+        ),
+    ]
+    if curves.model is not None:
+        first = POSITIONS <= FIRST
+        sentences.append(
+            f"A {dtype} model casts cos and sin to {dtype}: the rotation it applies is off by up "
+            f"to {curves.model[first].max():.1e} rad within the first {FIRST} positions "
+            f"(float32: {curves.float32[first].max():.1e})."
+        )
+    first, second = pe_core.merged_position_ids(dtype)
+    sentences.append(
+        f"In {dtype}, positions **{first:,}** and **{second:,}** are the same number: a port "
+        f"that casts the position ids to {dtype} gives them the same rotation, and beyond, ever "
+        "more positions share a value (the spacing doubles at every power of two)"
+        + (
+            f"; the third curve computes positions, frequencies and angles all in {dtype}."
+            if curves.cast is not None
+            else "."
+        )
+    )
+    st.markdown(" ".join(sentences))
+    lines = {"transformers, float32 angles": curves.float32}
+    if curves.model is not None:
+        lines[f"{dtype} model: cos/sin cast to {dtype}"] = curves.model
+        lines[f"everything in {dtype}, position ids too"] = curves.cast
+    drawn = {
+        name: np.where(np.isfinite(values), np.maximum(values, 1e-17), np.nan)
+        for name, values in lines.items()
+    }
+    ui.chart(
+        charts.curves(
+            POSITIONS,
+            drawn,
+            title=f"Angle error against position ({dtype} model)",
+            subtitle="max over pairs of |angle applied − exact k·ω| (radians; 1e-17 drawn for an "
+            "exact angle)",
+            x_title="position",
+            y_title="radians",
+            log_x=True,
+            log_y=True,
+        ),
+        "rope_precision",
+    )
+    if curves.cast is not None and not np.isfinite(curves.cast).all():
+        beyond = POSITIONS[~np.isfinite(curves.cast)][0]
+        st.caption(
+            f"Beyond position {beyond:,.0f} a position id overflows {dtype} (inf): the last "
+            "curve stops there."
+        )
