@@ -1,6 +1,6 @@
 """Load test: concurrent headless-browser sessions against a real Streamlit server.
 
-Starts its own server (the same start/stop code as the browser tests, benchmarks/harness.py),
+Starts its own server (the same start/stop code as the browser tests, benchmarks/harness/),
 opens ``--sessions`` pages in one headless Chromium, and for ``--seconds`` lets every page
 change something about once per ``--interval``: alternately the preset (cycling through all
 presets) and the view (cycling through all tabs). For each change it measures the time from the

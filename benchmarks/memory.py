@@ -1,6 +1,6 @@
 """Server memory under concurrent heavy requests: peak RSS of the Streamlit server.
 
-Starts its own server (benchmarks/harness.py), records its resident memory, then opens
+Starts its own server (benchmarks/harness/), records its resident memory, then opens
 ``--sessions`` pages at once in one headless Chromium, each on the same heavy link with its own
 seed (so no cache is shared), waits until every page has drawn its charts, and reports the
 server's RSS and peak RSS (VmHWM) before and after. The default link is the attack of issue 18:

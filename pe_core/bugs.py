@@ -29,17 +29,9 @@ from pe_core.arithmetic import FORMULAS, textbook_encoding
 from pe_core.conventions import CONVENTIONS
 from pe_core.encoding import sinusoidal_encoding
 from pe_core.errors import InputError
-from pe_core.identify import (
-    USUAL_BASES,
-    Identification,
-    PrecisionKind,
-    _digits,
-    _spread_rows,
-    _squeezed,
-    _storage,
-    _usual_rank,
-    identify_encoding,
-)
+from pe_core.identify import Identification, PrecisionKind, _squeezed, identify_encoding
+from pe_core.identify._difference import _spread_rows, _storage
+from pe_core.identify._search import USUAL_BASES, _digits, _usual_rank
 
 __all__ = ["BUGS", "Bug", "Diagnosis", "diagnose_encoding"]
 

@@ -1,5 +1,5 @@
 """Helpers for driving the app with streamlit.testing.v1.AppTest (``open_view``, shared with the
-benchmarks, is in benchmarks/harness.py)."""
+benchmarks, is in benchmarks/harness/_apptest.py)."""
 
 from __future__ import annotations
 

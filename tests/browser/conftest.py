@@ -2,7 +2,7 @@
 
 Without Chromium or Playwright the tests are skipped, unless ``PE_REQUIRE_BROWSER=1`` (set by
 CI), where a missing browser is a failure: the browser tests must run there. The plumbing (the
-server, Chromium's arguments, the page hook, :class:`AppPage`) is ``benchmarks/harness.py``,
+server, Chromium's arguments, the page hook, :class:`AppPage`) is ``benchmarks/harness/``,
 shared with the benchmarks.
 """
 

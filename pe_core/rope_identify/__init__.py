@@ -1,0 +1,271 @@
+"""Identify a rotary encoding from its numbers: the base, rotary columns, pair layout, scaling
+variant and its parameters, attention factor and arithmetic behind a dumped cos/sin cache or
+``inv_freq`` vector, the RoPE bugs of :data:`pe_core.ROPE_BUGS` it shows, and where it departs
+from the config.json it should implement."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from pe_core._formats import PRECISIONS, round_to_precision
+from pe_core._validation import as_array, as_real_array, check_size
+from pe_core.errors import InputError
+from pe_core.rope_bugs import ROPE_BUGS, Finding
+from pe_core.rope_config import rope_from_config
+from pe_core.rope_identify._arithmetic import _arithmetic
+from pe_core.rope_identify._cache import _Cache, _measure, _read_cache, _squeeze_vector
+from pe_core.rope_identify._compare import _U32, _Comparison
+from pe_core.rope_identify._findings import Context as Context  # what a bug's detector sees
+from pe_core.rope_identify._findings import _against_config, _blind_findings, _unique
+from pe_core.rope_identify._fit import COMMON_BASES as COMMON_BASES
+from pe_core.rope_identify._fit import (
+    _fit_variant,
+    _on_grid,
+    _proportional_fit,
+    _snap_attention,
+)
+from pe_core.rope_identify.results import Departure, RopeArithmetic, RopeIdentification
+
+__all__ = ["Departure", "Finding", "RopeArithmetic", "RopeIdentification", "identify_rope"]
+
+
+def identify_rope(
+    cos: ArrayLike | None = None,
+    sin: ArrayLike | None = None,
+    *,
+    inv_freq: ArrayLike | None = None,
+    positions: ArrayLike | None = None,
+    config: Mapping | str | bytes | None = None,
+    layer_type: str | None = None,
+) -> RopeIdentification:
+    """Name the rotary encoding behind a cos/sin cache or an ``inv_freq`` vector, and its bugs.
+
+    Parameters
+    ----------
+    cos, sin : array_like, shape (n_positions, columns)
+        The cache as a framework returns it (singleton axes such as transformers' (1, L, d)
+        are dropped): the halves layout (``cat(freqs, freqs)``, rotate_half), the
+        interleaved one (each pair's value twice side by side) or one column per pair; the
+        attention factor folded in or not; columns that do not rotate (cos 1, sin 0) before
+        or after the rotary ones. float16 and bfloat16 values are recognized as such.
+    inv_freq : array_like, shape (rotary_dim // 2,), optional
+        Instead of a cache: the frequencies (radians per position), one per pair.
+    positions : array_like, optional
+        The position of each row of the cache (by default 0, 1, ...): any whole or real
+        positions, with one 1 to 3 from the smallest (a slice of a long cache, 1000 to 1063,
+        is fine).
+    config : mapping, or str or bytes of JSON, optional
+        The config.json the data should implement, read by :func:`pe_core.rope_from_config`
+        (at ``seq_len`` = the largest position + 1, as transformers' dynamic and LongRoPE
+        updates see it).
+    layer_type : str, optional
+        For a config with layer types of different RoPE.
+
+    Returns
+    -------
+    RopeIdentification
+        The base, rotary columns, layout, variant and parameters, attention factor,
+        arithmetic and findings; with a config, whether the data matches it, where it first
+        departs and the likely cause.
+
+    Raises
+    ------
+    InputError
+        Neither a cache nor ``inv_freq`` (or both); cos and sin of different shapes; fewer
+        than 2 rows; non-finite values; positions without two 1 to 3 apart; a bad config.
+    InputTypeError
+        Non-numeric arrays.
+
+    Notes
+    -----
+    Each pair's phase ``atan2(sin, cos)`` is ``p w_i``, so its change from the row of the
+    smallest position is ``(p - p_0) w_i``: it is unwrapped along rows whose distances from
+    that row at most double (from one 1 to 3 away, where ``|d w| < pi`` as ``w <= 1``), so a
+    frequency is measured to the phase noise over the largest distance. ``log w_i`` of the
+    fastest pairs (which context extension leaves alone) gives the base, snapped to the
+    roundest value within its uncertainty; the ratio of ``base**(-2i/d)`` to each measured
+    frequency then names the variant: 1 everywhere (default), one factor (linear), 1 then a
+    ramp then a factor (YaRN, ramp linear in ``i``; Llama 3, linear in ``1/wavelength``),
+    a factor of its own per pair (LongRoPE). The amplitude ``sqrt(cos^2 + sin^2)`` is the
+    attention factor. The data is then compared entry by entry with the encoding found, in
+    the arithmetic that explains it: exact, ``p w`` in float32 as transformers computes it
+    (differences up to ``4 u32 (p w + 1)``), or with position ids, frequencies or the
+    product rounded to bfloat16 or float16. With a config, the tolerance of each entry is
+    the storage's rounding plus the float32 angle's, and each bug of
+    :data:`pe_core.ROPE_BUGS` is asked whether it reproduces a departure.
+
+    References
+    ----------
+    Su et al., "RoFormer: Enhanced Transformer with Rotary Position Embedding" (2021);
+    Hugging Face transformers' ``modeling_rope_utils`` (the variants' definitions).
+
+    Examples
+    --------
+    >>> import pe_core
+    >>> rope = pe_core.rope_frequencies(128, base=500_000.0)
+    >>> cos, sin = pe_core.rope_cos_sin(4096, rope)
+    >>> found = identify_rope(cos, sin)
+    >>> found.rope_type, found.base, found.rotary_dim, found.layout, found.arithmetic.angles
+    ('default', 500000.0, 128, 'halves', 'exact')
+    """
+    if (cos is None) != (sin is None):
+        raise InputError("cos and sin must be given together (the cache), or neither")
+    if (cos is None) == (inv_freq is None):
+        raise InputError("give either a cache (cos and sin) or inv_freq, not both or neither")
+    cache = None if cos is None else _read_cache(cos, sin, positions)
+    expected = None
+    if config is not None:
+        if cache is not None:
+            reach = cache.positions
+        elif positions is not None:
+            reach = as_real_array(positions, "positions", ndim=1)
+        else:
+            reach = np.empty(0)
+        seq_len = int(np.max(np.abs(reach))) + 1 if reach.size else None
+        if seq_len is not None and seq_len > 2**53:
+            raise InputError(
+                f"positions must be at most 2**53 to compare with a config, got {seq_len - 1:g}"
+            )
+        expected = rope_from_config(config, layer_type=layer_type, seq_len=seq_len)
+    if cache is None:
+        return _identify_inv_freq(inv_freq, expected)
+    return _identify_cache(cache, expected)
+
+
+def _identify_cache(cache: _Cache, expected) -> RopeIdentification:
+    comparison = _Comparison(cache)
+    rows = comparison.sample
+    amplitude_values = np.hypot(
+        np.asarray(cache.cos[rows], dtype=np.float64), np.asarray(cache.sin[rows], dtype=np.float64)
+    )
+    amplitude = float(np.mean(amplitude_values))
+    signed, reach = _measure(cache)
+    # sin = -sin(p w) (exp(-i p w), or rotate_half's halves swapped) makes every phase run
+    # backwards: measured as such, named by the catalogue's negated_sin.
+    sin_sign = -1.0 if np.median(signed) < 0 else 1.0
+    measured = np.abs(signed)
+    u_storage = comparison.u_storage
+    # A phase read from values rounded to the storage moves by about 2u; float32 angles add
+    # their own rounding, relative to the angle.
+    with np.errstate(divide="ignore"):
+        sigma = 2 * u_storage / (measured * reach) + 2 * _U32
+    still = np.all(cache.sin == 0, axis=0)
+    if still.any():
+        fit = _proportional_fit(measured, sigma, amplitude, still)
+    else:
+        fit = _fit_variant(measured, sigma, amplitude)
+    loose = not fit.explained or fit.rope_type in (None, "longrope")
+    if loose and _on_grid(measured, sigma, "bfloat16"):
+        # Frequencies rounded to bfloat16 (a model cast to it): fit the variant to that
+        # rounding; the arithmetic below then names it. (LongRoPE's factors of its own per
+        # pair would absorb any rounding: a structured variant is preferred.)
+        coarse = _fit_variant(measured, np.maximum(sigma, 2.0**-8), amplitude)
+        if coarse.explained and coarse.rope_type not in (None, "longrope"):
+            fit = coarse
+    amplitude = _snap_attention(amplitude, fit, u_storage)
+    context = Context(
+        cache, measured, sigma, fit, amplitude, expected, comparison, sin_sign=sin_sign
+    )
+
+    # The arithmetic: the simplest model that explains every row.
+    reference = fit.model if fit.explained else measured
+    arithmetic, model, findings = _arithmetic(context, reference, amplitude)
+    largest, beyond_storage, departure = comparison.scan(model)
+    explained = departure is None
+    context.explained = explained
+    if not explained:  # no arithmetic explains every row: none of its roundings is named
+        arithmetic = RopeArithmetic(cache.storage, None, None)
+        findings = []
+    elif beyond_storage <= 0 and arithmetic.angles == "float32":
+        arithmetic = RopeArithmetic(cache.storage, "exact", arithmetic.inv_freq)
+    findings += _blind_findings(context)
+    config_matches, departure_found, cause = None, None, None
+    if expected is not None:
+        config_matches, departure_found, cause, more = _against_config(context)
+        findings += more
+    return RopeIdentification(
+        source="cache",
+        base=fit.base,
+        base_fit=fit.base_fit,
+        base_uncertainty=fit.base_uncertainty,
+        base_snapped=fit.base_snapped,
+        rotary_dim=2 * measured.size,
+        width=cache.width,
+        rotary_columns=cache.rotary_columns,
+        layout=cache.layout,
+        rope_type=fit.rope_type,
+        parameters=fit.parameters,
+        inv_freq=measured,
+        scale=fit.scale,
+        attention_factor=amplitude,
+        arithmetic=arithmetic,
+        positions=(float(np.min(cache.positions)), float(np.max(cache.positions))),
+        n_positions=int(cache.positions.size),
+        max_abs_error=largest,
+        explained=explained,
+        findings=_unique(findings),
+        config_matches=config_matches,
+        departure=departure_found,
+        likely_cause=cause,
+        expected=expected,
+    )
+
+
+def _identify_inv_freq(inv_freq, expected) -> RopeIdentification:
+    given = as_array(inv_freq, "inv_freq")
+    values = np.abs(as_real_array(_squeeze_vector(given), "inv_freq", ndim=1))
+    if values.size < 2:
+        raise InputError(f"inv_freq must hold at least 2 frequencies, got {values.size}")
+    if np.any(values == 0):
+        raise InputError("inv_freq must hold frequencies > 0 (a pair of frequency 0 is not RoPE)")
+    check_size(values.size, "identifying inv_freq")
+    if given.dtype == np.float16:
+        fmt = "float16"
+    elif given.dtype == np.float32:
+        fmt = "float32"
+    else:
+        fmt = "float64"
+    if fmt != "float16" and np.array_equal(round_to_precision(values, "bfloat16"), values):
+        fmt = "bfloat16"
+    u = PRECISIONS[fmt].unit_roundoff
+    sigma = np.full(values.size, u)
+    fit = _fit_variant(values, sigma, None)
+    context = Context(None, values, sigma, fit, None, expected, None)
+    findings = _blind_findings(context)
+    if fmt in ("bfloat16", "float16"):
+        findings.append(ROPE_BUGS["bf16_inv_freq"].finding(format=fmt))
+    reference = fit.model if fit.explained else values
+    largest = float(np.max(np.abs(values - reference)))
+    config_matches = departure = cause = None
+    if expected is not None:
+        config_matches, departure, cause, more = _against_config(context)
+        findings += more
+    return RopeIdentification(
+        source="inv_freq",
+        base=fit.base,
+        base_fit=fit.base_fit,
+        base_uncertainty=fit.base_uncertainty,
+        base_snapped=fit.base_snapped,
+        rotary_dim=2 * values.size,
+        width=2 * values.size,
+        rotary_columns=(0, 2 * values.size),
+        layout=None,
+        rope_type=fit.rope_type,
+        parameters=fit.parameters,
+        inv_freq=values,
+        scale=fit.scale,
+        attention_factor=None,
+        arithmetic=RopeArithmetic(fmt, None, fmt),
+        positions=(),
+        n_positions=0,
+        max_abs_error=largest,
+        explained=fit.explained,
+        findings=_unique(findings),
+        config_matches=config_matches,
+        departure=departure,
+        likely_cause=cause,
+        expected=expected,
+    )
