@@ -20,7 +20,8 @@ def snippets(
     config: dict, rope: pe_core.RotaryEncoding, layer_type: str | None = None
 ) -> tuple[str, str]:
     """Code that reproduces ``rope``'s inv_freq and attention factor: with pe_core, and with
-    PyTorch (Hugging Face's own functions, or the plain formula for unscaled RoPE)."""
+    PyTorch (transformers' own functions on the model's own config class, or the plain formula
+    for unscaled RoPE)."""
     literal = pprint.pformat(config, width=88, sort_dicts=False)
     layer_argument = f", layer_type={layer_type!r}" if layer_type else ""
     pe_core_code = (
@@ -37,14 +38,29 @@ def snippets(
             "inv_freq = 1.0 / (base ** (torch.arange(0, dim, 2, dtype=torch.float64) / dim))\n"
             "attention_factor = 1.0\n"
         )
+    elif isinstance(config.get("model_type"), str):
+        # The model's own config class reads its keys (legacy spellings, defaults, nested
+        # text_config, per-layer-type rope_parameters) as transformers does.
+        init = f"ROPE_INIT_FUNCTIONS[{rope.rope_type!r}]"
+        layer = f", layer_type={layer_type!r}" if layer_type else ""
+        torch_code = (
+            "# transformers >= 5, float32 (pe_core's rope.inv_freq_float32 is this, bit for bit\n"
+            "# but for torch's float32 power: within one unit)\n"
+            "from transformers import AutoConfig\n"
+            "from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS\n\n"
+            f"config = AutoConfig.for_model(**{literal})\n"
+            "text = config.get_text_config(decoder=True)\n"
+            f"inv_freq, attention_factor = {init}(text, None{layer})\n"
+        )
     else:
-        # head_dim explicit: LlamaConfig knows neither qk_rope_head_dim (DeepSeek) nor a
-        # head_dim other than hidden_size // num_attention_heads unless it is given.
+        # No model_type: LlamaConfig, with head_dim explicit (it knows neither
+        # qk_rope_head_dim nor a head_dim other than hidden_size // num_attention_heads).
         with_head = pprint.pformat(
             {**config, "head_dim": rope.head_dim}, width=88, sort_dicts=False
         )
         torch_code = (
-            "# transformers >= 5 (float32: equal to pe_core's values to float32 rounding)\n"
+            "# transformers >= 5, float32 (pe_core's rope.inv_freq_float32 is this, bit for bit\n"
+            "# but for torch's float32 power: within one unit)\n"
             "from transformers import LlamaConfig\n"
             "from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS\n\n"
             f"config = LlamaConfig(**{with_head})\n"

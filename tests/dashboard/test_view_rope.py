@@ -1,12 +1,13 @@
 """The RoPE lab, driven by AppTest: presets, the sidebar's sinusoid as RoPE, pasted configs."""
 
 import json
+import warnings
 
 import numpy as np
 import pytest
 
 import pe_core
-from dashboard.view_parts import rope_code, rope_layouts, rope_precision
+from dashboard.view_parts import rope_code, rope_layers, rope_layouts, rope_precision
 from dashboard.views import rope as rope_view
 from tests import DATA
 from tests.apptest_helpers import decode, figures, new_app, no_errors
@@ -124,16 +125,56 @@ def test_snippets_reproduce_the_numbers(preset):
     np.testing.assert_array_equal(namespace["inv_freq"], rope.inv_freq)
     assert namespace["attention_factor"] == rope.attention_factor
     assert namespace["cos"].shape == (4096, rope.rotary_dim)
-    # The PyTorch snippet runs where PyTorch and transformers >= 5 are installed (not a
-    # dependency); it was run once with transformers 5.23.0 / torch 2.13.0 and matched.
-    pytest.importorskip("torch")
-    pytest.importorskip("transformers", minversion="5")
-    namespace = {}
+    _run_torch_snippet(torch_code, rope)
+
+
+def _run_torch_snippet(torch_code: str, rope: pe_core.RotaryEncoding) -> None:
+    """The PyTorch snippet runs where PyTorch and transformers >= 5 are installed (Python 3.11
+    in CI): a scaled encoding's float32 inv_freq is pe_core's inv_freq_float32 within two
+    float32 units (torch's power is within one; YaRN's blend can carry it to two), the default
+    one's float64 formula pe_core's to 5e-16."""
+    pytest.importorskip("torch", reason="PyTorch is installed on Python 3.11 only")
+    pytest.importorskip("transformers", minversion="5", reason="transformers >= 5")
+    namespace: dict = {}
     exec(torch_code, namespace)
-    np.testing.assert_allclose(
-        np.asarray(namespace["inv_freq"], dtype=np.float64), rope.inv_freq, rtol=5e-7
-    )
+    theirs = namespace["inv_freq"].numpy()
+    if theirs.dtype == np.float32:
+        apart = np.abs(
+            theirs.view(np.int32).astype(np.int64)
+            - rope.inv_freq_float32.view(np.int32).astype(np.int64)
+        )
+        assert apart.max() <= 2
+    else:
+        np.testing.assert_allclose(theirs, rope.inv_freq, rtol=5e-16)
     assert namespace["attention_factor"] == pytest.approx(rope.attention_factor, rel=1e-15)
+
+
+CORPUS = DATA / "hf_configs"
+
+
+#: The corpus files transformers has a config class for (the others are remote code).
+KNOWN = sorted(
+    name
+    for name, result in json.loads((CORPUS / "reference.json").read_text())["results"].items()
+    if "error" not in result
+)
+
+
+@pytest.mark.parametrize("name", KNOWN)
+def test_torch_snippet_of_each_real_config_reproduces_transformers(name):
+    """The snippet for every layer type of the 30 real config.json files (the model's own
+    config class through AutoConfig.for_model): runs and gives pe_core's numbers."""
+    text = (CORPUS / name).read_text()
+    config = json.loads(text)
+    # The layer types the page offers (those whose encodings differ), as it passes them.
+    kinds = rope_layers.layer_types(rope_layers.layer_map(text))
+    for kind in kinds:
+        layer_type = kind if len(kinds) > 1 else None
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # several layer types: the same encoding here
+            rope = pe_core.rope_from_config(config, layer_type=layer_type)
+        _, torch_code = rope_code.snippets(config, rope, layer_type)
+        _run_torch_snippet(torch_code, rope)
 
 
 def test_layouts_agree_after_the_permutation():
