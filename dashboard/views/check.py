@@ -43,7 +43,8 @@ KIND = params.Choice(
     "sinusoidal",
     options=("sinusoidal", "RoPE"),
     kind="segmented",
-    help="A sinusoidal encoding table, or a rotary encoding's frequencies (inv_freq).",
+    help="A sinusoidal encoding table, or a rotary encoding's cos/sin cache or frequencies "
+    "(inv_freq).",
 )
 PARAMS = (KIND, EXAMPLE)
 
@@ -58,8 +59,8 @@ def subtitle(config: Config) -> str:
     """The page's one-line subtitle."""
     if KIND.value(config) == "RoPE":
         return (
-            "Name the rotary encoding behind a model's inv_freq: base, scaling and its "
-            "parameters, arithmetic, and where it departs from its config.json."
+            "Name the rotary encoding behind a model's cos/sin cache or inv_freq: base, scaling, "
+            "arithmetic, bugs, and where it departs from its config.json."
         )
     return (
         "Name the convention, base, arithmetic and mistake behind an encoding table from your "
