@@ -110,10 +110,10 @@ def render() -> None:
     )
     st.caption(
         "Arrays are found by name: `cos` and `sin` (or names holding them, as `cos_cached`), "
-        "else `inv_freq`; `positions` or `position_ids` if the rows are not 0, 1, 2, …. A "
-        f"file of one array (a .npy) is read by its shape: {SINGLE_ARRAY_RULE}. Pickles (.pt, "
-        ".bin) are never opened. A link to this page cannot carry an upload or pasted text: "
-        "share the file."
+        "else `inv_freq`; `positions` or `position_ids` if the rows are not positions 0, 1, "
+        "2 and so on. A file of one array (a .npy) is read by its shape: "
+        f"{SINGLE_ARRAY_RULE}. Pickles (.pt, .bin) are never opened. A link to this page "
+        "cannot carry an upload or pasted text: share the file."
     )
     inv_freq_text = st.text_area(
         "inv_freq (numbers separated by commas or spaces)",
@@ -261,15 +261,17 @@ def _ratio_chart(found: pe_core.RopeIdentification) -> None:
 def error_by_position(
     found: pe_core.RopeIdentification, inputs: dict
 ) -> tuple[np.ndarray, np.ndarray, str] | None:
-    """Per row of the cache, the largest difference of its rotary values from the config's
-    encoding (when a config was given) or from the encoding identified: positions, errors and
-    what they were compared with; None when the two do not have the same pairs."""
-    reference = found.expected
-    if reference is not None:
-        inv_freq, factor, against = reference.inv_freq, reference.attention_factor, "the config"
+    """Per row of the cache, the largest difference of its rotary values from the exact
+    encoding: the config's when a config was given, else the variant identified rebuilt with
+    its parameters (or, when it cannot be, the frequencies measured), at the amplitude found.
+    Returns positions, errors and what they were compared with; None when the two do not
+    have the same pairs."""
+    factor = found.attention_factor
+    if found.expected is not None:
+        inv_freq, against = found.expected.inv_freq, "the config's exact encoding"
+        factor = found.expected.attention_factor
     else:
-        inv_freq, factor = found.inv_freq, found.attention_factor
-        against = "the encoding identified"
+        inv_freq, against = _rebuilt_inv_freq(found)
     n_pairs = found.rotary_dim // 2
     if found.layout is None or np.size(inv_freq) != n_pairs or factor is None:
         return None
@@ -292,6 +294,27 @@ def error_by_position(
     return positions, error, against
 
 
+def _rebuilt_inv_freq(found: pe_core.RopeIdentification) -> tuple[np.ndarray, str]:
+    """The exact frequencies of the variant identified, and their name in words; the measured
+    ones when no variant was named or its parameters do not rebuild it."""
+    if found.rope_type is not None:
+        scaling = None if found.rope_type == "default" else {"rope_type": found.rope_type}
+        if scaling is not None:
+            scaling.update(found.parameters)
+        try:
+            rebuilt = pe_core.rope_frequencies(
+                found.rotary_dim,
+                base=found.base,
+                scaling=scaling,
+                seq_len=int(found.positions[-1]) + 1 if found.positions else None,
+            )
+        except pe_core.InputError:
+            pass
+        else:
+            return rebuilt.inv_freq, f"the exact RoPE {found.rope_type} identified"
+    return found.inv_freq, "the frequencies measured"
+
+
 def _error_by_position(found: pe_core.RopeIdentification, inputs: dict) -> None:
     measured = error_by_position(found, inputs)
     if measured is None:
@@ -310,17 +333,19 @@ def _error_by_position(found: pe_core.RopeIdentification, inputs: dict) -> None:
         shown_positions, shown = positions, error
     worst = int(np.argmax(error))
     st.caption(
-        f"Largest difference from {against} in each row's rotary columns: at most "
-        f"{error[worst]:.2g}, at position {positions[worst]:,.6g}"
-        + (f" (each point the largest of {blocks} rows)." if blocks > 1 else ".")
+        f"Each row's largest difference from {against} (exact angles, no rounding) over its "
+        f"{found.rotary_dim // 2} pairs' cos and sin: at most {error[worst]:.2g}, at position "
+        f"{positions[worst]:,.6g}"
+        + (f"; each point the largest of {blocks} rows." if blocks > 1 else ".")
     )
     ui.chart(
         charts.curves(
             shown_positions,
             {"largest |difference|": shown},
             title=f"Error against position, from {against}",
-            subtitle="the rounding of a stored cache stays flat; angles computed in a small "
-            "format grow with the position",
+            subtitle=f"positions {positions[0]:,.6g} to {positions[-1]:,.6g}, "
+            f"{formatting.counted(found.rotary_dim, 'rotary column')}, "
+            f"{found.layout} layout",
             x_title="position",
             y_title="largest |difference| in the row",
             log_y=bool(shown.min() > 0 and shown.max() / shown.min() > 10),

@@ -94,14 +94,16 @@ class TestIdentified:
             "**cache.npz (cos and sin, 600 × 128 each) is RoPE llama3, base 500,000, "
             "128 rotary columns, with no known bug.**"
         )
-        # the error against the encoding identified: float32's rounding of values near 1
+        # against llama3 rebuilt exactly: float32's rounding of values in [0.5, 1] (2**-25)
         error = error_curve(at)
-        assert error.size == LENGTH and 0 < error.max() < 1e-7
+        assert error.size == LENGTH and 0 < error.max() <= 2**-25
+        assert "Error against position, from the exact RoPE llama3 identified" in str(figures(at))
 
     def test_against_its_config_it_matches(self):
         at = checked("cache.npz", npz(cos=self.COS, sin=self.SIN), CONFIG)
         assert "matches the config within its precision" in words(at.success)
-        assert "Error against position, from the config" in str(figures(at))
+        assert "Error against position, from the config's exact encoding" in str(figures(at))
+        assert 0 < error_curve(at).max() <= 2**-25
 
     def test_rounded_to_bfloat16_it_still_matches_and_says_so(self):
         cos, sin = (
