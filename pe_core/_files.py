@@ -148,7 +148,7 @@ def _npy(raw: bytes, label: str) -> np.ndarray:
     )
     try:
         shape, fortran, dtype = read_header(stream)
-    except (ValueError, SyntaxError, TypeError):
+    except Exception:  # NumPy's header parser raises ValueError, SyntaxError, TokenError ...
         raise InputError(f"{label}: the .npy header is malformed") from None
     if dtype.hasobject:
         raise InputError(
