@@ -22,10 +22,12 @@ MAX_COLUMNS = 8192
 #: What the page reads (the uploader takes any file, so that the others get a message here).
 FORMATS = (".npy", ".csv", ".txt")
 ACCEPTED = f".npy or .csv/.txt, one position per row, at most {MAX_UPLOAD_MB} MB"
-#: Formats people try, and what to do instead. Never opened: an .npz or .zip may be a bomb.
+#: Formats people try, and what to do instead. Never opened here: an .npz or .zip may be a bomb
+#: (Check my RoPE reads .npz through pe_core, its unpacked size checked first).
 _OTHER_FORMATS = {
-    ".npz": "a NumPy archive of several arrays (np.savez), which this page does not open: save "
-    'the one table with np.save("table.npy", table)',
+    ".npz": "a NumPy archive of several arrays (np.savez), which the sinusoidal check does not "
+    "open (the RoPE check reads a cos/sin .npz): save the one table with "
+    'np.save("table.npy", table)',
     ".zip": "an archive, which this page does not open: upload the table inside it",
     ".gz": "a compressed file, which this page does not open: upload the table uncompressed",
     ".pt": "a PyTorch file (pickled), which this page never loads: save the tensor with "
@@ -33,7 +35,8 @@ _OTHER_FORMATS = {
     ".pth": "a PyTorch file (pickled), which this page never loads: save the tensor with "
     'np.save("table.npy", tensor.cpu().numpy())',
     ".pkl": "a pickle, which this page never loads: save the table with np.save",
-    ".safetensors": "a safetensors file of a model's weights: save the one table with np.save",
+    ".safetensors": "a safetensors file, which the sinusoidal check does not open (the RoPE "
+    "check reads a cos/sin .safetensors): save the one table with np.save",
     ".json": "JSON: save the table with np.save, or as .csv",
     ".xlsx": "a spreadsheet: save the sheet as .csv",
 }

@@ -16,9 +16,7 @@ import sys
 import warnings
 from pathlib import Path
 
-import numpy as np
-
-from pe_core._files import read_arrays
+from pe_core._files import SINGLE_ARRAY_RULE, read_arrays, rope_inputs
 from pe_core._validation import load_json
 from pe_core.bugs import diagnose_encoding
 from pe_core.errors import InputError
@@ -41,9 +39,8 @@ def _parser() -> argparse.ArgumentParser:
         "check-rope",
         help="name the RoPE behind a cos/sin cache or inv_freq (.npy, .npz, .safetensors)",
         description="Arrays are found by name: cos and sin (or names containing them, such as "
-        "cos_cached), inv_freq, positions (or position_ids). A .npy holds one array: 1-D is "
-        "inv_freq, (2, L, d) is cos and sin stacked, (L, d) is a cos_sin_cache with cos in "
-        "its first d/2 columns and sin in the others (vLLM's).",
+        f"cos_cached), inv_freq, positions (or position_ids). A .npy holds one array: "
+        f"{SINGLE_ARRAY_RULE}.",
     )
     rope.add_argument("file", type=Path, metavar="FILE")
     rope.add_argument("--config", type=Path, help="the config.json the data should implement")
@@ -63,60 +60,16 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _named(arrays: dict[str, np.ndarray], wanted: str | None, words: tuple[str, ...]):
-    """The array named ``wanted``, else the one whose name is one of ``words``, else the one
-    whose name contains the first word; None if none."""
-    if wanted is not None:
-        if wanted not in arrays:
-            raise InputError(f"no array named {wanted!r} in FILE (it has {sorted(arrays)})")
-        return wanted
-    for name in arrays:
-        if name.lower() in words:
-            return name
-    for name in arrays:
-        if words[0] in name.lower():
-            return name
-    return None
-
-
-def _rope_inputs(arrays: dict[str, np.ndarray], args) -> dict:
-    positions_name = _named(arrays, args.positions, ("positions", "position_ids"))
-    positions = None if positions_name is None else np.asarray(arrays[positions_name]).ravel()
-    cos_name = _named(arrays, args.cos, ("cos", "cos_cached"))
-    if cos_name is not None:
-        sin_name = args.sin or cos_name.replace("cos", "sin").replace("COS", "SIN")
-        if sin_name not in arrays:
-            sin_name = _named(arrays, None, ("sin", "sin_cached"))
-        if sin_name is None or sin_name not in arrays:
-            raise InputError(f"FILE has a cos array ({cos_name!r}) but no sin array")
-        return {"cos": arrays[cos_name], "sin": arrays[sin_name], "positions": positions}
-    freq_name = _named(arrays, args.inv_freq, ("inv_freq",))
-    if freq_name is not None:
-        return {"inv_freq": arrays[freq_name]}
-    others = [name for name in arrays if name != positions_name]
-    if len(others) != 1:
-        raise InputError(
-            f"FILE must hold cos and sin, or inv_freq, or a single array; it has {sorted(arrays)}"
-            " (name them with --cos/--sin/--inv-freq)"
-        )
-    array = np.asarray(arrays[others[0]])
-    kept = [n for n in array.shape if n != 1]
-    if len(kept) == 1:
-        return {"inv_freq": array.reshape(kept)}
-    if array.ndim >= 3 and array.shape[0] == 2:
-        return {"cos": array[0], "sin": array[1], "positions": positions}
-    if array.ndim == 2 and array.shape[1] % 2 == 0:
-        half = array.shape[1] // 2
-        return {"cos": array[:, :half], "sin": array[:, half:], "positions": positions}
-    raise InputError(
-        f"the single array of FILE has shape {array.shape}: not inv_freq (1-D), cos and sin "
-        "stacked (2, L, d) or a cos_sin_cache (L, d)"
-    )
-
-
 def _check_rope(args) -> int:
     arrays = read_arrays(args.file)
-    inputs = _rope_inputs(arrays, args)
+    inputs = rope_inputs(
+        arrays,
+        cos=args.cos,
+        sin=args.sin,
+        inv_freq=args.inv_freq,
+        positions=args.positions,
+        hint=" (name them with --cos/--sin/--inv-freq)",
+    )
     config = None
     if args.config is not None:
         try:

@@ -1,29 +1,43 @@
-"""Check my RoPE, on the Check page: paste a model's ``inv_freq`` (and the config.json it should
-implement) and get the rotary encoding behind it, its findings, and where it departs from the
-config (pe_core.identify_rope). Caches (cos/sin) are checked from files by the command line."""
+"""Check my RoPE, on the Check page: upload a cos/sin cache or an ``inv_freq`` (.npy, .npz,
+.safetensors) or paste an ``inv_freq``, optionally with the config.json it should implement, and
+get the rotary encoding behind it, its findings, and where it departs from the config
+(pe_core.identify_rope)."""
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 import numpy as np
 import streamlit as st
 
 import pe_core
-from dashboard import ui
+from dashboard import budget, formatting, ui, uploads
+from dashboard.caching import cached
 from dashboard.figures import charts
+from pe_core._files import FORMATS, SINGLE_ARRAY_RULE, load_arrays, rope_inputs
 
 #: Characters accepted in each box: an inv_freq of 4,096 pairs, a whole config.json.
 MAX_CHARS = 100_000
 
 DUMP_CODE = (
-    "# transformers: the first layer's rotary frequencies, one per pair\n"
-    "print(model.model.rotary_emb.inv_freq.tolist())"
+    "# transformers: the cache at positions 0..L-1 (and the frequencies), in two lines\n"
+    "cos, sin = model.model.rotary_emb(x, torch.arange(L)[None])\n"
+    'numpy.savez("cache.npz", cos=cos[0].float().numpy(), sin=sin[0].float().numpy())\n'
+    "print(model.model.rotary_emb.inv_freq.tolist())  # or paste this below"
 )
-
-
+#: What an upload may be, said once on the page (the browser refuses a larger file).
+ACCEPTED = (
+    f"{', '.join(FORMATS)}; at most {uploads.MAX_UPLOAD_MB} MB, and an .npz at most "
+    f"{uploads.MAX_UPLOAD_MB} MB once unpacked"
+)
+#: Bytes identify_rope allocates per value of a cache (about 11 measured for a float32
+#: cache, the float64 copies and the fit), rounded up: the check against the request budget.
+BYTES_PER_CACHE_VALUE = 16
 #: Most frequencies read (pairs: a head of 131,072 columns).
 MAX_PAIRS = 65_536
+#: Points of the error-by-position curve (a row's error is the largest in its block).
+SHOWN_POSITIONS = 2000
 
 
 def parse_numbers(text: str) -> np.ndarray:
@@ -45,21 +59,62 @@ def parse_numbers(text: str) -> np.ndarray:
     return np.asarray(values, dtype=np.float64)
 
 
-def identified(values: np.ndarray, config_text: str) -> pe_core.RopeIdentification:
-    """identify_rope on the pasted frequencies (and config): milliseconds for an inv_freq,
-    so not cached (its result holds read-only mappings, which st.cache_data cannot pickle)."""
-    config = config_text if config_text.strip() else None
-    return pe_core.identify_rope(inv_freq=values, config=config)
+@dataclass(frozen=True)
+class Upload:
+    """What identify_rope is given from an uploaded file: its arrays, as the file holds them."""
+
+    inputs: dict
+    #: Which arrays were read, in words ("cos and sin", "inv_freq", ...).
+    words: str
+
+
+@cached
+def read_upload(data: bytes, name: str) -> Upload:
+    """The identify_rope inputs in an uploaded file (cached on its bytes); raises
+    :class:`pe_core.InputError` naming the rule it breaks."""
+    if len(data) > uploads.MAX_BYTES:
+        raise pe_core.InputError(
+            f"the file has {len(data):,} bytes, more than the limit of {uploads.MAX_BYTES:,} "
+            f"({uploads.MAX_UPLOAD_MB} MB)"
+        )
+    arrays = load_arrays(data, name, max_unpacked_bytes=uploads.MAX_BYTES, label="the file")
+    inputs = rope_inputs(arrays)
+    values = sum(np.size(array) for array in inputs.values() if array is not None)
+    budget.check_request(values * BYTES_PER_CACHE_VALUE, "checking its values")
+    if "inv_freq" in inputs:
+        count = formatting.counted(np.size(inputs["inv_freq"]), "frequency", "frequencies")
+        words = f"inv_freq ({count})"
+    else:
+        shape = " × ".join(f"{n:,}" for n in np.shape(inputs["cos"]))
+        words = f"cos and sin, {shape} each"
+        if inputs["positions"] is not None:
+            words += ", with their positions"
+    return Upload(inputs=inputs, words=words)
 
 
 def render() -> None:
     st.markdown(
-        "Paste the `inv_freq` of a model (one frequency per pair, radians per position), and "
-        "if you want the config.json it should implement. A cos/sin cache is checked from a "
-        "file on the command line: `python -m pe_core check-rope cache.npz --config "
-        "config.json`."
+        "Upload a model's cos/sin cache or its `inv_freq`, or paste the `inv_freq` (one "
+        "frequency per pair, radians per position); add the config.json it should implement "
+        "if you want it compared. The same check runs in CI: `python -m pe_core check-rope "
+        "cache.npz --config config.json`."
     )
     st.code(DUMP_CODE, language="python")
+    upload = st.file_uploader(
+        f"cos/sin cache or inv_freq ({ACCEPTED})",
+        # Any type: the page names the file and the formats it reads instead of the browser's
+        # bare "files are not allowed".
+        type=None,
+        key="rope_check_upload",
+        max_upload_size=uploads.MAX_UPLOAD_MB,
+    )
+    st.caption(
+        "Arrays are found by name: `cos` and `sin` (or names holding them, as `cos_cached`), "
+        "else `inv_freq`; `positions` or `position_ids` if the rows are not positions 0, 1, "
+        "2 and so on. A file of one array (a .npy) is read by its shape: "
+        f"{SINGLE_ARRAY_RULE}. Pickles (.pt, .bin) are never opened. A link to this page "
+        "cannot carry an upload or pasted text: share the file."
+    )
     inv_freq_text = st.text_area(
         "inv_freq (numbers separated by commas or spaces)",
         key="rope_check_inv_freq",
@@ -72,30 +127,87 @@ def render() -> None:
         height=100,
         max_chars=MAX_CHARS,
     )
-    if not inv_freq_text.strip():
-        st.info("Paste an inv_freq to check.")
+    config = config_text if config_text.strip() else None
+    if upload is not None:
+        name = ui.escape_markdown(upload.name)
+        if inv_freq_text.strip():
+            st.caption("The pasted inv_freq is set aside while a file is uploaded.")
+        try:
+            with st.spinner(f"Reading {name}…"):
+                read = read_upload(upload.getvalue(), upload.name)
+        except pe_core.InputError as error:
+            st.error(f"Cannot read {name}: {ui.escape_markdown(error)}.")
+            return
+        what, inputs = f"{name} ({read.words})", read.inputs
+    elif not inv_freq_text.strip():
+        st.info(f"Upload a cos/sin cache or an inv_freq ({ACCEPTED}), or paste an inv_freq.")
         return
+    else:
+        try:
+            values = parse_numbers(inv_freq_text)
+        except pe_core.InputError as error:
+            st.error(f"Cannot read the frequencies: {error}.")
+            return
+        what, inputs = "The pasted inv_freq", {"inv_freq": values}
     try:
-        values = parse_numbers(inv_freq_text)
+        with st.spinner("Checking…"):
+            found = pe_core.identify_rope(config=config, **inputs)
     except pe_core.InputError as error:
-        st.error(f"Cannot read the frequencies: {error}.")
+        st.error(f"Cannot check {what}: {ui.escape_markdown(error)}.")
         return
-    try:
-        found = identified(values, config_text)
-    except pe_core.InputError as error:
-        st.error(f"Cannot check these frequencies: {ui.escape_markdown(error)}.")
-        return
-    _verdict(found)
+    _verdict(found, what)
     _findings(found)
+    if "cos" in inputs:
+        _error_by_position(found, inputs)
     _ratio_chart(found)
 
 
-def _verdict(found: pe_core.RopeIdentification) -> None:
-    text = ui.escape_markdown(found.summary())
+def _verdict(found: pe_core.RopeIdentification, what: str) -> None:
+    """The verdict in one sentence (from the result's fields), then the core's paragraph.
+
+    Not cached: identify_rope's result holds read-only mappings, which st.cache_data cannot
+    pickle, and it takes under a second at the largest upload."""
+    text = f"**{headline(found, what)}**"
     if found.matches:
         st.success(text, icon=":material/check_circle:")
     else:
         st.warning(text, icon=":material/bug_report:")
+    st.markdown(ui.escape_markdown(found.summary()))
+
+
+def headline(found: pe_core.RopeIdentification, what: str) -> str:
+    """One sentence: whether the data is its config's encoding (where it departs and why), or
+    which encoding it is and whether a known bug shows. ``what`` is already escaped."""
+    variant = found.rope_type or "of no known scaling variant"
+    encoding = (
+        f"RoPE {variant}, base {found.base:,.6g}, "
+        f"{formatting.counted(found.rotary_dim, 'rotary column')}"
+    )
+    if found.config_matches is True:
+        return f"{what} matches the config within its precision: {encoding}."
+    if found.config_matches is False:
+        departure = found.departure
+        if departure is None:
+            where = ""
+        elif departure.position is None:
+            where = f" at pair {departure.column}"
+        else:
+            where = f" at position {departure.position:,.6g}, column {departure.column}"
+        text = f"{what} departs from the config{where}"
+        if found.likely_cause in pe_core.ROPE_BUGS:
+            cause = pe_core.ROPE_BUGS[found.likely_cause].title
+            text += f"; likely cause: {ui.escape_markdown(cause)}"
+        elif found.likely_cause == "parameters":
+            text += "; likely cause: different parameters"
+        return text + "."
+    bugs = [f.title for f in found.findings if f.bug is not None]
+    if bugs:
+        return (
+            f"{what} is {encoding}, with a known bug: " + ui.escape_markdown("; ".join(bugs)) + "."
+        )
+    if found.matches:
+        return f"{what} is {encoding}, with no known bug."
+    return f"{what} is closest to {encoding}, but no known variant and arithmetic explain it."
 
 
 def _findings(found: pe_core.RopeIdentification) -> None:
@@ -143,4 +255,100 @@ def _ratio_chart(found: pe_core.RopeIdentification) -> None:
             log_y=bool(scale.max() / scale.min() > 10),
         ),
         "check_rope_ratio",
+    )
+
+
+def error_by_position(
+    found: pe_core.RopeIdentification, inputs: dict
+) -> tuple[np.ndarray, np.ndarray, str] | None:
+    """Per row of the cache, the largest difference of its rotary values from the exact
+    encoding: the config's when a config was given, else the variant identified rebuilt with
+    its parameters (or, when it cannot be, the frequencies measured), at the amplitude found.
+    Returns positions, errors and what they were compared with; None when the two do not
+    have the same pairs."""
+    factor = found.attention_factor
+    if found.expected is not None:
+        inv_freq, against = found.expected.inv_freq, "the config's exact encoding"
+        factor = found.expected.attention_factor
+    else:
+        inv_freq, against = _rebuilt_inv_freq(found)
+    n_pairs = found.rotary_dim // 2
+    if found.layout is None or np.size(inv_freq) != n_pairs or factor is None:
+        return None
+    first = found.rotary_columns[0]
+    step = 2 if found.layout == "interleaved" else 1
+    columns = first + step * np.arange(n_pairs)
+    cos = np.asarray(inputs["cos"]).reshape(-1, np.shape(inputs["cos"])[-1])
+    sin = np.asarray(inputs["sin"]).reshape(cos.shape)
+    positions = inputs.get("positions")
+    positions = (
+        np.arange(cos.shape[0], dtype=np.float64)
+        if positions is None or np.size(positions) != cos.shape[0]
+        else np.asarray(positions, dtype=np.float64)
+    )
+    angles = positions[:, None] * np.asarray(inv_freq, dtype=np.float64)[None, :]
+    error = np.maximum(
+        np.abs(cos[:, columns] - factor * np.cos(angles)).max(axis=1),
+        np.abs(sin[:, columns] - factor * np.sin(angles)).max(axis=1),
+    )
+    return positions, error, against
+
+
+def _rebuilt_inv_freq(found: pe_core.RopeIdentification) -> tuple[np.ndarray, str]:
+    """The exact frequencies of the variant identified, and their name in words; the measured
+    ones when no variant was named or its parameters do not rebuild it."""
+    if found.rope_type is not None:
+        scaling = None if found.rope_type == "default" else {"rope_type": found.rope_type}
+        if scaling is not None:
+            scaling.update(found.parameters)
+        try:
+            rebuilt = pe_core.rope_frequencies(
+                found.rotary_dim,
+                base=found.base,
+                scaling=scaling,
+                seq_len=int(found.positions[-1]) + 1 if found.positions else None,
+            )
+        except pe_core.InputError:
+            pass
+        else:
+            return rebuilt.inv_freq, f"the exact RoPE {found.rope_type} identified"
+    return found.inv_freq, "the frequencies measured"
+
+
+def _error_by_position(found: pe_core.RopeIdentification, inputs: dict) -> None:
+    measured = error_by_position(found, inputs)
+    if measured is None:
+        st.caption(
+            "No error by position: the config's pairs are not the upload's "
+            f"({found.rotary_dim // 2} pairs found)."
+        )
+        return
+    positions, error, against = measured
+    blocks = -(-positions.size // SHOWN_POSITIONS)  # rows per point, the largest kept
+    if blocks > 1:
+        cut = positions.size // blocks * blocks
+        shown_positions = positions[:cut:blocks]
+        shown = error[:cut].reshape(-1, blocks).max(axis=1)
+    else:
+        shown_positions, shown = positions, error
+    worst = int(np.argmax(error))
+    st.caption(
+        f"Each row's largest difference from {against} (exact angles, no rounding) over its "
+        f"{found.rotary_dim // 2} pairs' cos and sin: at most {error[worst]:.2g}, at position "
+        f"{positions[worst]:,.6g}"
+        + (f"; each point the largest of {blocks} rows." if blocks > 1 else ".")
+    )
+    ui.chart(
+        charts.curves(
+            shown_positions,
+            {"largest |difference|": shown},
+            title=f"Error against position, from {against}",
+            subtitle=f"positions {positions[0]:,.6g} to {positions[-1]:,.6g}, "
+            f"{formatting.counted(found.rotary_dim, 'rotary column')}, "
+            f"{found.layout} layout",
+            x_title="position",
+            y_title="largest |difference| in the row",
+            log_y=bool(shown.min() > 0 and shown.max() / shown.min() > 10),
+        ),
+        "check_rope_error",
     )

@@ -147,3 +147,41 @@ def test_a_paste_over_the_cap_and_a_file_over_the_limit_say_so(app: AppPage, tmp
     app.page.locator('input[type="file"]').set_input_files(big)
     app.page.get_by_text("or smaller").first.wait_for()
     app.screenshot(SCREENSHOTS / "check_upload_too_large.png")
+
+
+def _rope_cache_npz(tmp_path: Path) -> Path:
+    """Llama 3.1's cos/sin cache at positions 0..599 (float32), as np.savez writes it."""
+    config = json.loads((DATA / "hf_configs" / "llama3.1-Llama-3.1-8B-Instruct.json").read_text())
+    cos, sin = pe_core.rope_cos_sin(600, pe_core.rope_from_config(config))
+    path = tmp_path / "cache.npz"
+    np.savez(path, cos=cos, sin=sin)
+    return path
+
+
+def _zip_bomb_npz(tmp_path: Path) -> Path:
+    """An archive named .npz whose one member unpacks to 1 GiB of zeros."""
+    import zipfile
+
+    path = tmp_path / "bomb.npz"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("cos.npy", b"\0" * 2**30)
+    return path
+
+
+def test_rope_uploads(app: AppPage, tmp_path: Path):
+    """Check my RoPE: a cache is named verdict first with its error against position; a zip
+    bomb named .npz is refused with a message naming it."""
+    app.open("check?check=RoPE")
+    app.page.get_by_text("Upload a cos/sin cache or an inv_freq").first.wait_for()
+    files = app.page.locator('input[type="file"]')
+    files.set_input_files(_rope_cache_npz(tmp_path))
+    app.page.get_by_text("is RoPE llama3, base 500,000, 128 rotary columns").first.wait_for()
+    app.page.get_by_text("Each row's largest difference from the exact RoPE llama3").wait_for()
+    app.wait_quiet(800)
+    assert app.problems() == []
+    app.screenshot(SCREENSHOTS / "check_rope_upload_cache.png")
+    files.set_input_files(_zip_bomb_npz(tmp_path))
+    message = "Cannot read bomb.npz: the file declares 1,073,741,824 bytes once unpacked"
+    app.page.get_by_text(message).first.wait_for()
+    assert _unexpected(app, "once unpacked") == []
+    app.screenshot(SCREENSHOTS / "check_rope_upload_bomb.png")

@@ -3,17 +3,19 @@ matches, 1 does not, 2 unreadable input) and the file formats they read (never u
 
 from __future__ import annotations
 
+import io
 import json
 import struct
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import pe_core
-from pe_core._files import read_arrays
+from pe_core._files import load_arrays, read_arrays, rope_inputs
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data" / "rope_caches"
@@ -218,3 +220,70 @@ class TestReadArrays:
         path.write_bytes(struct.pack("<Q", len(header)) + header.encode() + b"\x00")
         with pytest.raises(pe_core.InputError, match="dtype must be one of"):
             read_arrays(path)
+
+
+def zip_bomb(declared: int = 2**28) -> bytes:
+    """A zip of one member that unpacks to ``declared`` zero bytes (about declared / 1000)."""
+    buffer = io.BytesIO()
+    with (
+        zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive,
+        archive.open("cos.npy", "w", force_zip64=True) as member,
+    ):
+        block = bytes(1 << 20)
+        for _ in range(declared // len(block)):
+            member.write(block)
+    return buffer.getvalue()
+
+
+class TestLoadArrays:
+    """The bytes of an upload: read without unpickling, sizes checked before reading."""
+
+    def test_a_zip_bomb_is_refused_from_its_declared_size(self):
+        data = zip_bomb()
+        assert len(data) < 1_000_000
+        with pytest.raises(pe_core.InputError, match="declares 268,435,456 bytes once unpacked"):
+            load_arrays(data, "bomb.npz", max_unpacked_bytes=20_000_000)
+
+    def test_a_pickled_member_is_refused(self):
+        buffer = io.BytesIO()
+        np.savez(buffer, cos=np.array([{"a": 1}], dtype=object))
+        with pytest.raises(pe_core.InputError, match="pickles are never loaded"):
+            load_arrays(buffer.getvalue(), "objects.npz")
+
+    def test_a_header_promising_more_than_the_file_holds(self):
+        buffer = io.BytesIO()
+        np.save(buffer, np.ones((4, 4)))
+        with pytest.raises(pe_core.InputError, match="promises"):
+            load_arrays(buffer.getvalue()[:-8], "short.npy")
+
+    def test_compressed_and_big_endian_arrays_read_as_saved(self):
+        cos = np.linspace(-1, 1, 12, dtype=">f4").reshape(3, 4)
+        buffer = io.BytesIO()
+        np.savez_compressed(buffer, cos=cos, sin=-cos)
+        arrays = load_arrays(buffer.getvalue(), "c.npz")
+        assert np.array_equal(arrays["sin"], -cos) and arrays["cos"].dtype == np.float32
+
+    def test_another_format_is_named(self):
+        with pytest.raises(pe_core.InputError, match=r"'model\.pt' must be a \.npy, \.npz"):
+            load_arrays(b"\x80\x04", "model.pt")
+
+
+class TestRopeInputs:
+    ROPE = pe_core.rope_frequencies(8)
+
+    def test_a_stacked_cache_is_cos_and_sin(self):
+        cos, sin = pe_core.rope_cos_sin(16, self.ROPE)
+        found = rope_inputs({"array": np.stack([cos, sin])})
+        assert np.array_equal(found["cos"], cos) and np.array_equal(found["sin"], sin)
+
+    @pytest.mark.parametrize("layout", ["halves", "interleaved"])
+    def test_a_cos_cache_alone_is_refused(self, layout):
+        cos, _ = pe_core.rope_cos_sin(16, self.ROPE, layout=layout)
+        with pytest.raises(pe_core.InputError, match="a cos or a sin cache"):
+            rope_inputs({"array": cos})
+
+    def test_vllm_cos_sin_cache_is_split(self):
+        cos, sin = pe_core.rope_cos_sin(16, self.ROPE)
+        half = cos.shape[1] // 2
+        found = rope_inputs({"array": np.concatenate([cos[:, :half], sin[:, :half]], axis=1)})
+        assert np.array_equal(found["sin"], sin[:, :half])

@@ -154,3 +154,44 @@ def test_checking_the_largest_upload_adds_no_full_size_copy():
     assert checked["peak"] <= 1.05 * identify["peak"], (checked["peak"], identify["peak"])
     assert checked["peak"] <= REQUEST_BYTES
     assert result.rebuilt_error == 0.0 and result.difference.shape == (200, 128)
+
+
+class TestLargestRopeUpload:
+    """Check my RoPE at the upload limit: a float32 cos/sin .npz of 20 MB is read, identified
+    and its error by position computed within the request budget; a 20 MB bfloat16
+    .safetensors (twice the values, widened to float32) is refused before identification."""
+
+    def test_a_20_mb_float32_cache_fits_the_budget(self):
+        import io
+
+        from dashboard import uploads
+        from dashboard.view_parts import check_rope
+
+        rope = pe_core.rope_frequencies(128, base=500_000.0)
+        rows = uploads.MAX_BYTES // (2 * 128 * 4) - 8  # the .npz headers take a few hundred bytes
+        cos, sin = pe_core.rope_cos_sin(rows, rope)
+        buffer = io.BytesIO()
+        np.savez(buffer, cos=cos, sin=sin)
+        data = buffer.getvalue()
+        assert len(data) <= uploads.MAX_BYTES
+        with traced_peak() as peak:
+            read = check_rope.read_upload.__wrapped__(data, "cache.npz")
+            found = pe_core.identify_rope(**read.inputs)
+            _, error, _ = check_rope.error_by_position(found, read.inputs)
+        assert peak["peak"] <= REQUEST_BYTES, peak["peak"] / 2**20
+        assert found.rope_type == "default" and error.size == rows and error.max() <= 2**-25
+
+    def test_a_20_mb_bfloat16_file_is_refused_by_the_budget(self):
+        import json
+
+        from dashboard import uploads
+        from dashboard.view_parts import check_rope
+
+        rows = uploads.MAX_BYTES // (2 * 2 * 128) - 8  # cos and sin stacked, bf16: 2 bytes each
+        size = 2 * rows * 128 * 2
+        entry = {"dtype": "BF16", "shape": [2, rows, 128], "data_offsets": [0, size]}
+        header = json.dumps({"cos_sin": entry}).encode()
+        data = len(header).to_bytes(8, "little") + header + bytes(size)
+        assert len(data) <= uploads.MAX_BYTES
+        with pytest.raises(pe_core.InputError, match="MiB one request of this app may use"):
+            check_rope.read_upload.__wrapped__(data, "cache.safetensors")
