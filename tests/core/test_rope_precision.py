@@ -24,6 +24,7 @@ from tests import DATA
 CORPUS = DATA / "hf_configs"
 REFERENCE = json.loads((CORPUS / "reference.json").read_text())
 FAMILIES = json.loads((DATA / "hf_families_5_24.json").read_text())["results"]
+PRESETS = json.loads((DATA / "rope_hf_5_23.json").read_text())["presets"]
 SEQ_LEN = max(REFERENCE["positions"]) + 1
 #: Log-spaced whole positions up to float32's last exact integer.
 POSITIONS = np.unique(np.round(np.geomspace(1, 2**24 - 1, 1200)))
@@ -39,6 +40,10 @@ def _cases():
         yield from _layer_types(name, config, result)
     for name, result in sorted(FAMILIES.items()):
         yield from _layer_types(name, result["config"], result)
+    # The RoPE lab's six presets (transformers 5.23.0, torch 2.13.0+cpu: rope_hf_5_23.json).
+    for name, preset in sorted(PRESETS.items()):
+        rope = pe_core.rope_from_config(preset["config"])
+        yield f"preset {name}", rope, np.asarray(preset["inv_freq_float32"], dtype=np.float64)
 
 
 def _layer_types(name, config, result):
@@ -68,7 +73,7 @@ def _error_of(angles, rope) -> np.ndarray:
 
 
 def test_the_cases_cover_every_variant():
-    assert len(CASES) >= 50
+    assert len(CASES) >= 56
     assert {rope.rope_type for _, rope, _ in CASES} >= {
         "default",
         "linear",
@@ -80,7 +85,8 @@ def test_the_cases_cover_every_variant():
 
 def test_inv_freq_float32_is_transformers_own():
     """Bit for bit but for torch's float32 power (within one unit, not correctly rounded):
-    2,595 of 2,624 frequencies identical at this commit, none more than 2 units apart (a
+    2,912 of 2,944 frequencies identical at this commit (every one in 31 of the 56 layer types
+    and presets), none more than 2 units apart (a
     one-unit power error that YaRN's blend carries). Correctly rounding the exact frequency
     instead (the old model) leaves ~900 different and up to 6 units apart."""
     ours = np.concatenate([rope.inv_freq_float32 for _, rope, _ in CASES])
@@ -95,8 +101,8 @@ def test_inv_freq_float32_is_transformers_own():
 def test_angle_error_is_transformers_own_position_by_position():
     """transformers' angle at a position is fl32(fl32(p) * inv_freq32) (LlamaRotaryEmbedding's
     forward); its error against the exact p*w, from the library's own inv_freq, equals
-    transformers_angle_errors exactly wherever the frequencies are bit-identical (46 of 50
-    layer types); where torch's power put a frequency one unit off, the curves differ by at most
+    transformers_angle_errors exactly wherever the frequencies are bit-identical (50 of 56
+    layer types and presets: 4 of the lab's 6 presets, not gpt-oss-20b nor Qwen2.5 with YaRN); where torch's power put a frequency one unit off, the curves differ by at most
     that unit times the position (plus a rounding of the angle)."""
     equal = total = 0
     for case, rope, expected in CASES:
