@@ -70,6 +70,7 @@ from pe_core.rope_bugs import ROPE_BUGS, Finding, RopeBug
 from pe_core.rope_config import (
     ConfigSource,
     RopeConfigSources,
+    rope_config_essentials,
     rope_config_sources,
     rope_from_config,
     rope_layers,
@@ -174,6 +175,7 @@ __all__ = [
     "reference_encoding",
     "relative_rotation",
     "rope_angle_errors",
+    "rope_config_essentials",
     "rope_config_sources",
     "rope_cos_sin",
     "rope_decay_bound",

@@ -24,6 +24,7 @@ __all__ = [
     "MAX_LAYERS",
     "ConfigSource",
     "RopeConfigSources",
+    "rope_config_essentials",
     "rope_config_sources",
     "rope_from_config",
     "rope_layers",
@@ -384,6 +385,79 @@ def rope_layers(
         encodings[kind] if rotates else None
         for kind, rotates in zip(kinds, reading.rotating, strict=True)
     ]
+
+
+def rope_config_essentials(config: Mapping | str | bytes) -> dict:
+    """The part of a config.json that sets its RoPE, layer by layer: ``model_type`` and every key
+    the reading asks for (with the file's own spelling), nothing else.
+
+    A config.json is mostly about other things (vocabulary, tokens, dtype); this is the short
+    config that gives the same encodings, to share or to paste.
+
+    Parameters
+    ----------
+    config : mapping, or str or bytes of JSON
+        As for :func:`rope_from_config`. A multimodal config's text part is returned (where
+        RoPE is read).
+
+    Returns
+    -------
+    dict
+        Checked to give the same :func:`rope_layers` (or, without a layer count, the same
+        :func:`rope_from_config` for each layer type) as ``config``: where it would not, the
+        whole text part is returned.
+
+    Examples
+    --------
+    >>> config = {"model_type": "llama", "vocab_size": 128256, "hidden_size": 4096,
+    ...           "num_attention_heads": 32, "rope_theta": 500000.0, "bos_token_id": 1}
+    >>> rope_config_essentials(config)
+    {'model_type': 'llama', 'hidden_size': 4096, 'num_attention_heads': 32, 'rope_theta': 500000.0}
+    """
+    if isinstance(config, (str, bytes, bytearray)):
+        config = load_json(config, name="config")
+    reading = _read_config(config)
+    for kind in _rotating_types(reading):
+        _encoding(reading, kind, None)
+    original = _text_part(config)
+    asked = set(reading.config.asked) | {"model_type"}
+    asked |= {legacy for legacy, key in reading.model.renamed.items() if key in asked}
+    essentials = {key: value for key, value in original.items() if key in asked}
+    if _encodings(essentials) != _encodings(original):
+        return dict(original)
+    return essentials
+
+
+def _encodings(config: Mapping) -> tuple:
+    """What a config's RoPE is, layer by layer, comparable with ==."""
+
+    def key(rope: RotaryEncoding | None):
+        if rope is None:
+            return None
+        return (
+            rope.inv_freq.tobytes(),
+            rope.attention_factor,
+            rope.head_dim,
+            rope.rotary_dim,
+            rope.layout,
+            rope.layer_type,
+            rope.softmax_factor,
+            rope.rope_type,
+            tuple(sorted((k, repr(v)) for k, v in rope.parameters.items())),
+        )
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the same warnings for both
+        try:
+            return ("layers", *map(key, rope_layers(config)))
+        except InputError:
+            pass
+        try:
+            reading = _read_config(config)
+            kinds = _rotating_types(reading) or ["full_attention"]
+            return ("types", *(key(rope_from_config(config, layer_type=k)) for k in kinds))
+        except InputError as error:
+            return ("error", str(error))
 
 
 #: Names of top-level keys that set positions or rotary frequencies in some model family: one

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import warnings
 from dataclasses import dataclass
+from urllib.parse import quote
 
 import pandas as pd
 import streamlit as st
@@ -147,4 +148,39 @@ def render(rows: tuple[LayerRow, ...], shown: pe_core.RotaryEncoding) -> None:
     st.caption(
         f"The charts below show the {shown.layer_type} layers' encoding ({count:,} of "
         f"{formatting.counted(len(rows), 'layer')})."
+    )
+
+
+@cached
+def essentials(config_text: str) -> str | None:
+    """The pasted config cut to the keys that set its RoPE (pe_core.rope_config_essentials),
+    as compact JSON; None when it cannot be read."""
+    try:
+        kept = pe_core.rope_config_essentials(config_text)
+    except pe_core.InputError:
+        return None
+    return json.dumps(kept, separators=(",", ":"))
+
+
+def offer_short_link(config_text: str, key: str) -> None:
+    """A button that keeps only the keys that set RoPE in the box bound to the URL under
+    ``key``, when that makes the link shorter; the encodings stay the same (checked by the
+    core)."""
+    short = essentials(config_text)
+    if short is None:
+        return
+    before, after = len(quote(config_text)), len(quote(short))
+    if after >= 0.9 * before:
+        return
+    kept = len(json.loads(short))
+
+    def keep_essentials() -> None:
+        st.session_state[key] = short
+
+    st.button(
+        f"Keep only the {kept} keys that set RoPE: the same encodings, a link of "
+        f"{after:,} characters for the config instead of {before:,}",
+        on_click=keep_essentials,
+        icon=":material/link:",
+        key=f"{key}_short",
     )

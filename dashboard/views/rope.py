@@ -330,6 +330,8 @@ def render(config: Config) -> None:
     _summary(config, data.rope)
     if SOURCE.value(config) != SIDEBAR:
         rope_layers.read_from(text, data.rope.layer_type)
+    if SOURCE.value(config) == PASTE:
+        rope_layers.offer_short_link(text, CONFIG_TEXT.key)
     if rows is not None and (len(layer_types) > 1 or any(row.rope is None for row in rows)):
         # Layers that differ: which rotate, and with which encoding.
         rope_layers.render(rows, data.rope)

@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from pe_core.rope_config import rope_config_sources
+import pe_core
+from pe_core.rope_config import _encodings, _text_part, rope_config_sources
 from tests import DATA
 
 REFERENCE = json.loads((DATA / "hf_configs" / "reference.json").read_text())
@@ -94,3 +95,48 @@ def test_every_value_said_to_come_from_the_file_is_the_file_s(path):
         for part in parts[:-1]:
             node = node[part]
         assert node[parts[-1]] == source.value, source
+
+
+class TestEssentials:
+    """rope_config_essentials: the short config that gives the same RoPE, layer by layer (the
+    RoPE lab's short links)."""
+
+    @pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.stem)
+    def test_real_configs_shrink_and_keep_their_encodings(self, path):
+        config = json.loads(path.read_text())
+        essentials = pe_core.rope_config_essentials(config)
+        assert _encodings(essentials) == _encodings(config)
+        assert set(essentials) < set(_text_part(config))  # something was left out
+        assert len(json.dumps(essentials)) < len(json.dumps(config))
+
+    def test_the_file_spelling_is_kept(self):
+        pythia = {
+            "model_type": "gpt_neox",
+            "hidden_size": 768,
+            "num_attention_heads": 12,
+            "rotary_pct": 0.25,
+            "rotary_emb_base": 10000,
+            "vocab_size": 50304,
+            "use_parallel_residual": True,
+        }
+        assert pe_core.rope_config_essentials(pythia) == {
+            "model_type": "gpt_neox",
+            "hidden_size": 768,
+            "num_attention_heads": 12,
+            "rotary_pct": 0.25,
+            "rotary_emb_base": 10000,
+        }
+
+    def test_a_multimodal_config_gives_its_text_part(self):
+        gemma = {
+            "model_type": "gemma3",
+            "text_config": {"model_type": "gemma3_text", "num_hidden_layers": 12, "vocab_size": 9},
+            "vision_config": {"hidden_size": 1152},
+        }
+        essentials = pe_core.rope_config_essentials(gemma)
+        assert essentials == {"model_type": "gemma3_text", "num_hidden_layers": 12}
+        assert _encodings(essentials) == _encodings(gemma)
+
+    def test_bad_input_is_named(self):
+        with pytest.raises(pe_core.InputError, match="config"):
+            pe_core.rope_config_essentials("[1, 2]")

@@ -2,6 +2,7 @@
 
 import json
 import warnings
+from urllib.parse import quote
 
 import numpy as np
 import pytest
@@ -368,3 +369,23 @@ def test_a_pasted_config_says_where_each_value_came_from_and_what_it_did_not_rea
 def _table_with(at, column: str):
     """The page's table that has ``column`` (the layer table, the sources table...)."""
     return next(d.value for d in at.dataframe if column in d.value.columns)
+
+
+def test_a_pasted_config_can_be_cut_to_the_keys_that_set_rope():
+    """The short-link button keeps only rope_config_essentials in the box (and so in the URL):
+    the page then shows the same encoding."""
+    text = (CORPUS / "llama3.1-Llama-3.1-8B-Instruct.json").read_text()
+    at = new_app(view="rope", rope_model=rope_view.PASTE, rope_json=text)
+    at.run()
+    no_errors(at)
+    before = _metrics(at)
+    button = next(b for b in at.button if b.key == "rope_json_short")
+    short = json.dumps(pe_core.rope_config_essentials(text), separators=(",", ":"))
+    assert f"a link of {len(quote(short)):,} characters" in button.label
+    assert f"instead of {len(quote(text)):,}" in button.label
+    button.click().run()
+    no_errors(at)
+    assert at.text_area(key="rope_json").value == short
+    assert at.query_params["rope_json"] == short
+    assert _metrics(at) == before
+    assert not [b for b in at.button if b.key == "rope_json_short"]  # nothing left to cut

@@ -612,6 +612,9 @@ SPECS = {
         ("layer_type",),
         {"config": ROPE_CONFIG, "layer_type": "full_attention"},
     ),
+    "rope_config_essentials": Spec(
+        pe_core.rope_config_essentials, ("config",), (), {"config": ROPE_CONFIG}
+    ),
     "pairwise_limit": Spec(pe_core.pairwise_limit, ("d_model",), (), {"d_model": 512}),
     "load_json": Spec(pe_core.load_json, ("text",), (), {"text": json.dumps(ROPE_CONFIG)}),
     "apply_rope": Spec(
@@ -1060,6 +1063,9 @@ def check_result(name: str, arguments: dict, result) -> None:
     if name == "rope_config_sources":
         assert isinstance(result, pe_core.RopeConfigSources), call
         assert all(isinstance(s, pe_core.ConfigSource) for s in result.used), call
+        return
+    if name == "rope_config_essentials":
+        assert isinstance(result, dict), call
         return
     if name == "pairwise_limit":
         assert isinstance(result, int) and 1 <= result <= pe_core.PAIRWISE_LIMIT, call
