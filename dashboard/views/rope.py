@@ -387,6 +387,20 @@ def _pairs(rope: pe_core.RotaryEncoding, chosen: int | None) -> None:
         "never completed a turn in training; the methods slow those down so that longer "
         "contexts stay within the angles the model has seen."
     )
+    factors = rope.parameters.get("factors_used")
+    if factors is not None:
+        # LongRoPE: one factor per pair, from one of two lists chosen by the sequence length.
+        training = rope.training_length
+        other = "long_factor" if factors == "short_factor" else "short_factor"
+        when = (
+            f"a current sequence length above {training:,} positions"
+            if other == "long_factor"
+            else f"one of at most {training:,} positions"
+        )
+        st.caption(
+            f"LongRoPE divides each pair's frequency by its own factor: drawn here, the "
+            f"config's `{factors}` list; transformers uses `{other}` for {when} (set above)."
+        )
     ui.chart(caching.figure(pair_figure, rope), PAIRS_KEY, select=True)
     if chosen is None:
         st.caption("Click a pair's marker to see its numbers and its columns in the head.")

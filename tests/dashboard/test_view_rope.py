@@ -389,3 +389,26 @@ def test_a_pasted_config_can_be_cut_to_the_keys_that_set_rope():
     assert at.query_params["rope_json"] == short
     assert _metrics(at) == before
     assert not [b for b in at.button if b.key == "rope_json_short"]  # nothing left to cut
+
+
+def test_longrope_says_which_factor_list_it_draws():
+    text = (CORPUS / "phi3.5-Phi-3.5-vision-instruct-text.json").read_text()
+    training = pe_core.rope_from_config(text).training_length
+    at = new_app(view="rope", rope_model=rope_view.PASTE, rope_json=text)
+    at.run()
+    no_errors(at)
+    captions = " ".join(c.value for c in at.caption)
+    assert (
+        f"drawn here, the config's `short_factor` list; transformers uses `long_factor` for a "
+        f"current sequence length above {training:,} positions" in captions
+    )
+    at = new_app(view="rope", rope_model=rope_view.PASTE, rope_json=text, rope_seq=training + 1)
+    at.run()
+    no_errors(at)
+    captions = " ".join(c.value for c in at.caption)
+    assert (
+        f"the config's `long_factor` list; transformers uses `short_factor` for one of at "
+        f"most {training:,}" in captions
+    )
+    rope = pe_core.rope_from_config(text, seq_len=training + 1)
+    assert rope.parameters["factors_used"] == "long_factor"
