@@ -84,6 +84,7 @@ from pe_core.rope_precision import (
     rope_angle_errors,
     transformers_angle_errors,
 )
+from pe_core.rope_temperature import QueryTemperature, rope_query_temperature
 from pe_core.rope_variants import ROPE_VARIANTS, RopeVariant
 from pe_core.rotation import MAX_ROTATION_D_MODEL, relative_rotation
 from pe_core.similarity import cosine_similarity, offset_similarity, similarity_matrix
@@ -137,6 +138,7 @@ __all__ = [
     "ModelRope",
     "Precision",
     "PrecisionKind",
+    "QueryTemperature",
     "RopeArithmetic",
     "RopeBug",
     "RopeConfigSources",
@@ -183,6 +185,7 @@ __all__ = [
     "rope_from_config",
     "rope_layers",
     "rope_permutation",
+    "rope_query_temperature",
     "rope_scores",
     "similarity_matrix",
     "sinusoidal_bank",

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-__all__ = ["MODEL_ROPES", "LayerPattern", "LayerTypeRope", "ModelRope"]
+__all__ = ["MODEL_ROPES", "LayerPattern", "LayerTypeRope", "ModelRope", "TemperatureRule"]
 
 #: Layer types that are attention with RoPE in transformers' ``layer_types``; any other type
 #: (``linear_attention``, ``conv``, ``mamba``, ...) has no positional encoding of its own.
@@ -64,6 +64,27 @@ class LayerTypeRope:
 
 
 @dataclass(frozen=True)
+class TemperatureRule:
+    """Where a model family reads a position-dependent factor on its queries, applied by its
+    attention outside the rotary class: ``1 + beta * ln(1 + floor((p + shift) / length))``.
+
+    ``beta_key`` and ``length_key`` are read from the layer's rope parameters when
+    ``in_parameters`` (Ministral 3's ``llama_4_scaling_beta`` over
+    ``original_max_position_embeddings``), else from the config (Llama 4's ``attn_scale`` and
+    ``floor_scale``); ``enabled_key``, when given, switches it on (Llama 4's
+    ``attn_temperature_tuning``); ``layers`` is "rope" (the layers with RoPE) or "nope" (those
+    without: Llama 4).
+    """
+
+    beta_key: str
+    length_key: str
+    shift: int
+    layers: str
+    in_parameters: bool = False
+    enabled_key: str | None = None
+
+
+@dataclass(frozen=True)
 class ModelRope:
     """One model family's RoPE conventions in transformers.
 
@@ -110,6 +131,7 @@ class ModelRope:
     per_layer_type: Mapping[str, LayerTypeRope] = field(default_factory=_frozen)
     softmax_mscale: bool = False
     rotates: str = "attention"
+    temperature: TemperatureRule | None = None
 
 
 _SLIDING_EVERY = "full_attention", "sliding_attention"
@@ -156,12 +178,49 @@ _ENTRIES = (
         defaults=_frozen({"rope_interleave": True}),
         softmax_mscale=True,
     ),
-    # Llama 4: pairs of adjacent columns (view_as_complex); no RoPE on every 4th layer.
+    # Llama 4: pairs of adjacent columns (view_as_complex); no RoPE on every 4th layer, whose
+    # queries modeling_llama4.py scales by log1p(floor((p + 1) / floor_scale)) * attn_scale + 1.
     ModelRope(
         ("llama4", "llama4_text"),
         default_theta=500_000.0,
+        defaults=_frozen({"attn_temperature_tuning": True, "floor_scale": 8192, "attn_scale": 0.1}),
         layout="interleaved",
         rotates="no_rope_layers",
+        temperature=TemperatureRule(
+            "attn_scale",
+            "floor_scale",
+            shift=1,
+            layers="nope",
+            enabled_key="attn_temperature_tuning",
+        ),
+    ),
+    # Ministral 3 (Devstral 2, Mistral 3's text model): YaRN by default; modeling_ministral3.py
+    # scales the queries by 1 + beta * log(1 + floor(p / original_max_position_embeddings)).
+    ModelRope(
+        ("ministral3",),
+        default_theta=1_000_000.0,
+        defaults=_frozen(
+            {
+                "rope_parameters": {
+                    "type": "yarn",
+                    "rope_theta": 1_000_000.0,
+                    "factor": 16.0,
+                    "original_max_position_embeddings": 16384,
+                    "beta_fast": 32.0,
+                    "beta_slow": 1.0,
+                    "mscale_all_dim": 1.0,
+                    "mscale": 1.0,
+                    "llama_4_scaling_beta": 0.1,
+                }
+            }
+        ),
+        temperature=TemperatureRule(
+            "llama_4_scaling_beta",
+            "original_max_position_embeddings",
+            shift=0,
+            layers="rope",
+            in_parameters=True,
+        ),
     ),
     # SmolLM3: no RoPE on every 4th layer (no_rope_layers).
     ModelRope(("smollm3",), default_theta=2_000_000.0, rotates="no_rope_layers"),

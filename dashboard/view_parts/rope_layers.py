@@ -184,3 +184,32 @@ def offer_short_link(config_text: str, key: str) -> None:
         icon=":material/link:",
         key=f"{key}_short",
     )
+
+
+@cached
+def query_temperature(config_text: str) -> pe_core.QueryTemperature | None:
+    """The attention temperature the config sets beside its RoPE (None: none, or unreadable)."""
+    try:
+        return pe_core.rope_query_temperature(config_text)
+    except pe_core.InputError:
+        return None
+
+
+def temperature_caption(config_text: str, rope: pe_core.RotaryEncoding) -> None:
+    """Llama 4's and Ministral 3's factor on the queries, outside the rotary class, in numbers."""
+    found = query_temperature(config_text)
+    if found is None:
+        return
+    beta_key, length_key = found.keys
+    first = found.length - found.shift  # the first position whose factor is above 1
+    shifted = f"(p + {found.shift})" if found.shift else "p"
+    where = "with RoPE (these charts)" if found.layers == "rope" else "without RoPE"
+    far = max(rope.target_length or 0, 4 * found.length)
+    scale_first, scale_far = found.scale([first, far])
+    st.caption(
+        f"Outside the rotary class, this model's attention also multiplies its queries on its "
+        f"layers {where} by 1 + β·ln(1 + ⌊{shifted} / L⌋), β = {found.beta:g} (`{beta_key}`), "
+        f"L = {found.length:,} (`{length_key}`): 1 up to position {first - 1:,}, "
+        f"{scale_first:.4g} from {first:,}, {scale_far:.4g} at {far:,}. Scores scale with it; "
+        "cos and sin do not."
+    )

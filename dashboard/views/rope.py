@@ -328,6 +328,7 @@ def render(config: Config) -> None:
         st.warning(f"This configuration cannot be used: {error}")
         return
     _summary(config, data.rope)
+    rope_layers.temperature_caption(text, data.rope)
     if SOURCE.value(config) != SIDEBAR:
         rope_layers.read_from(text, data.rope.layer_type)
     if SOURCE.value(config) == PASTE:

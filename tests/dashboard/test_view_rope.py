@@ -412,3 +412,27 @@ def test_longrope_says_which_factor_list_it_draws():
     )
     rope = pe_core.rope_from_config(text, seq_len=training + 1)
     assert rope.parameters["factors_used"] == "long_factor"
+
+
+@pytest.mark.parametrize(
+    ("config", "where"),
+    [
+        (CORPUS / "mistral3-Devstral-Small-2-24B-Instruct.json", "with RoPE (these charts)"),
+        ({"model_type": "llama4_text", "head_dim": 128, "num_hidden_layers": 48}, "without RoPE"),
+    ],
+    ids=["devstral", "llama4"],
+)
+def test_the_attention_temperature_is_shown_as_what_it_is(config, where):
+    text = config.read_text() if hasattr(config, "read_text") else json.dumps(config)
+    found = pe_core.rope_query_temperature(text)
+    rope = pe_core.rope_from_config(text)
+    at = new_app(view="rope", rope_model=rope_view.PASTE, rope_json=text)
+    at.run()
+    no_errors(at)
+    captions = " ".join(c.value for c in at.caption)
+    first = found.length - found.shift
+    far = max(rope.target_length or 0, 4 * found.length)
+    assert f"multiplies its queries on its layers {where}" in captions
+    assert f"β = {found.beta:g} (`{found.keys[0]}`)" in captions
+    assert f"{found.scale([first])[0]:.4g} from {first:,}" in captions
+    assert f"{found.scale([far])[0]:.4g} at {far:,}" in captions

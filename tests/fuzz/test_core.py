@@ -615,6 +615,9 @@ SPECS = {
     "rope_config_essentials": Spec(
         pe_core.rope_config_essentials, ("config",), (), {"config": ROPE_CONFIG}
     ),
+    "rope_query_temperature": Spec(
+        pe_core.rope_query_temperature, ("config",), (), {"config": ROPE_CONFIG}
+    ),
     "pairwise_limit": Spec(pe_core.pairwise_limit, ("d_model",), (), {"d_model": 512}),
     "load_json": Spec(pe_core.load_json, ("text",), (), {"text": json.dumps(ROPE_CONFIG)}),
     "apply_rope": Spec(
@@ -1063,6 +1066,9 @@ def check_result(name: str, arguments: dict, result) -> None:
     if name == "rope_config_sources":
         assert isinstance(result, pe_core.RopeConfigSources), call
         assert all(isinstance(s, pe_core.ConfigSource) for s in result.used), call
+        return
+    if name == "rope_query_temperature":
+        assert result is None or isinstance(result, pe_core.QueryTemperature), call
         return
     if name == "rope_config_essentials":
         assert isinstance(result, dict), call
