@@ -49,9 +49,11 @@ def curves(
     log_y: bool = False,
     height: int = 380,
     steps: bool = False,
+    marks: Mapping[str, float] | None = None,
 ) -> go.Figure:
     """A few named lines against a common x (one colour each, in order); ``steps``: each
-    value holds until the next x (integer-valued things such as buckets and ids)."""
+    value holds until the next x (integer-valued things such as buckets and ids); ``marks``:
+    a dashed vertical line at each x, named at its top (a length, a boundary)."""
     traces = [
         {
             "type": "scatter",
@@ -75,6 +77,70 @@ def curves(
         height=height,
         xaxis=_axis(x_title, **({"type": "log"} if log_x else {})),
         yaxis=_axis(y_title, **({"type": "log", "exponentformat": "power"} if log_y else {})),
+        **_vertical_marks(marks or {}),
+    )
+
+
+def _vertical_marks(marks: Mapping[str, float]) -> dict:
+    """The layout's shapes and annotations of :func:`curves`' ``marks`` (none: nothing)."""
+    if not marks:
+        return {}
+    return {
+        "shapes": [
+            {
+                "type": "line",
+                "xref": "x",
+                "yref": "paper",
+                "x0": x_mark,
+                "x1": x_mark,
+                "y0": 0,
+                "y1": 1,
+                "line": {"dash": "dash", "width": 2, "color": "grey"},
+            }
+            for x_mark in marks.values()
+        ],
+        "annotations": [
+            {
+                "text": name,
+                "x": x_mark,
+                "xref": "x",
+                "y": 1,
+                "yref": "paper",
+                "yanchor": "bottom",
+                "showarrow": False,
+            }
+            for name, x_mark in marks.items()
+        ],
+    }
+
+
+def labelled_bars(
+    values: Mapping[str, float],
+    *,
+    title: str,
+    y_title: str,
+    subtitle: str = "",
+    text_format: str = "{:.3g}",
+) -> go.Figure:
+    """One bar per named value, the value written on the bar (``text_format``)."""
+    names = list(values)
+    trace = {
+        "type": "bar",
+        "x": names,
+        "y": [values[name] for name in names],
+        "text": [text_format.format(values[name]) for name in names],
+        "textposition": "outside",
+        "cliponaxis": False,
+        "marker": {"color": [LINE_COLOURS[j % len(LINE_COLOURS)] for j in range(len(names))]},
+        "hovertemplate": "%{x}: %{text}<extra></extra>",
+    }
+    return _figure(
+        [trace],
+        title=title,
+        subtitle=subtitle,
+        height=400,
+        xaxis={"type": "category"},
+        yaxis=_axis(y_title, rangemode="tozero"),
     )
 
 
