@@ -167,7 +167,7 @@ def _sentence_explanation(config: Config, text: str) -> str:
             "word twice (as in “the cat sat on the mat”)."
         )
     word, positions = next(iter(found.repeated.items()))
-    at = ", ".join(str(k) for k in positions)
+    at = ", ".join(str(k) for k in positions[:-1]) + f" and {positions[-1]}"
     return head + (
         f"Without position codes, “{word}” at positions {at} gets the same row and the same "
         f"column of scores (they differ by {found.gap(found.without, positions):.1g}): the head "
@@ -241,7 +241,7 @@ def _layers_answer(config: Config) -> int:
 def _layers_explanation(config: Config) -> str:
     found = _stack(config)
     top = found.layers[-1]
-    collapsed = int(np.argmax(found.without_residual < 1e-6))
+    collapsed = int(np.argmax(found.without_residual < 1e-12))
     return (
         f"One word vector at positions 0 to {found.copies - 1}, plus PE(k): the copies differ "
         f"by their positions alone, by {found.with_residual[0]:.0%} of their length at the "
@@ -255,7 +255,7 @@ def _layers_explanation(config: Config) -> str:
             f"after layer {collapsed} the copies are one vector (to rounding), as attention "
             "averages the words (Dong, Cordonnier and Loukas 2021: pure attention loses rank "
             "with depth). "
-            if found.without_residual[-1] < 1e-6
+            if found.without_residual[-1] < 1e-12
             else f"after layer {top} they differ by {found.without_residual[-1]:.1%}. "
         )
         + "This is an illustration with random weights: a trained model writes into the "

@@ -16,7 +16,7 @@ from dashboard.view_parts.lesson_step import Step
 #: The families compared, by their key in pe_core.FAMILIES, and the name the step gives each.
 COMPARED = {
     "added": "the sinusoid",
-    "learned": "a learned table",
+    "learned": "a learned table",  # drawn as models initialise it: its values are noise
     "rope": "RoPE",
     "alibi": "ALiBi",
 }
@@ -24,7 +24,7 @@ COMPARED = {
 #: and would hide it).
 ROPE_VECTORS = "random"
 #: The step's encoding: twice the training length in positions, d_model (and RoPE's head_dim).
-BEYOND = Config(1024, 64, 10_000.0, "vaswani")
+BEYOND = Config(256, 64, 10_000.0, "vaswani")
 
 
 def training_length(config: Config) -> int:
@@ -101,7 +101,8 @@ def _figure(config: Config):
         found.distances,
         {name: found.curves[key] for key, name in COMPARED.items()},
         title="Each encoding's score against distance, before and past the training length",
-        subtitle="query and key d positions apart; each curve divided by its largest size",
+        subtitle="query and key d positions apart; each curve divided by its largest size; "
+        "the learned table as drawn before training",
         x_title="distance d between query and key (positions)",
         y_title="score (scaled)",
         marks={f"training length {training_length(config):,}": training_length(config)},

@@ -176,7 +176,7 @@ def check_questions() -> tuple[tuple[str, str], ...]:
             f"{stack.layers[-1]}; without the residual connections "
             + (
                 "they were one vector."
-                if stack.without_residual[-1] < 1e-6
+                if stack.without_residual[-1] < 1e-12
                 else f"{stack.without_residual[-1]:.1%}."
             ),
         ),

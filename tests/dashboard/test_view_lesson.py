@@ -265,7 +265,7 @@ class TestTheNewStepsAnswerTheirQuestions:
         right = lesson.options_of(step, step.config)[lesson.answer_of(step, step.config)]
         assert right.startswith("Yes")
         text = explanation_of(step)
-        assert "“the” at positions 0, 4" in text and "differ by 0)" in text
+        assert "“the” at positions 0 and 4" in text and "differ by 0)" in text
 
     def test_step_7_scores_are_those_of_the_words_plus_the_encoding(self):
         words = ("a", "b", "a")
@@ -343,7 +343,7 @@ class TestTheSentenceStep:
         _answer(at, self.NUMBER, lesson.options_of(lesson.STEPS[6], None)[0])
         figure = json.loads(at.get("plotly_chart")[0].proto.spec)
         assert figure["layout"]["yaxis"]["ticktext"] == ["0 a", "1 dog", "2 saw", "3 a", "4 cat"]
-        assert any("“a” at positions 0, 3" in m.value for m in at.markdown)
+        assert any("“a” at positions 0 and 3" in m.value for m in at.markdown)
         link = lesson.link_of(lesson.STEPS[6], ("a dog saw a cat",))
         assert "emb_text=a+dog+saw+a+cat" in link
 
