@@ -3,6 +3,7 @@ and the norms of the embedding view."""
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping
 
 import numpy as np
@@ -118,29 +119,43 @@ def labelled_bars(
     values: Mapping[str, float],
     *,
     title: str,
-    y_title: str,
+    x_title: str,
     subtitle: str = "",
     text_format: str = "{:.3g}",
 ) -> go.Figure:
-    """One bar per named value, the value written on the bar (``text_format``)."""
+    """One horizontal bar per named value, in order from the top, the value written at its
+    end (``text_format``); ``x_title`` names the values' axis."""
     names = list(values)
+    largest = max((values[name] for name in names), default=0.0)
     trace = {
         "type": "bar",
-        "x": names,
-        "y": [values[name] for name in names],
+        "orientation": "h",
+        "y": names,
+        "x": [values[name] for name in names],
         "text": [text_format.format(values[name]) for name in names],
         "textposition": "outside",
         "cliponaxis": False,
         "marker": {"color": [LINE_COLOURS[j % len(LINE_COLOURS)] for j in range(len(names))]},
-        "hovertemplate": "%{x}: %{text}<extra></extra>",
+        "hovertemplate": "%{y}: %{text}<extra></extra>",
     }
     return _figure(
         [trace],
         title=title,
         subtitle=subtitle,
-        height=400,
-        xaxis={"type": "category"},
-        yaxis=_axis(y_title, rangemode="tozero"),
+        height=140 + 70 * len(names),
+        # Room at the right for the longest bar's value.
+        xaxis=_axis(x_title, range=[0, 1.2 * largest if largest > 0 else 1]),
+        # Names on short lines across, beside their bars: they fit a phone's width too.
+        yaxis={
+            "type": "category",
+            "autorange": "reversed",
+            "automargin": True,
+            "tickmode": "array",
+            "tickvals": names,
+            "ticktext": [
+                "<br>".join(textwrap.wrap(name, 12, break_long_words=False)) for name in names
+            ],
+        },
     )
 
 

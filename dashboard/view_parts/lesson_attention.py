@@ -53,7 +53,7 @@ def _order_figure(config: Config):
         {name: 100 * change for name, change in found.items()},
         title="How much reversing the sentence changes a word's output",
         subtitle="the largest change over the words, in % of the output's length; random weights",
-        y_title="change (%)",
+        x_title="change (%)",
         text_format="{:.0f}%",
     )
 

@@ -159,9 +159,9 @@ class TestEachChartAnswersItsQuestion:
         found = attention.reversal_changes().changes
         traces = self._figure(1)["data"]
         assert [t["type"] for t in traces] == ["bar"]
-        assert list(traces[0]["x"]) == [*attention.LAYERS, attention.WITH_POSITIONS]
+        assert list(traces[0]["y"]) == [*attention.LAYERS, attention.WITH_POSITIONS]
         np.testing.assert_allclose(
-            decode(traces[0]["y"]), [100 * found[name] for name in traces[0]["x"]]
+            decode(traces[0]["x"]), [100 * found[name] for name in traces[0]["y"]]
         )
         # The claim: only self-attention gives each word the same output; the order reaches it
         # once PE(k) is added; the RNN and the convolution see the order by themselves.
