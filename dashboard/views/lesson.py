@@ -44,14 +44,24 @@ STEPS: tuple[Step, ...] = (
 #: The last stop after the steps: what the lecture showed, and questions to check it.
 RECAP = len(STEPS) + 1
 
+
+def _step_label(number: int) -> str:
+    return "Recap" if number == RECAP else str(number)
+
+
+def _step_number(text: str) -> int:
+    """A link's step: a number, or the recap's label (what the address bar shows for it)."""
+    return RECAP if text.strip().lower() == _step_label(RECAP).lower() else int(text)
+
+
 STEP = params.Choice(
     "step",
     "Step",
     1,
     options=tuple(range(1, RECAP + 1)),
-    format_func=lambda number: "Recap" if number == RECAP else str(number),
+    format_func=_step_label,
     kind="segmented",
-    convert=int,
+    convert=_step_number,
     help="The steps of a first lecture, in order.",
 )
 PARAMS = (STEP, *(param for step in STEPS for param in step.inputs))

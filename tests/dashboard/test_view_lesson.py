@@ -362,3 +362,14 @@ class TestTheSentenceStep:
         assert any("at least one word" in w.value for w in at.warning)
         with pytest.raises(pe_core.InputError, match="at least one word"):
             attention.words_of("")
+
+
+def test_the_recap_s_link_opens_the_recap():
+    """The address bar writes the recap as step=Recap (its label); that link opens it, without
+    a warning (it used to fall back to step 1)."""
+    at = new_app(view="lesson", step="Recap")
+    at.run()
+    no_errors(at)
+    assert at.session_state["_link_warnings"] == []
+    assert at.subheader[0].value == "Recap"
+    assert at.query_params["step"] == "Recap"
