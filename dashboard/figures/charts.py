@@ -54,7 +54,7 @@ def curves(
 ) -> go.Figure:
     """A few named lines against a common x (one colour each, in order); ``steps``: each
     value holds until the next x (integer-valued things such as buckets and ids); ``marks``:
-    a dashed vertical line at each x, named at its top (a length, a boundary)."""
+    a dashed vertical line at each x, named at its top right (a length, a boundary)."""
     traces = [
         {
             "type": "scatter",
@@ -105,9 +105,13 @@ def _vertical_marks(marks: Mapping[str, float]) -> dict:
                 "text": name,
                 "x": x_mark,
                 "xref": "x",
+                # Inside the plot, right of its line: above it the name would meet the
+                # subtitle once presentation mode enlarges the type.
                 "y": 1,
                 "yref": "paper",
-                "yanchor": "bottom",
+                "yanchor": "top",
+                "xanchor": "left",
+                "xshift": 4,
                 "showarrow": False,
             }
             for name, x_mark in marks.items()
