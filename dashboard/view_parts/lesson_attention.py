@@ -178,6 +178,10 @@ def _sentence_explanation(config: Config, text: str) -> str:
     )
 
 
+#: The most words written under the columns of the chart (more: their positions).
+WORDS_UNDER = 8
+
+
 def _sentence_figure(config: Config, text: str):
     found = attention.sentence_scores(attention.words_of(text))
     labels = [f"{k} {word}" for k, word in enumerate(found.words)]
@@ -187,9 +191,11 @@ def _sentence_figure(config: Config, text: str):
         title="One head's scores q·k/√d on your sentence",
         symmetric_range=limit,
         row_title="query word",
-        column_title="key word",
+        # A long sentence's words would overlap under a narrow panel: positions there, the
+        # rows name their words.
+        column_title="key word" if len(labels) <= WORDS_UNDER else "key word (its position)",
         row_labels=labels,
-        column_labels=labels,
+        column_labels=labels if len(labels) <= WORDS_UNDER else None,
         height=max(380, 200 + 28 * len(labels)),
     )
 

@@ -181,8 +181,9 @@ def check_questions() -> tuple[tuple[str, str], ...]:
             f"The encoding is added below the first layer. How does it reach layer "
             f"{stack.layers[-1]}?",
             "Through the residual connections: each layer adds its output to its input, "
-            f"x + f(x), so x + PE(k) is carried up. In the lesson's random stack the copies of "
-            f"one word still differed by {stack.with_residual[-1]:.0%} after layer "
+            "x + f(x), so what the first layer got, the word plus PE(k), is carried up. In "
+            "the lesson's random stack the copies of one word still differed by "
+            f"{stack.with_residual[-1]:.0%} after layer "
             f"{stack.layers[-1]}; without the residual connections "
             + (
                 "they were one vector."

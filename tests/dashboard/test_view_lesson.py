@@ -344,8 +344,15 @@ class TestTheSentenceStep:
         figure = json.loads(at.get("plotly_chart")[0].proto.spec)
         assert figure["layout"]["yaxis"]["ticktext"] == ["0 a", "1 dog", "2 saw", "3 a", "4 cat"]
         assert any("“a” at positions 0 and 3" in m.value for m in at.markdown)
+        assert figure["layout"]["xaxis"]["ticktext"] == figure["layout"]["yaxis"]["ticktext"]
         link = lesson.link_of(lesson.STEPS[6], ("a dog saw a cat",))
         assert "emb_text=a+dog+saw+a+cat" in link
+
+    def test_a_long_sentence_names_its_columns_by_position(self):
+        text = " ".join(f"w{k}" for k in range(20))
+        layout = chart_of(lesson.STEPS[6], (text,)).to_plotly_json()["layout"]
+        assert len(layout["yaxis"]["ticktext"]) == 16  # the first 16 words, named on the rows
+        assert "ticktext" not in layout["xaxis"]  # the columns by position
 
     def test_a_sentence_without_a_repeated_word_says_so(self):
         step = lesson.STEPS[6]
