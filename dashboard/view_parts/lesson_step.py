@@ -44,19 +44,20 @@ class Step:
         return tuple(param.default for param in self.inputs)
 
 
-def _at(step: Step, function, values: tuple | None):
+def _at(step: Step, function, values: tuple | None, config: Config | None = None):
     values = step.defaults() if values is None else tuple(values)
-    return function(step.config, *values)
+    return function(config or step.config, *values)
 
 
 def options_of(step: Step, config: Config | None = None, values: tuple | None = None):
-    """The step's answers, with their numbers at its config (and its inputs' ``values``)."""
-    return _at(step, step.options, values) if callable(step.options) else step.options
+    """The step's answers, with their numbers at ``config`` (by default the step's) and its
+    inputs' ``values`` (by default theirs)."""
+    return _at(step, step.options, values, config) if callable(step.options) else step.options
 
 
 def answer_of(step: Step, config: Config | None = None, values: tuple | None = None) -> int:
     """Index of the right answer."""
-    return _at(step, step.answer, values) if callable(step.answer) else step.answer
+    return _at(step, step.answer, values, config) if callable(step.answer) else step.answer
 
 
 def explanation_of(step: Step, values: tuple | None = None) -> str:

@@ -1,8 +1,11 @@
 """A first lecture: an ordered walk through the views, each step a question to predict before
 the chart is revealed, and cards for the misconceptions people write about.
 
-The charts are the other views' own figure builders at the step's parameters, and every number
-in the text is computed by pe_core at those parameters, so a step says what its view shows.
+The steps live in ``dashboard/view_parts/lesson_*.py`` by topic (the encoding itself, inside
+attention, the families). Their charts are the other views' own figure builders at the step's
+parameters, or plain charts of numbers computed by pe_core and by small seeded NumPy layers
+(``view_parts/attention.py``), and every number in the text is computed at those parameters, so
+a step says what its chart shows.
 """
 
 from __future__ import annotations
