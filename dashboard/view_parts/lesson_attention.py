@@ -33,7 +33,8 @@ def _order_explanation(config: Config) -> str:
     sentence = " ".join(attention.SENTENCE)
     reversed_ = " ".join(attention.SENTENCE[i] for i in attention.SHUFFLE)
     return (
-        f"Self-attention. Each layer, with random weights (seed 0), ran on “{sentence}” and "
+        f"{_order_options(config)[_order_answer(config)]}. Each layer, with random weights "
+        f"(seed 0), ran on “{sentence}” and "
         f"on “{reversed_}”; the chart shows how much a word's output changed (the largest "
         "change over the words, as a share of the output's length). The RNN reads the words "
         "one after another, so its state after a word holds what came before: "

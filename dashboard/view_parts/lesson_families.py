@@ -80,7 +80,8 @@ def _explanation(config: Config) -> str:
     unturned = int(np.sum(length * omega < 2 * np.pi))
     slope = float(pe_core.FAMILIES["alibi"].defaults["slope"])
     return (
-        f"A learned table. It holds one trained vector per position, {length:,} rows here "
+        f"{_options(config)[_answer(config)]}: the table holds one trained vector per "
+        f"position, {length:,} rows here "
         f"(GPT-2 has 1,024): a position from {length:,} on has no row, so no query or key "
         f"stands there and no two positions are {length:,} or more apart; its curve stops at "
         "the dashed line, and a longer text does not fit. The others are computed "
