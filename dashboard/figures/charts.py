@@ -3,6 +3,7 @@ and the norms of the embedding view."""
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping
 
 import numpy as np
@@ -49,9 +50,11 @@ def curves(
     log_y: bool = False,
     height: int = 380,
     steps: bool = False,
+    marks: Mapping[str, float] | None = None,
 ) -> go.Figure:
     """A few named lines against a common x (one colour each, in order); ``steps``: each
-    value holds until the next x (integer-valued things such as buckets and ids)."""
+    value holds until the next x (integer-valued things such as buckets and ids); ``marks``:
+    a dashed vertical line at each x, named at its top right (a length, a boundary)."""
     traces = [
         {
             "type": "scatter",
@@ -75,6 +78,88 @@ def curves(
         height=height,
         xaxis=_axis(x_title, **({"type": "log"} if log_x else {})),
         yaxis=_axis(y_title, **({"type": "log", "exponentformat": "power"} if log_y else {})),
+        **_vertical_marks(marks or {}),
+    )
+
+
+def _vertical_marks(marks: Mapping[str, float]) -> dict:
+    """The layout's shapes and annotations of :func:`curves`' ``marks`` (none: nothing)."""
+    if not marks:
+        return {}
+    return {
+        "shapes": [
+            {
+                "type": "line",
+                "xref": "x",
+                "yref": "paper",
+                "x0": x_mark,
+                "x1": x_mark,
+                "y0": 0,
+                "y1": 1,
+                "line": {"dash": "dash", "width": 2, "color": "grey"},
+            }
+            for x_mark in marks.values()
+        ],
+        "annotations": [
+            {
+                "text": name,
+                "x": x_mark,
+                "xref": "x",
+                # Inside the plot, right of its line: above it the name would meet the
+                # subtitle once presentation mode enlarges the type.
+                "y": 1,
+                "yref": "paper",
+                "yanchor": "top",
+                "xanchor": "left",
+                "xshift": 4,
+                "showarrow": False,
+            }
+            for name, x_mark in marks.items()
+        ],
+    }
+
+
+def labelled_bars(
+    values: Mapping[str, float],
+    *,
+    title: str,
+    x_title: str,
+    subtitle: str = "",
+    text_format: str = "{:.3g}",
+) -> go.Figure:
+    """One horizontal bar per named value, in order from the top, the value written at its
+    end (``text_format``); ``x_title`` names the values' axis."""
+    names = list(values)
+    largest = max((values[name] for name in names), default=0.0)
+    trace = {
+        "type": "bar",
+        "orientation": "h",
+        "y": names,
+        "x": [values[name] for name in names],
+        "text": [text_format.format(values[name]) for name in names],
+        "textposition": "outside",
+        "cliponaxis": False,
+        "marker": {"color": [LINE_COLOURS[j % len(LINE_COLOURS)] for j in range(len(names))]},
+        "hovertemplate": "%{y}: %{text}<extra></extra>",
+    }
+    return _figure(
+        [trace],
+        title=title,
+        subtitle=subtitle,
+        height=140 + 70 * len(names),
+        # Room at the right for the longest bar's value.
+        xaxis=_axis(x_title, range=[0, 1.2 * largest if largest > 0 else 1]),
+        # Names on short lines across, beside their bars: they fit a phone's width too.
+        yaxis={
+            "type": "category",
+            "autorange": "reversed",
+            "automargin": True,
+            "tickmode": "array",
+            "tickvals": names,
+            "ticktext": [
+                "<br>".join(textwrap.wrap(name, 12, break_long_words=False)) for name in names
+            ],
+        },
     )
 
 

@@ -68,11 +68,14 @@ def matrix_panels(
     row_title: str = "position",
     column_title: str = "column",
     height: int = 380,
+    row_labels: Sequence[str] | None = None,
+    column_labels: Sequence[str] | None = None,
 ) -> go.Figure:
     """Matrices side by side in one chart, to compare them cell for cell: row r of each is
     drawn at r on one shared row axis, zooming one panel zooms them all, and one colour scale
     over [-``symmetric_range``, ``symmetric_range``] has one colour bar. Each panel is named
-    above it by its key in ``panels`` (at least one)."""
+    above it by its key in ``panels`` (at least one). ``row_labels`` and ``column_labels``
+    (words, say) mark every row and column instead of their indices."""
     if not panels:
         raise ValueError("panels must hold at least one matrix, got none")
     names = list(panels)
@@ -110,6 +113,7 @@ def matrix_panels(
             domain=list(domains[j]),
             anchor="y",
             **({"matches": "x"} if j else {}),
+            **_labelled(column_labels),
         )
         # Every other name a line higher: on a phone a panel is narrower than a name. The size
         # is fixed, so that the line stays a line in presentation mode's larger type too.
@@ -125,6 +129,15 @@ def matrix_panels(
         height=height,
         annotations=annotations,
         margin={"t": 95},
-        yaxis=index_axis(row_title, n_rows, autorange="reversed", showgrid=False),
+        yaxis=index_axis(
+            row_title, n_rows, autorange="reversed", showgrid=False, **_labelled(row_labels)
+        ),
         **layout,
     )
+
+
+def _labelled(labels: Sequence[str] | None) -> dict:
+    """An index axis's options that write ``labels`` at 0, 1, 2... instead of the numbers."""
+    if labels is None:
+        return {}
+    return {"tickmode": "array", "tickvals": list(range(len(labels))), "ticktext": list(labels)}

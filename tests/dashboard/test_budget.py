@@ -18,7 +18,7 @@ import pe_core
 from dashboard import exports, registry
 from dashboard.budget import REQUEST_BYTES
 from dashboard.config import Config
-from dashboard.views import embeddings as embeddings_view
+from dashboard.view_parts import embedding
 from tests.apptest_helpers import new_app, no_errors
 
 VIEWS = [view.slug for view in registry.VIEWS]
@@ -66,8 +66,8 @@ def test_embeddings_at_the_largest_shape_issue_18():
     # 16 x 256 x 8192 float64 arrays (about 0.8 GiB, 1.06 GiB with dropout) per request.
     config = Config(2048, 8192, 10000.0, "vaswani")
     with traced_peak() as traced:
-        data = embeddings_view.embedding_data(config, None, (16, 256), 3, 0.02, True, 0.5, 4)
-    assert data.total.shape == (16, 256, embeddings_view.MAX_EMBEDDING_COLUMNS)
+        data = embedding.embedding_data(config, None, (16, 256), 3, 0.02, True, 0.5, 4)
+    assert data.total.shape == (16, 256, embedding.MAX_EMBEDDING_COLUMNS)
     assert traced["peak"] < REQUEST_BYTES / 2, f"{traced['peak'] / 2**20:.0f} MiB"
 
 
@@ -75,13 +75,13 @@ def test_embeddings_are_those_of_one_call_on_the_whole_batch():
     # The view draws and adds a block of rows at a time; the numbers must be those of the
     # layer applied to the whole batch at once (the old computation).
     config = Config(300, 24, 100.0, "split")
-    saved = embeddings_view.EMBEDDING_BLOCK_VALUES
-    embeddings_view.EMBEDDING_BLOCK_VALUES = 24 * 5  # blocks of 5 rows
+    saved = embedding.EMBEDDING_BLOCK_VALUES
+    embedding.EMBEDDING_BLOCK_VALUES = 24 * 5  # blocks of 5 rows
     try:
         st.cache_data.clear()
-        data = embeddings_view.embedding_data(config, None, (3, 12), 11, 0.1, True, 0.3, 5)
+        data = embedding.embedding_data(config, None, (3, 12), 11, 0.1, True, 0.3, 5)
     finally:
-        embeddings_view.EMBEDDING_BLOCK_VALUES = saved
+        embedding.EMBEDDING_BLOCK_VALUES = saved
     embeddings = np.random.default_rng(11).normal(0.0, 0.1, (3, 12, 24))
     encoding = pe_core.sinusoidal_encoding(12, 24, base=100.0, convention="split")
     total = pe_core.add_to_embeddings(embeddings, encoding, scale=True, dropout=0.3, rng=5)
@@ -96,7 +96,7 @@ def test_embeddings_are_those_of_one_call_on_the_whole_batch():
 def test_work_over_the_budget_is_refused_before_allocating():
     config = Config(2048, 8192, 10000.0, "vaswani")
     with traced_peak() as traced, pytest.raises(ValueError, match="more than the 128 MiB"):
-        embeddings_view.embedding_data(config, None, (16, 100_000), 0, 0.02, True, 0.0, 0)
+        embedding.embedding_data(config, None, (16, 100_000), 0, 0.02, True, 0.0, 0)
     assert traced["peak"] < 2**20  # refused from the shape alone
 
 

@@ -4,6 +4,7 @@ link opens its view with those parameters (checked by opening the link as a new 
 from __future__ import annotations
 
 import html
+import json
 from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
@@ -11,6 +12,8 @@ import pytest
 
 import pe_core
 from dashboard import registry
+from dashboard.view_parts import attention, lesson_families, lesson_sinusoids
+from dashboard.view_parts.lesson_step import chart_of, explanation_of, link_values
 from dashboard.views import lesson
 from tests.apptest_helpers import decode, new_app, no_errors, page_of
 
@@ -63,7 +66,7 @@ def test_each_link_opens_its_view_with_its_parameters(number):
     assert read, "each step's view draws the step's encoding from the sidebar's parameters"
     for key in read:  # the sidebar's parameters that view reads (the RoPE lab: not conv)
         assert at.session_state[key] == shared[key], key
-    for key, value in step.link.items():
+    for key, value in link_values(step).items():
         shown = at.session_state[key]
         assert shown == value or [str(v) for v in np.atleast_1d(shown)] == [
             str(v) for v in np.atleast_1d(value)
@@ -97,7 +100,7 @@ class TestTheAnswersAreTrue:
         for d_model in (2, 16):
             matrix = distances(d_model)
             # The pair the page names is a closest one (many share its offset, to rounding).
-            a, b = lesson._closest(step.config, d_model).closest_pair
+            a, b = lesson_sinusoids.closest(step.config, d_model).closest_pair
             assert matrix[a, b] == pytest.approx(matrix.min(), abs=1e-9)
             assert f"positions {a:,} and {b:,} come closest, at distance {matrix.min():.2g}" in text
             if d_model == 2:
@@ -152,20 +155,36 @@ class TestEachChartAnswersItsQuestion:
         step = lesson.STEPS[number - 1]
         return step.chart(step.config).to_plotly_json()
 
-    def test_step_1_runs_attention_on_the_sentence_and_its_shuffle(self):
-        from dashboard.view_parts import attention
-
-        found = attention.shuffle_outputs()
-        panels = list(found.panels.values())
-        # Without positions: each word's output unchanged by the shuffle (to rounding);
-        # with them: changed.
-        np.testing.assert_allclose(panels[1], panels[0], rtol=0, atol=1e-12)
-        assert np.max(np.abs(panels[3] - panels[2])) > 0.1
+    def test_step_1_reverses_the_sentence_through_an_rnn_a_convolution_and_attention(self):
+        found = attention.reversal_changes().changes
         traces = self._figure(1)["data"]
-        assert [t["type"] for t in traces] == ["heatmap"] * 4
-        np.testing.assert_array_equal(decode(traces[1]["z"]), panels[1].astype(np.float32))
-        text = lesson.STEPS[0].explanation(lesson.STEPS[0].config)
-        assert f"by {found.change_without:.1e}" in text and f"{found.change_with:.2f}" in text
+        assert [t["type"] for t in traces] == ["bar"]
+        assert list(traces[0]["y"]) == [*attention.LAYERS, attention.WITH_POSITIONS]
+        np.testing.assert_allclose(
+            decode(traces[0]["x"]), [100 * found[name] for name in traces[0]["y"]]
+        )
+        # The claim: only self-attention gives each word the same output; the order reaches it
+        # once PE(k) is added; the RNN and the convolution see the order by themselves.
+        rnn, convolution, plain = (found[name] for name in attention.LAYERS)
+        assert plain < 1e-12 and rnn > 0.1 and convolution > 0.1
+        assert found[attention.WITH_POSITIONS] > 0.1
+        step = lesson.STEPS[0]
+        right = lesson.options_of(step, step.config)[lesson.answer_of(step, step.config)]
+        assert right == "Self-attention"
+        text = explanation_of(step)
+        assert f"{rnn:.0%}" in text and f"{found[attention.WITH_POSITIONS]:.0%}" in text
+
+    def test_attention_is_permutation_equivariant_and_the_rnn_is_not(self):
+        # Independently of the step: any permutation of the rows, not only the reversal.
+        rng = np.random.default_rng(7)
+        x = rng.standard_normal((5, 8))
+        perm = rng.permutation(5)
+        weights = tuple(rng.standard_normal((8, 8)) / np.sqrt(8) for _ in range(3))
+        np.testing.assert_allclose(
+            attention._attention(x[perm], weights), attention._attention(x, weights)[perm]
+        )
+        rnn = attention._recurrent
+        assert not np.allclose(rnn(x[perm], weights[:2]), rnn(x, weights[:2])[perm])
 
     def test_step_2_draws_the_first_and_the_last_pair(self):
         config = lesson.STEPS[1].config
@@ -209,6 +228,155 @@ def test_the_printout_holds_every_step_its_answer_chart_and_the_recap():
         right = lesson.options_of(step, step.config)[lesson.answer_of(step, step.config)]
         assert f"<li class=answer>{html.escape(right)}</li>" in page
     assert page.count('class="plotly-graph-div"') == len(lesson.STEPS)
+    # The steps with an input of their own show the value their chart was drawn with.
+    assert "the cat sat on the mat</p>" in page
+    for title in (
+        "Positions inside attention",
+        "Does position information survive",
+        "What happens beyond the training length",
+    ):
+        assert title in page
     assert page.count("plotly.js v") == 1  # the library inlined once (it works offline)
     for question, answer in lesson.check_questions():
         assert html.escape(question) in page and html.escape(answer) in page
+
+
+class TestTheNewStepsAnswerTheirQuestions:
+    """Issue 38's missing steps: each chart shows the answer its step states, checked against
+    numbers computed here from pe_core directly."""
+
+    def test_step_7_the_copies_of_a_word_score_alike_without_positions_only(self):
+        step = lesson.STEPS[6]
+        assert step.inputs and step.defaults() == ("the cat sat on the mat",)
+        figure = chart_of(step).to_plotly_json()
+        without, with_positions = (decode(t["z"]) for t in figure["data"])
+        assert [t["type"] for t in figure["data"]] == ["heatmap", "heatmap"]
+        assert list(figure["layout"]["yaxis"]["ticktext"]) == [
+            "0 the", "1 cat", "2 sat", "3 on", "4 the", "5 mat"
+        ]  # fmt: skip
+        # "the" at 0 and at 4: the same row and column of scores without the encoding ...
+        np.testing.assert_array_equal(without[0], without[4])
+        np.testing.assert_array_equal(without[:, 0], without[:, 4])
+        # ... and not with it; the difference is the encoding's alone.
+        assert np.max(np.abs(with_positions[0] - with_positions[4])) > 0.1
+        # The panels are q·k/√d of the words' vectors and of the vectors plus PE(k).
+        found = attention.sentence_scores(("the", "cat", "sat", "on", "the", "mat"))
+        np.testing.assert_allclose(without, found.without, rtol=1e-6)
+        right = lesson.options_of(step, step.config)[lesson.answer_of(step, step.config)]
+        assert right.startswith("Yes")
+        text = explanation_of(step)
+        assert "“the” at positions 0 and 4" in text and "differ by 0)" in text
+
+    def test_step_7_scores_are_those_of_the_words_plus_the_encoding(self):
+        words = ("a", "b", "a")
+        found = attention.sentence_scores(words)
+        # Recomputed: the word vectors as the Embeddings page draws them (N(0, 1), seed 0, one
+        # per word of the sorted vocabulary), the head's projections (seed 0).
+        rng = np.random.default_rng(0)
+        table = {w: rng.normal(0.0, 1.0, 16) for w in sorted(set(words))}
+        x = np.array([table[w] for w in words]).astype(np.float32).astype(np.float64)
+        total = (np.array([table[w] for w in words]) + pe_core.sinusoidal_encoding(3, 16)).astype(
+            np.float32
+        )
+        wq, wk = np.random.default_rng(0).standard_normal((2, 16, 16)) / 4.0
+        np.testing.assert_allclose(found.without, (x @ wq) @ (x @ wk).T / 4.0, rtol=1e-9)
+        x = total.astype(np.float64)
+        np.testing.assert_allclose(found.with_positions, (x @ wq) @ (x @ wk).T / 4.0, rtol=1e-9)
+
+    def test_step_8_the_residual_stream_keeps_the_positions_apart(self):
+        step = lesson.STEPS[7]
+        found = attention.residual_stack(step.config.d_model, copies=step.config.n_positions)
+        figure = chart_of(step).to_plotly_json()
+        kept, lost = (decode(t["y"]) / 100 for t in figure["data"])
+        np.testing.assert_allclose(kept, found.with_residual)
+        np.testing.assert_allclose(lost, found.without_residual)
+        # Layer 0 is the input: one word vector plus PE(k), its copies apart by PE's spread.
+        vector = np.random.default_rng(0).standard_normal(step.config.d_model)
+        encoding = pe_core.sinusoidal_encoding(step.config.n_positions, step.config.d_model)
+        start = vector + encoding
+        spread = np.linalg.norm(encoding - encoding.mean(0)) / np.linalg.norm(start)
+        assert kept[0] == lost[0] == pytest.approx(spread, rel=1e-12)
+        # With x + f(x) the copies stay apart to the top; with f(x) alone they become one.
+        assert kept.min() > 0.05
+        assert lost[-1] < 1e-9 and lost[3:].max() < 1e-9
+        right = lesson.options_of(step, step.config)[lesson.answer_of(step, step.config)]
+        assert "residual connection" in right
+        text = explanation_of(step)
+        assert f"still differ by {kept[-1]:.0%}" in text and "random weights" in text
+
+    def test_step_9_the_learned_table_stops_at_the_training_length(self):
+        step = lesson.STEPS[8]
+        config = step.config
+        length = lesson_families.training_length(config)
+        figure = chart_of(step).to_plotly_json()
+        curves = {t["name"]: decode(t["y"]) for t in figure["data"]}
+        assert list(curves) == list(lesson_families.COMPARED.values())
+        learned = curves["a learned table"]
+        assert np.isfinite(learned[:length]).all() and np.isnan(learned[length:]).all()
+        for name in ("the sinusoid", "RoPE", "ALiBi"):
+            assert np.isfinite(curves[name]).all() and curves[name].size == 2 * length
+        # The dashed line stands at the training length.
+        assert [shape["x0"] for shape in figure["layout"]["shapes"]] == [length]
+        # The curves, recomputed: the sinusoid's PE(n-1)·PE(n-1-d), ALiBi's line -m·d.
+        n = config.n_positions
+        table = pe_core.sinusoidal_encoding(n, config.d_model)
+        dots = table[n - 1 - np.arange(n)] @ table[n - 1]
+        np.testing.assert_allclose(curves["the sinusoid"], dots / np.abs(dots).max(), atol=1e-12)
+        np.testing.assert_allclose(curves["ALiBi"], -np.arange(n) / (n - 1), atol=1e-12)
+        right = lesson.options_of(step, config)[lesson.answer_of(step, config)]
+        assert right == "A learned table"
+        # The pairs that turn less than once within the training length, as the text says.
+        unturned = np.sum(pe_core.wavelengths(config.d_model) > length)
+        assert f"{unturned} turn less than once within {length:,}" in explanation_of(step)
+
+
+class TestTheSentenceStep:
+    """Step 7 reads the student's sentence (bound to the URL) and redraws on it."""
+
+    NUMBER = 7
+
+    def test_a_typed_sentence_is_drawn_and_linked(self):
+        at = new_app(view="lesson", step=self.NUMBER, lesson_text="a dog saw a cat")
+        at.run()
+        no_errors(at)
+        assert at.text_input(key="lesson_text").value == "a dog saw a cat"
+        _answer(at, self.NUMBER, lesson.options_of(lesson.STEPS[6], None)[0])
+        figure = json.loads(at.get("plotly_chart")[0].proto.spec)
+        assert figure["layout"]["yaxis"]["ticktext"] == ["0 a", "1 dog", "2 saw", "3 a", "4 cat"]
+        assert any("“a” at positions 0 and 3" in m.value for m in at.markdown)
+        assert figure["layout"]["xaxis"]["ticktext"] == figure["layout"]["yaxis"]["ticktext"]
+        link = lesson.link_of(lesson.STEPS[6], ("a dog saw a cat",))
+        assert "emb_text=a+dog+saw+a+cat" in link
+
+    def test_a_long_sentence_names_its_columns_by_position(self):
+        text = " ".join(f"w{k}" for k in range(20))
+        layout = chart_of(lesson.STEPS[6], (text,)).to_plotly_json()["layout"]
+        assert len(layout["yaxis"]["ticktext"]) == 16  # the first 16 words, named on the rows
+        assert "ticktext" not in layout["xaxis"]  # the columns by position
+
+    def test_a_sentence_without_a_repeated_word_says_so(self):
+        step = lesson.STEPS[6]
+        text = explanation_of(step, ("one two three",))
+        assert "repeats no word" in text
+        # The answer holds all the same (checked on the sentence with its first word again).
+        assert lesson.answer_of(step, None, ("one two three",)) == 0
+
+    def test_an_empty_sentence_is_advice_not_a_crash(self):
+        at = new_app(view="lesson", step=self.NUMBER)
+        at.run()
+        at.text_input(key="lesson_text").set_value("   ").run()
+        assert not at.exception
+        assert any("at least one word" in w.value for w in at.warning)
+        with pytest.raises(pe_core.InputError, match="at least one word"):
+            attention.words_of("")
+
+
+def test_the_recap_s_link_opens_the_recap():
+    """The address bar writes the recap as step=Recap (its label); that link opens it, without
+    a warning (it used to fall back to step 1)."""
+    at = new_app(view="lesson", step="Recap")
+    at.run()
+    no_errors(at)
+    assert at.session_state["_link_warnings"] == []
+    assert at.subheader[0].value == "Recap"
+    assert at.query_params["step"] == "Recap"
