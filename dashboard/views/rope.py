@@ -15,7 +15,7 @@ import pandas as pd
 import streamlit as st
 
 import pe_core
-from dashboard import caching, claims, formatting, params, ui
+from dashboard import caching, claims, formatting, params, sidebar, ui
 from dashboard.caching import cached
 from dashboard.config import Config
 from dashboard.figures import charts, rotary
@@ -226,6 +226,13 @@ def rope_data(
     """Everything the lab draws, for one configuration (as JSON text: a hashable key) and one
     of its layer types (None: its only one)."""
     rope = pe_core.rope_from_config(config_text, layer_type=layer_type, seq_len=seq_len or None)
+    if rope.head_dim > sidebar.MAX_D_MODEL:
+        # Its charts, tables and downloads grow with the head: bounded as the sidebar's d_model.
+        raise pe_core.InputError(
+            f"a head of {rope.head_dim:,} columns is wider than the {sidebar.MAX_D_MODEL:,} this "
+            "lab draws (the sidebar's widest d_model); pe_core.rope_from_config(config) computes "
+            "its frequencies in Python"
+        )
     original = pe_core.rope_frequencies(
         rope.head_dim,
         base=rope.base,

@@ -436,3 +436,25 @@ def test_the_attention_temperature_is_shown_as_what_it_is(config, where):
     assert f"β = {found.beta:g} (`{found.keys[0]}`)" in captions
     assert f"{found.scale([first])[0]:.4g} from {first:,}" in captions
     assert f"{found.scale([far])[0]:.4g} at {far:,}" in captions
+
+
+def test_a_head_wider_than_the_sidebar_allows_is_refused_with_the_rule():
+    """Issue 40: a pasted head_dim of 65,536 with YaRN took 8 to 23 s to draw; the lab draws heads
+    up to the sidebar's widest d_model and says so for wider ones."""
+    config = {
+        "head_dim": 65_536,
+        "max_position_embeddings": 16_384,
+        "rope_scaling": {
+            "rope_type": "yarn",
+            "factor": 4,
+            "original_max_position_embeddings": 4096,
+        },
+    }
+    at = new_app(view="rope", rope_model=rope_view.PASTE, rope_json=json.dumps(config))
+    at.run()
+    no_errors(at)
+    assert any(
+        "a head of 65,536 columns is wider than the 8,192 this lab draws" in w.value
+        for w in at.warning
+    )
+    assert not figures(at)
