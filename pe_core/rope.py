@@ -160,6 +160,21 @@ class RotaryEncoding:
         return self.inv_freq.size
 
     @property
+    def signature(self) -> tuple:
+        """What makes two encodings rotate the same way (hashable, comparable with ==): the
+        frequencies, factors, widths, layout and variant, not the layer type they are for."""
+        return (
+            self.inv_freq.tobytes(),
+            self.attention_factor,
+            self.softmax_factor,
+            self.head_dim,
+            self.rotary_dim,
+            self.layout,
+            self.rope_type,
+            tuple(sorted((key, repr(value)) for key, value in self.parameters.items())),
+        )
+
+    @property
     def wavelengths(self) -> NDArray[np.float64]:
         """``2*pi / inv_freq``: positions per full turn of each pair, after scaling (inf for a
         pair that does not rotate)."""

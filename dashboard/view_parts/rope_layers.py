@@ -44,16 +44,6 @@ def layer_map(config_text: str) -> tuple[LayerRow, ...] | None:
     )
 
 
-def _encoding_key(rope: pe_core.RotaryEncoding) -> tuple:
-    return (
-        rope.inv_freq.tobytes(),
-        rope.attention_factor,
-        rope.rotary_dim,
-        rope.layout,
-        rope.softmax_factor,
-    )
-
-
 def layer_types(rows: tuple[LayerRow, ...] | None) -> tuple[str, ...]:
     """The layer types to choose between: those with RoPE, in order of first appearance, when
     their encodings differ; else the one whose encoding every rotating layer shares (or
@@ -62,7 +52,7 @@ def layer_types(rows: tuple[LayerRow, ...] | None) -> tuple[str, ...]:
     if not rotating:
         return ("full_attention",)
     kinds = tuple(dict.fromkeys(row.layer_type for row in rotating))
-    if len({_encoding_key(row.rope) for row in rotating}) == 1:
+    if len({row.rope.signature for row in rotating}) == 1:
         return ("full_attention",) if "full_attention" in kinds else kinds[:1]
     return kinds
 
