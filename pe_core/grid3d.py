@@ -288,6 +288,30 @@ def _sizes(table: NDArray[np.float64], grid: Grid3DLayout) -> tuple[int, int, in
     return n // yz, yz // z, z
 
 
+def _lone_sine_base(table, sizes, strides, grid: Grid3DLayout) -> float | None:
+    """The roundest base that gives an axis's lone ``sin(w_1)`` column (an axis cut to 3
+    columns, the others to one pair or none) the value it has at index 1; None when no axis of
+    two or more tokens keeps such a column."""
+    d_model = table.shape[1]
+    width = grid.axis_width(d_model)
+    for k, (size, stride) in enumerate(zip(sizes, strides, strict=True)):
+        column = k * width + 2
+        if size < 2 or column >= d_model:
+            continue
+        value = float(table[stride, column])  # sin(1 * w_1), w_1 = base**(-2/c) < pi/2
+        if not 0.0 < value < 1.0:
+            return None
+        fitted = math.asin(value) ** (-width / 2)
+        # Within four float16 roundings (the whole table is compared with the base after).
+        tolerance = 4 * 2.0**-11 * value + 1e-12
+        for digits in range(1, 13):
+            base = float(f"{fitted:.{digits}g}")
+            if abs(math.sin(base ** (-2 / width)) - value) <= tolerance:
+                return base
+        return fitted
+    return None
+
+
 def _rounding(error: float) -> Precision:
     """The simplest rounding (exact, then the narrowest format's) within which ``error`` is."""
     if error <= 4e-15:
@@ -342,13 +366,14 @@ def identify_grid3d(matrix) -> Grid3DIdentification:
     table = as_real_array(given, "matrix")
     check_size(table.size * 4, "identifying this matrix")
     shape = given.shape[:3] if given.ndim == 4 else None
-    table = table.reshape(-1, given.shape[-1])
-    n, d_model = table.shape
+    d_model = given.shape[-1]
     if d_model < 3:
         raise InputError(
             f"matrix must have at least 3 columns to be a 3-D encoding (with fewer, y and z are "
             f"both cut away and their sizes cannot be told apart), got {d_model}"
         )
+    table = table.reshape(-1, d_model)
+    n = table.shape[0]
     name = "positional_encodings"
     grid = GRID3D_LAYOUTS[name]
     no_match = Grid3DIdentification(
@@ -386,6 +411,9 @@ def identify_grid3d(matrix) -> Grid3DIdentification:
     # base of their own: 464**1.5 = 9,995); the whole table is compared with it below.
     determined = bool(bases)
     base = max(bases, key=lambda pair: pair[0])[1] if determined else 10_000.0
+    if not determined:  # one whole pair per axis, but a lone sin(w_1) column can tell it
+        lone = _lone_sine_base(table, sizes, strides, grid)
+        determined, base = lone is not None, 10_000.0 if lone is None else lone
     if base is None:
         return no_match
     expected = grid3d_encoding(sizes, d_model, base=base)
