@@ -327,10 +327,10 @@ def identify_grid3d(matrix) -> Grid3DIdentification:
 
     Parameters
     ----------
-    matrix : array_like, shape (x * y * z, d_model) or (x, y, z, d_model)
-        Tokens in rows, z fastest (the library's output without its batch axis, flattened or
-        not); ``d_model`` at least 3 (below that y, z or both are cut away and their sizes
-        cannot be told apart).
+    matrix : array_like, shape (x * y * z, d_model), (x, y, z, d_model) or (1, x, y, z, d_model)
+        Tokens in rows, z fastest (the library's output, with its batch axis of 1 or without,
+        flattened or not); ``d_model`` at least 3 (below that y, z or both are cut away and
+        their sizes cannot be told apart).
 
     Returns
     -------
@@ -358,9 +358,12 @@ def identify_grid3d(matrix) -> Grid3DIdentification:
     ((2, 3, 4), 10000.0, (6, 6, 4), True)
     """
     given = as_array(matrix, "matrix")
+    if given.ndim == 5 and given.shape[0] == 1:  # the library's output, batch of one
+        given = given[0]
     if given.ndim not in (2, 4):
         raise InputError(
-            f"matrix must be 2-D (tokens x d_model) or 4-D (x, y, z, d_model), got shape "
+            f"matrix must be 2-D (tokens x d_model), 4-D (x, y, z, d_model) or 5-D with a "
+            f"batch of 1 (the library's output; pass one batch element), got shape "
             f"{given.shape}"
         )
     table = as_real_array(given, "matrix")

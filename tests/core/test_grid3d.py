@@ -133,6 +133,7 @@ class TestIdentify:
         found = identify_grid3d(table)
         assert found.matches and found.shape == (2, 3, 4)
         assert not identify_grid3d(table.reshape(3, 2, 4, 12)).matches
+        assert identify_grid3d(table[None]).shape == (2, 3, 4)  # the library's batch of one
 
     def test_an_axis_cut_away_is_named(self):
         found = identify_grid3d(grid3d_encoding((2, 3, 4), 8))
@@ -188,7 +189,8 @@ class TestArguments:
     @pytest.mark.parametrize(
         ("matrix", "message"),
         [
-            (np.zeros((4, 4, 4)), "must be 2-D .* or 4-D"),
+            (np.zeros((4, 4, 4)), "must be 2-D .*, 4-D .* or 5-D with a batch of 1"),
+            (np.zeros((2, 2, 2, 2, 4)), "pass one batch element"),
             (np.zeros((8, 2)), "matrix must have at least 3 columns"),
             (np.full((8, 4), np.nan), "matrix must be finite"),
         ],

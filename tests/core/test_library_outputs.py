@@ -483,6 +483,8 @@ class TestInstalled:
                 assert found.matches and found.layout == "positional_encodings", found.summary()
                 assert (found.shape, found.base, found.d_model) == (shape, 10_000.0, channels)
                 assert identify_grid3d(table.numpy()).shape == shape  # (x, y, z, ch) as given
+            whole = PositionalEncoding3D(channels)(torch.zeros(1, 2, 3, 4, channels)).numpy()
+            assert identify_grid3d(whole).shape == (2, 3, 4)  # its output as it is
 
     def test_patchtst(self):
         pytest.importorskip("torch", reason="transformers' PatchTST needs PyTorch")
