@@ -195,7 +195,8 @@ class Grid3DIdentification:
     base : float
         The base (10,000 when ``base_determined`` is False).
     base_determined : bool
-        False when every axis the table keeps has one frequency (``d_model`` <= 6).
+        False when no axis of two or more tokens keeps a column of a frequency other than
+        ``w_0 = 1``, the same at every base (always at ``d_model`` <= 6).
     d_model : int
         The table's columns.
     max_abs_error : float
@@ -243,7 +244,9 @@ class Grid3DIdentification:
         x, y, z = self.shape
         width = self.axis_width
         base = (
-            f"base {self.base:g}" if self.base_determined else "any base (one frequency per axis)"
+            f"base {self.base:g}"
+            if self.base_determined
+            else "any base (only the first frequency, w_0 = 1, varies in this table)"
         )
         channels = f"each axis {width} columns (2 * ceil({self.d_model} / 6))"
         if self.truncated:

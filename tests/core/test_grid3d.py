@@ -146,7 +146,10 @@ class TestIdentify:
     def test_one_frequency_names_no_base(self):
         found = identify_grid3d(grid3d_encoding((2, 3, 4), 6))
         assert found.matches and not found.base_determined
-        assert "any base (one frequency per axis)" in found.summary()
+        assert "any base (only the first frequency, w_0 = 1, varies" in found.summary()
+        # 13 channels give each axis 3 frequencies, but only z (1 column of 6 kept) varies.
+        found = identify_grid3d(grid3d_encoding((1, 1, 5), 13))
+        assert found.matches and not found.base_determined, found.summary()
 
     @pytest.mark.parametrize(
         "table",
