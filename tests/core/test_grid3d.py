@@ -108,7 +108,7 @@ class TestIdentify:
         found = identify_grid3d(grid3d_encoding(shape, channels, dtype=np.float32))
         assert found.matches and found.shape == shape, found.summary()
         width = 2 * -(-channels // 6)
-        assert found.axis_width == width and found.truncated == (channels % 6 != 0)
+        assert found.widths == (width,) * 3 and found.truncated == (channels % 6 != 0)
         assert found.kept == tuple(max(0, min(width, channels - k * width)) for k in range(3))
         if channels % 6:
             assert f"cut to its first {channels} of {3 * width} columns" in found.summary()
@@ -203,7 +203,88 @@ class TestArguments:
             identify_grid3d(matrix)
 
 
-def test_the_layout_names_its_library():
-    (layout,) = GRID3D_LAYOUTS.values()
+def test_the_layouts_name_their_libraries():
+    layout = GRID3D_LAYOUTS["positional_encodings"]
     assert layout.describe().count("interleaved") == 3
     assert any("PositionalEncoding3D" in library for library in layout.libraries)
+    layout = GRID3D_LAYOUTS["diffusers"]
+    assert layout.describe() == "[sin x | cos x | sin z | cos z | sin y | cos y]"
+    assert any("get_3d_sincos_pos_embed" in library for library in layout.libraries)
+
+
+def diffusers_3d(embed_dim, spatial_size, temporal_size, spatial_scale=1.0, temporal_scale=1.0):
+    """diffusers 0.42 ``get_3d_sincos_pos_embed`` transcribed in NumPy float64 (its torch code
+    forms the coordinates in float32, ``arange(n, dtype=float32) / scale``, and the rest in
+    float64): a quarter of the columns encodes the frame (``get_1d_sincos_pos_embed_from_grid``,
+    ``[sin | cos]``, ``omega = 1 / 10000**(arange(D/2) / (D/2))``), the other three quarters
+    ``get_2d_sincos_pos_embed_from_grid`` of ``meshgrid(grid_w, grid_h, indexing="xy")``: the
+    column's block, then the row's. Returns the ``[T, H*W, D]`` table flattened."""
+    width, height = spatial_size
+
+    def one_d(dim, pos):
+        omega = 1.0 / 10000 ** (np.arange(dim // 2, dtype=np.float64) / (dim / 2.0))
+        out = np.outer(pos.astype(np.float64), omega)
+        return np.concatenate([np.sin(out), np.cos(out)], axis=1)
+
+    grid_h = np.arange(height, dtype=np.float32) / np.float32(spatial_scale)
+    grid_w = np.arange(width, dtype=np.float32) / np.float32(spatial_scale)
+    grid = np.stack(np.meshgrid(grid_w, grid_h, indexing="xy")).reshape(2, -1)
+    spatial_dim = 3 * embed_dim // 4
+    spatial = np.concatenate(
+        [one_d(spatial_dim // 2, grid[0]), one_d(spatial_dim // 2, grid[1])], axis=1
+    )
+    grid_t = np.arange(temporal_size, dtype=np.float32) / np.float32(temporal_scale)
+    temporal = one_d(embed_dim // 4, grid_t)
+    table = np.concatenate(
+        [
+            np.repeat(temporal[:, None], height * width, axis=1),
+            np.repeat(spatial[None], temporal_size, axis=0),
+        ],
+        axis=-1,
+    )
+    return table.reshape(-1, embed_dim)
+
+
+class TestDiffusers:
+    """diffusers ``get_3d_sincos_pos_embed`` (CogVideoX): frames x, rows y, columns z."""
+
+    @pytest.mark.parametrize(
+        ("embed_dim", "spatial", "frames", "spatial_scale", "temporal_scale"),
+        [(16, (4, 3), 5, 1.0, 1.0), (32, (6, 4), 3, 1.875, 1.0), (64, (5, 5), 4, 2.0, 0.5)],
+    )
+    def test_transcribed_formula(self, embed_dim, spatial, frames, spatial_scale, temporal_scale):
+        width, height = spatial
+        theirs = diffusers_3d(embed_dim, spatial, frames, spatial_scale, temporal_scale)
+        step = (1 / temporal_scale, 1 / spatial_scale, 1 / spatial_scale)
+        ours = grid3d_encoding((frames, height, width), embed_dim, layout="diffusers", step=step)
+        np.testing.assert_allclose(theirs, ours, rtol=0, atol=1e-6)  # float32 coordinates
+        found = identify_grid3d(theirs)
+        assert found.matches and found.layout == "diffusers", found.summary()
+        assert found.shape == (frames, height, width)
+        assert found.step == pytest.approx(step, rel=1e-12)
+        if spatial_scale != 1 or temporal_scale != 1:
+            scales = (temporal_scale, spatial_scale, spatial_scale)
+            assert "here ({:g}, {:g}, {:g})".format(*scales) in found.summary()
+
+    def test_literal_row(self):
+        # D = 16: frame 4 columns (w = 1, 1/100), column 6 and row 6 (w = 1, 10000**(-1/3),
+        # 10000**(-2/3)). Token (frame 1, row 2, column 3):
+        table = grid3d_encoding((2, 3, 4), 16, layout="diffusers")
+        w = 10_000.0 ** (-np.arange(3) / 3)
+        expected = np.concatenate(
+            [
+                [np.sin(1.0), np.sin(0.01), np.cos(1.0), np.cos(0.01)],
+                np.sin(3 * w),
+                np.cos(3 * w),
+                np.sin(2 * w),
+                np.cos(2 * w),
+            ]
+        )
+        np.testing.assert_allclose(table[(1 * 3 + 2) * 4 + 3], expected, rtol=0, atol=1e-15)
+
+    def test_embed_dim_must_be_a_multiple_of_16(self):
+        with pytest.raises(ValueError, match=r"d_model must be a multiple of 16 .* 'diffusers'"):
+            grid3d_encoding((2, 3, 4), 24, layout="diffusers")
+        # 24 columns cannot be diffusers' table: positional-encodings' is the one found.
+        found = identify_grid3d(grid3d_encoding((2, 3, 4), 24))
+        assert found.layout == "positional_encodings"

@@ -318,6 +318,9 @@ EVIDENCE = {
     "positional-encodings >= 5.1 PositionalEncoding3D (torch)": (
         "tests/core/test_grid3d.py::TestAgainstTheLibrary::test_stored_tables"
     ),
+    "diffusers get_3d_sincos_pos_embed (CogVideoX)": (
+        "tests/core/test_grid3d.py::TestDiffusers::test_transcribed_formula"
+    ),
 }
 
 
@@ -485,6 +488,28 @@ class TestInstalled:
                 assert identify_grid3d(table.numpy()).shape == shape  # (x, y, z, ch) as given
             whole = PositionalEncoding3D(channels)(torch.zeros(1, 2, 3, 4, channels)).numpy()
             assert identify_grid3d(whole).shape == (2, 3, 4)  # its output as it is
+
+    def test_diffusers_3d(self):
+        pytest.importorskip("torch", reason="diffusers needs PyTorch")
+        pytest.importorskip("diffusers", reason="diffusers is not a dependency")
+        from diffusers.models.embeddings import get_3d_sincos_pos_embed
+
+        # CogVideoX's scales (spatial 1.875, temporal 1) among others; (width, height) order.
+        for embed_dim, (width, height), frames, spatial, temporal in (
+            (16, (4, 3), 5, 1.0, 1.0),
+            (32, (6, 4), 3, 1.875, 1.0),
+            (64, (5, 5), 4, 2.0, 0.5),
+        ):
+            table = get_3d_sincos_pos_embed(embed_dim, (width, height), frames, spatial, temporal)
+            values = table.numpy().reshape(-1, embed_dim)
+            step = (1 / temporal, 1 / spatial, 1 / spatial)
+            shape = (frames, height, width)
+            ours = grid3d_encoding(shape, embed_dim, layout="diffusers", step=step)
+            np.testing.assert_allclose(values, ours, rtol=0, atol=FLOAT32_TABLE)
+            found = identify_grid3d(values)
+            assert found.matches and found.layout == "diffusers", found.summary()
+            assert (found.shape, found.base) == (shape, 10_000.0)
+            assert found.step == pytest.approx(step, rel=1e-12)
 
     def test_patchtst(self):
         pytest.importorskip("torch", reason="transformers' PatchTST needs PyTorch")

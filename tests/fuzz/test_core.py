@@ -749,12 +749,13 @@ SPECS = {
     "grid3d_encoding": Spec(
         pe_core.grid3d_encoding,
         ("shape", "d_model"),
-        ("layout", "base", "dtype"),
+        ("layout", "base", "step", "dtype"),
         {
             "shape": (2, 3, 4),
-            "d_model": 7,
-            "layout": "positional_encodings",
+            "d_model": 16,
+            "layout": "diffusers",
             "base": 100.0,
+            "step": (1.0, 0.5, 0.5),
             "dtype": "float32",
         },
     ),
