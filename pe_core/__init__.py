@@ -45,6 +45,13 @@ from pe_core.encoding import (
 from pe_core.errors import InputError, InputTypeError
 from pe_core.families import FAMILIES, Coincidence, Family, FamilyParameter
 from pe_core.grid import GRID_LAYOUTS, GridIdentification, GridLayout, grid_encoding, identify_grid
+from pe_core.grid3d import (
+    GRID3D_LAYOUTS,
+    Grid3DIdentification,
+    Grid3DLayout,
+    grid3d_encoding,
+    identify_grid3d,
+)
 from pe_core.identify import Identification, Precision, PrecisionKind, identify_encoding
 from pe_core.learned import MAX_LEARNED_ELEMENTS, learned_position_table
 from pe_core.mrope import (
@@ -104,6 +111,7 @@ __all__ = [
     "CONVENTIONS",
     "FAMILIES",
     "FORMULAS",
+    "GRID3D_LAYOUTS",
     "GRID_LAYOUTS",
     "LAYOUTS",
     "MAX_ELEMENTS",
@@ -130,6 +138,8 @@ __all__ = [
     "Finding",
     "FloatFormat",
     "FrequencyBank",
+    "Grid3DIdentification",
+    "Grid3DLayout",
     "GridIdentification",
     "GridLayout",
     "Identification",
@@ -159,9 +169,11 @@ __all__ = [
     "encoding_columns",
     "encoding_distances",
     "frequencies",
+    "grid3d_encoding",
     "grid_encoding",
     "identify_encoding",
     "identify_grid",
+    "identify_grid3d",
     "identify_rope",
     "inv_freq_float32_ulps",
     "learned_position_table",

@@ -21,7 +21,6 @@ from pe_core import (
     PrecisionKind,
     grid_encoding,
     identify_grid,
-    sinusoidal_encoding,
 )
 from tests import DATA
 
@@ -381,27 +380,6 @@ class TestChannelsCut:
 #: A float32 table's difference from the exact one at positions below 16 (rounding, and the
 #: float32 angles' error 16 * 6e-8).
 FLOAT32_AT_SMALL_POSITIONS = 1e-6
-
-
-@pytest.mark.parametrize(
-    "case",
-    SCALED["positional_encodings_3d"],
-    ids=lambda c: f"{c['channels']}ch-{c['x']}x{c['y']}x{c['z']}",
-)
-def test_positional_encodings_3d_is_three_vaswani_blocks(case):
-    """PositionalEncoding3D (not represented by grid_encoding yet, issue 36): each of x, y, z
-    gets ``ceil(C / 6) * 2`` columns of the vaswani encoding (sin and cos interleaved, base
-    10,000), in that order, and the table is cut to its first C columns. Checked on the stored
-    tables, so that a 3-D grid can be built on it."""
-    channels, sizes = case["channels"], (case["x"], case["y"], case["z"])
-    width = -(-channels // 6) * 2
-    table = SCALED_ARRAYS[case["table"]].reshape(*sizes, channels)
-    lines = (table[:, 0, 0], table[0, :, 0], table[0, 0, :])  # along x, along y, along z
-    for axis, (size, line) in enumerate(zip(sizes, lines, strict=True)):
-        kept = min(width, channels - axis * width)
-        block = line[:, axis * width : axis * width + kept]
-        expected = sinusoidal_encoding(size, width)[:, :kept]
-        np.testing.assert_allclose(block, expected, rtol=0, atol=FLOAT32_AT_SMALL_POSITIONS)
 
 
 class TestArguments:

@@ -23,14 +23,17 @@ import pytest
 
 from pe_core import (
     CONVENTIONS,
+    GRID3D_LAYOUTS,
     GRID_LAYOUTS,
     PRECISIONS,
     Precision,
     PrecisionKind,
     diagnose_encoding,
+    grid3d_encoding,
     grid_encoding,
     identify_encoding,
     identify_grid,
+    identify_grid3d,
     sinusoidal_encoding,
     textbook_encoding,
 )
@@ -311,11 +314,18 @@ EVIDENCE = {
     "positional-encodings >= 5.1 PositionalEncoding2D (its torch and tf classes alike)": (
         "tests/core/test_grid.py::TestAgainstLibraries::test_positional_encodings_literal_tables"
     ),
+    # 3-D layouts
+    "positional-encodings >= 5.1 PositionalEncoding3D (torch)": (
+        "tests/core/test_grid3d.py::TestAgainstTheLibrary::test_stored_tables"
+    ),
+    "diffusers get_3d_sincos_pos_embed (CogVideoX)": (
+        "tests/core/test_grid3d.py::TestDiffusers::test_transcribed_formula"
+    ),
 }
 
 
 def _named_libraries():
-    for registry in (CONVENTIONS, GRID_LAYOUTS):
+    for registry in (CONVENTIONS, GRID_LAYOUTS, GRID3D_LAYOUTS):
         for entry in registry.values():
             yield from entry.libraries
 
@@ -458,6 +468,48 @@ class TestInstalled:
             found = identify_grid(table.reshape(12, channels).numpy())
             assert found.matches and found.layout == "positional_encodings", found.summary()
             assert (found.height, found.width, found.d_model) == (3, 4, channels)
+
+    def test_positional_encodings_3d(self):
+        torch = pytest.importorskip("torch", reason="positional-encodings needs PyTorch")
+        pytest.importorskip(
+            "positional_encodings", reason="positional-encodings is not a dependency"
+        )
+        from positional_encodings.torch_encodings import PositionalEncoding3D
+
+        for channels in (3, 5, 6, 7, 8, 11, 13, 17, 18, 31):
+            for shape in ((2, 3, 4), (3, 1, 5), (1, 4, 2)):
+                table = PositionalEncoding3D(channels)(torch.zeros(1, *shape, channels))[0]
+                values = table.reshape(-1, channels).numpy()
+                ours = grid3d_encoding(shape, channels)
+                np.testing.assert_allclose(values, ours, rtol=0, atol=FLOAT32_TABLE)
+                found = identify_grid3d(values)
+                assert found.matches and found.layout == "positional_encodings", found.summary()
+                assert (found.shape, found.base, found.d_model) == (shape, 10_000.0, channels)
+                assert identify_grid3d(table.numpy()).shape == shape  # (x, y, z, ch) as given
+            whole = PositionalEncoding3D(channels)(torch.zeros(1, 2, 3, 4, channels)).numpy()
+            assert identify_grid3d(whole).shape == (2, 3, 4)  # its output as it is
+
+    def test_diffusers_3d(self):
+        pytest.importorskip("torch", reason="diffusers needs PyTorch")
+        pytest.importorskip("diffusers", reason="diffusers is not a dependency")
+        from diffusers.models.embeddings import get_3d_sincos_pos_embed
+
+        # CogVideoX's scales (spatial 1.875, temporal 1) among others; (width, height) order.
+        for embed_dim, (width, height), frames, spatial, temporal in (
+            (16, (4, 3), 5, 1.0, 1.0),
+            (32, (6, 4), 3, 1.875, 1.0),
+            (64, (5, 5), 4, 2.0, 0.5),
+        ):
+            table = get_3d_sincos_pos_embed(embed_dim, (width, height), frames, spatial, temporal)
+            values = table.numpy().reshape(-1, embed_dim)
+            step = (1 / temporal, 1 / spatial, 1 / spatial)
+            shape = (frames, height, width)
+            ours = grid3d_encoding(shape, embed_dim, layout="diffusers", step=step)
+            np.testing.assert_allclose(values, ours, rtol=0, atol=FLOAT32_TABLE)
+            found = identify_grid3d(values)
+            assert found.matches and found.layout == "diffusers", found.summary()
+            assert (found.shape, found.base) == (shape, 10_000.0)
+            assert found.step == pytest.approx(step, rel=1e-12)
 
     def test_patchtst(self):
         pytest.importorskip("torch", reason="transformers' PatchTST needs PyTorch")

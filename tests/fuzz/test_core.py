@@ -752,6 +752,22 @@ SPECS = {
     "identify_grid": Spec(
         pe_core.identify_grid, ("matrix",), (), {"matrix": pe_core.grid_encoding(2, 3, 8)}
     ),
+    "grid3d_encoding": Spec(
+        pe_core.grid3d_encoding,
+        ("shape", "d_model"),
+        ("layout", "base", "step", "dtype"),
+        {
+            "shape": (2, 3, 4),
+            "d_model": 16,
+            "layout": "diffusers",
+            "base": 100.0,
+            "step": (1.0, 0.5, 0.5),
+            "dtype": "float32",
+        },
+    ),
+    "identify_grid3d": Spec(
+        pe_core.identify_grid3d, ("matrix",), (), {"matrix": pe_core.grid3d_encoding((2, 3, 2), 7)}
+    ),
     "identify_rope": Spec(
         pe_core.identify_rope,
         ("cos", "sin"),
@@ -872,6 +888,8 @@ PLAUSIBLE = {
     "height": st.integers(1, 6),
     "width": st.integers(1, 6),
     "extra_tokens": st.integers(0, 3),
+    # A volume's (x, y, z) sizes.
+    "shape": st.tuples(st.integers(1, 6), st.integers(1, 6), st.integers(1, 6)),
     # A grid's coordinates: a number for both axes or a (row, column) pair.
     "start": st.one_of(st.floats(-1e3, 1e3), st.tuples(st.floats(-1e3, 1e3), st.floats(-1e3, 1e3))),
     "step": st.one_of(st.floats(-10, 10), st.tuples(st.floats(-10, 10), st.floats(-10, 10))),
@@ -1195,6 +1213,17 @@ def check_result(name: str, arguments: dict, result) -> None:
         assert isinstance(result.summary(), str) and result.summary(), call
         if result.matches:
             assert result.height * result.width + result.extra_tokens == len(arg("matrix")), call
+        return
+    if name == "grid3d_encoding":
+        rows = int(np.prod([int(size) for size in arg("shape")]))
+        assert result.shape == (rows, int(arg("d_model"))), call
+        assert np.all(np.abs(result.astype(np.float64)) <= 1.0), call
+        return
+    if name == "identify_grid3d":
+        assert isinstance(result, pe_core.Grid3DIdentification), call
+        assert isinstance(result.summary(), str) and result.summary(), call
+        if result.matches:
+            assert int(np.prod(result.shape)) * result.d_model == np.size(arg("matrix")), call
         return
     if name == "load_json":  # within the depth limit: what json itself reads
         assert result == json.loads(arg("text")), call
