@@ -25,6 +25,8 @@ class Checked:
     n_columns: int
     diagnosis: pe_core.Diagnosis
     grid: pe_core.GridIdentification | None
+    #: A 3-D encoding (video, volumes), tried when neither a 1-D nor a 2-D one matches.
+    grid3d: pe_core.Grid3DIdentification | None
     #: The patches' table (class-token rows left out) when ``grid`` matches, for its images.
     patches: np.ndarray | None
     #: Rows of the table shown in the difference heatmap, and their difference (shown part).
@@ -70,8 +72,17 @@ def check_table(matrix: np.ndarray) -> Checked:
             start=grid.start,
             step=grid.step,
         )
-    reference, words = _reference(diagnosis, d, grid, grid_table)
-    code, rebuilt = _rebuild_call(diagnosis, n, d, grid, grid_table)
+    grid3d = None
+    if grid_table is None and not found.matches and diagnosis.bug is None:
+        try:
+            grid3d = pe_core.identify_grid3d(values)
+        except pe_core.InputError:
+            grid3d = None
+    if grid3d is not None and grid3d.matches:
+        reference, words, code, rebuilt = _volume(grid3d, d)
+    else:
+        reference, words = _reference(diagnosis, d, grid, grid_table)
+        code, rebuilt = _rebuild_call(diagnosis, n, d, grid, grid_table)
     shown = np.unique(np.linspace(0, n - 1, min(n, SHOWN_ROWS)).round().astype(np.int64))
     return Checked(
         shape=np.shape(matrix),
@@ -79,6 +90,7 @@ def check_table(matrix: np.ndarray) -> Checked:
         n_columns=d,
         diagnosis=diagnosis,
         grid=grid,
+        grid3d=grid3d,
         patches=None if grid_table is None else values[grid.extra_tokens :],
         shown_rows=shown,
         difference=values[shown, :SHOWN_COLUMNS] - reference(shown)[:, :SHOWN_COLUMNS],
@@ -86,6 +98,27 @@ def check_table(matrix: np.ndarray) -> Checked:
         reference_words=words,
         code=code,
         rebuilt_error=None if rebuilt is None else _largest_difference(values, rebuilt),
+    )
+
+
+def _volume(found: pe_core.Grid3DIdentification, d: int) -> tuple[Rows, str, Call, Rows]:
+    """A 3-D encoding's exact table, its words, the call that rebuilds it and what that gives."""
+    keywords = {"layout": found.layout, "base": found.base}
+    stored = _rounded_to(found.precision)
+    if stored in ("float32", "float16"):
+        keywords["dtype"] = stored
+    arguments = [repr(tuple(found.shape)), str(d), *(_keyword(*kv) for kv in keywords.items())]
+    if tuple(found.step) != (1.0, 1.0, 1.0):
+        arguments.append(f"step={tuple(float(s) for s in found.step)!r}")
+    exact = pe_core.grid3d_encoding(
+        found.shape, d, layout=found.layout, base=found.base, step=found.step
+    )
+    cast = np.dtype(keywords.get("dtype", np.float64))  # grid3d_encoding rounds once
+    return (
+        exact.__getitem__,
+        f"the {found.layout} 3-D encoding it matches",
+        Call("grid3d_encoding", tuple(arguments)),
+        lambda chunk: exact[chunk].astype(cast).astype(np.float64),
     )
 
 

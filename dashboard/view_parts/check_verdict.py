@@ -36,6 +36,9 @@ def _verdict(checked: Checked) -> None:
     if checked.grid is not None and checked.grid.matches:
         st.success(f"Identified a 2-D encoding: {checked.grid.summary()}.")
         return
+    if checked.grid3d is not None and checked.grid3d.matches:
+        st.success(f"Identified a 3-D encoding: {checked.grid3d.summary()}.")
+        return
     if found.matches:
         st.success(f"Identified: {found.summary()}.")
         st.markdown(how_sure(found))

@@ -326,6 +326,24 @@ class TestCheckMyEncoding:
         image = grid[1:, column].reshape(7, 9)
         assert np.all(image == image[0])
 
+    @pytest.mark.parametrize(
+        ("layout", "d_model", "step"),
+        [("positional_encodings", 21, 1.0), ("diffusers", 32, (1.0, 1 / 1.875, 1 / 1.875))],
+    )
+    def test_volume_upload(self, layout, d_model, step):
+        """A 3-D table (positional-encodings' PositionalEncoding3D at a cut channel count,
+        CogVideoX's scaled coordinates) is named, and the code rebuilds it."""
+        volume = pe_core.grid3d_encoding((4, 5, 3), d_model, layout=layout, step=step)
+        stored = volume.astype(np.float32)
+        found = pe_core.identify_grid3d(stored)
+        assert found.matches and found.shape == (4, 5, 3)
+        at = _upload_to_check("v.npy", _npy(stored))
+        no_errors(at)
+        assert at.success[0].value == f"Identified a 3-D encoding: {found.summary()}."
+        namespace = {}
+        exec(at.code[-1].value, namespace)
+        np.testing.assert_array_equal(namespace["table"], stored)
+
     def test_tiny_sidebar_example_explains_instead_of_failing(self):
         at = new_app(view="check", L=50, d=1, example="inverted frequency")
         at.run()
