@@ -81,7 +81,9 @@ def render(config: Config) -> None:
         "libraries do, whose errors grow with the position. If the table is none of these, it "
         f"is compared with {len(pe_core.BUGS)} mistakes people make when they write an "
         "encoding, and the one that made it is named with its fix. A 2-D table of image "
-        "patches (MAE, MoCo v3, timm, positional-encodings) is recognised with its grid.",
+        "patches (MAE, MoCo v3, timm, positional-encodings) is recognised with its grid, a "
+        "3-D one (video or volume tokens: positional-encodings, diffusers' CogVideoX) with its "
+        "volume.",
     )
     source = _source(config)
     if source is None:
