@@ -70,9 +70,9 @@ def frequencies(
     Returns
     -------
     ndarray of float64, shape (n_pairs,)
-        ``n_pairs`` is ``ceil(d_model / 2)`` for "vaswani" and "split" (for odd ``d_model`` the
-        last frequency drives only an unpaired sin column) and ``d_model // 2`` for the
-        conventions that append a zero column ("tensor2tensor", "musicgen", "diffusion").
+        ``n_pairs`` is ``ceil(d_model / 2)`` for a convention whose ``odd_column`` is "sin"
+        (for odd ``d_model`` the last frequency drives only an unpaired sin column) and
+        ``d_model // 2`` for one that appends a zero column (``odd_column`` "zero").
 
     Raises
     ------
@@ -82,9 +82,9 @@ def frequencies(
 
     Notes
     -----
-    "vaswani" and "split": :math:`w_i = \\mathrm{base}^{-2i/d}`;
-    "tensor2tensor" and "musicgen": :math:`w_i = \\mathrm{base}^{-i/(h-1)}` with
-    :math:`h = \\lfloor d/2 \\rfloor`; "diffusion": :math:`w_i = \\mathrm{base}^{-i/h}`.
+    A convention's ``spacing`` "paper": :math:`w_i = \\mathrm{base}^{-2i/d}`; "shifted" with
+    its ``shift`` :math:`s`: :math:`w_i = \\mathrm{base}^{-i/(h-s)}` with
+    :math:`h = \\lfloor d/2 \\rfloor`. Each convention's ``formula`` states its own.
 
     Examples
     --------
@@ -102,8 +102,8 @@ def wavelengths(
     """Wavelengths ``2*pi / w_i`` in positions, one per sin/cos pair.
 
     They form a geometric progression from ``2*pi`` up to ``2*pi*base**(1 - 2/d_model)``
-    ("vaswani", "split", "diffusion" at even ``d_model``; the paper rounds the top to
-    ``2*pi*base``) or exactly ``2*pi*base`` ("tensor2tensor", "musicgen"). Parameters and
+    (the paper's spacing, and shift 0 at even ``d_model``; the paper rounds the top to
+    ``2*pi*base``) or exactly ``2*pi*base`` (shift 1: "tensor2tensor", "musicgen"). Parameters and
     errors as for :func:`frequencies`.
 
     Examples
@@ -164,8 +164,7 @@ def sinusoidal_encoding(
     base : float, optional
         The base of the geometric progression of frequencies, finite and > 0.
     convention : str, optional
-        A key of :data:`pe_core.CONVENTIONS`: "vaswani" (default), "tensor2tensor", "split",
-        "musicgen" or "diffusion".
+        A key of :data:`pe_core.CONVENTIONS` ("vaswani", the default, "tensor2tensor", ...).
     dtype : dtype, optional
         float64 (default), float32, float16, or ``ml_dtypes.bfloat16``, in any byte order.
 

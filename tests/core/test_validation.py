@@ -2,6 +2,7 @@
 :class:`pe_core.InputError` for it (:class:`pe_core.InputTypeError` for a value of the wrong
 kind)."""
 
+import re
 import warnings
 
 import numpy as np
@@ -9,6 +10,7 @@ import pytest
 
 import pe_core
 from pe_core import (
+    CONVENTIONS,
     InputError,
     InputTypeError,
     cosine_similarity,
@@ -79,8 +81,9 @@ class TestCommonArguments:
     def test_convention(self, function):
         with pytest.raises(
             InputError,
-            match="convention must be one of 'vaswani', 'tensor2tensor', 'split', 'musicgen', "
-            "'diffusion', got 'bert'",
+            match=re.escape(
+                f"convention must be one of {', '.join(map(repr, CONVENTIONS))}, got 'bert'"
+            ),
         ):
             function(convention="bert")
         with pytest.raises(InputTypeError, match="convention must be one of"):

@@ -1047,7 +1047,7 @@ def convention_of(arguments: dict) -> str:
 def _n_pairs(d_model: int, convention: str) -> int:
     # Conventions that fill an odd d_model's last column with zeros have d // 2 pairs;
     # the others give it one more, unpaired, sin.
-    zero_column = convention in ("tensor2tensor", "musicgen", "diffusion")
+    zero_column = pe_core.CONVENTIONS[convention].odd_column == "zero"
     return d_model // 2 if zero_column else (d_model + 1) // 2
 
 

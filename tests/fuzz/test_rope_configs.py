@@ -44,7 +44,7 @@ scalars = st.one_of(
     st.integers(-(10**400), 10**400),
     st.floats(allow_nan=True, allow_infinity=True),
     st.text(max_size=8),
-    st.sampled_from(["default", "linear", "dynamic", "yarn", "longrope", "llama3", "proportional"]),
+    st.sampled_from(pe_core.ROPE_TYPES),  # every registered variant, new ones too
 )
 json_values = st.recursive(
     scalars,
