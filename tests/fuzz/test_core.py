@@ -43,7 +43,11 @@ import pe_core
 pytestmark = pytest.mark.fuzz  # pytest -m "not fuzz" leaves them out
 
 PEAK_LIMIT_BYTES = 2_500_000_000
-CALL_SECONDS = 20.0
+#: A hang guard, not a performance test (benchmarks/ measure speed): the CPU seconds of this
+#: thread one call may take under tracemalloc before it counts as a size the core should have
+#: refused up front. CPU time, not wall time, so that a loaded machine does not fail it (a
+#: 24.8 s wall-clock call at load 7 was found to fail the old 20 s wall-clock limit).
+CALL_CPU_SECONDS = 60.0
 #: Bad input raises pe_core.InputError (a ValueError; InputTypeError is also a TypeError).
 ALLOWED = (pe_core.InputError,)
 OMIT = object()  # a keyword argument left at its default
@@ -924,7 +928,7 @@ def guarded_call(name: str, arguments: dict):
         tracemalloc.reset_peak()
     else:
         tracemalloc.start()
-    start = time.perf_counter()
+    start = time.thread_time()
     result = exception = None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -934,12 +938,12 @@ def guarded_call(name: str, arguments: dict):
             if not isinstance(error, Exception):
                 raise
             exception = error
-    elapsed = time.perf_counter() - start
+    elapsed = time.thread_time() - start
     peak = tracemalloc.get_traced_memory()[1]
     if not already_tracing:
         tracemalloc.stop()
     assert peak < PEAK_LIMIT_BYTES, f"{name}{_show(arguments)} allocated {peak:,} bytes"
-    assert elapsed < CALL_SECONDS, f"{name}{_show(arguments)} took {elapsed:.1f} s"
+    assert elapsed < CALL_CPU_SECONDS, f"{name}{_show(arguments)} took {elapsed:.1f} CPU s"
     # The core warns (UserWarning) where Hugging Face does, e.g. a YaRN or llama3 scaling whose
     # original length is not below max_position_embeddings; any other warning (NumPy's overflow
     # or ComplexWarning: a value silently changed) is a failure.
