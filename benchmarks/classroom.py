@@ -25,6 +25,9 @@ beside the table.
     .venv/bin/python benchmarks/classroom.py --sessions 6 --seconds 60 --top-of-range \
         --view similarity --port 8770
 
+``--change d`` moves d_model instead of L (with ``--top-of-range``: fresh even values from 4,096
+to 8,192 at L 1,000,000), the change that a cache of the L-independent work cannot serve.
+
 Bounded: at most 60 sessions, 4 servers and 900 seconds a run; only the servers it starts (on
 the loopback address) are contacted.
 """
@@ -73,6 +76,7 @@ async def _session(
     results: Results,
     top: bool = False,
     view_slug: str | None = None,
+    moved: str = "L",
 ) -> None:
     rng = random.Random(n)
     view = registry.BY_SLUG[view_slug] if view_slug else rng.choice(registry.VIEWS)
@@ -83,14 +87,16 @@ async def _session(
             first = await run(socket, rerun_message(query, page))
             results.opens.append(first.seconds)
             results.errors += first.errors
-            positions = next(w for w in first.widgets if w.endswith("-L"))
+            widget = next(w for w in first.widgets if w.endswith(f"-{moved}"))
             while time.perf_counter() < deadline:
                 await asyncio.sleep(interval * rng.uniform(0.5, 1.5))
-                if top:
+                if moved == "d":
+                    value = rng.randrange(4096, 8193, 2) if top else rng.randrange(2, 1025, 2)
+                elif top:
                     value = rng.randint(900_000, 1_000_000)  # fresh: computed, not cached
                 else:
                     value = rng.choice([*SHARED_L, rng.randint(2, 50_000)])
-                change = await run(socket, rerun_message(query, page, {positions: value}))
+                change = await run(socket, rerun_message(query, page, {widget: value}))
                 results.latencies.append(change.seconds)
                 results.errors += change.errors
     except Exception as error:  # a lost connection or a refused one is an error of the run
@@ -104,6 +110,7 @@ async def _classroom(
     interval: float,
     top: bool = False,
     view: str | None = None,
+    moved: str = "L",
 ) -> dict:
     """``sessions`` sessions for ``seconds``, session ``n`` on server ``n % len(servers)`` (and
     only there, as a proxy with sticky sessions sends it)."""
@@ -125,7 +132,9 @@ async def _classroom(
     await asyncio.gather(
         sample_memory(),
         *(
-            _session(servers[n % len(servers)].url, n, deadline, interval, results, top, view)
+            _session(
+                servers[n % len(servers)].url, n, deadline, interval, results, top, view, moved
+            )
             for n in range(sessions)
         ),
     )
@@ -158,6 +167,7 @@ def main() -> None:
     parser.add_argument("--view", choices=[v.slug for v in registry.VIEWS], default=None)
     parser.add_argument("--settle", type=float, default=30.0, help="seconds before the last RSS")
     parser.add_argument("--port", type=int, default=None, help="first server's port (then +1)")
+    parser.add_argument("--change", choices=("L", "d"), default="L", help="the parameter moved")
     arguments = parser.parse_args()
     counts = (
         [int(c) for c in arguments.sweep.split(",")] if arguments.sweep else [arguments.sessions]
@@ -189,6 +199,7 @@ def main() -> None:
                     arguments.interval,
                     arguments.top_of_range,
                     arguments.view,
+                    arguments.change,
                 )
             )
             time.sleep(arguments.settle)

@@ -8,6 +8,9 @@ from 1 s after the settle it is 0.00 to 0.04 s). On a 2-core machine the test su
 by the first of these: Chromium renders in software.
 
     .venv/bin/python benchmarks/page_cpu.py "" sinusoids similarity rope ""
+    .venv/bin/python benchmarks/page_cpu.py --port 8620 "similarity?L=1000000&d=8192"
+
+``--port`` starts the server on that loopback port (by default a free one).
 """
 
 from __future__ import annotations
@@ -48,10 +51,11 @@ def chromium_cpu_seconds() -> float:
     return total / os.sysconf("SC_CLK_TCK")
 
 
-def main(views: list[str]) -> None:
+def main(views: list[str], port: int | None = None) -> None:
     from playwright.sync_api import sync_playwright
 
-    with StreamlitServer() as server, sync_playwright() as playwright:
+    server = StreamlitServer()
+    with server.start(port=port), sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=find_chromium(), args=CHROMIUM_ARGS)
         context = browser.new_context(viewport=VIEWPORT)
         context.add_init_script(PAGE_HOOK_JS)
@@ -78,4 +82,8 @@ def main(views: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:] or ["", "sinusoids", "similarity", "rope", ""])
+    arguments = sys.argv[1:]
+    port = None
+    if arguments[:1] == ["--port"]:
+        port, arguments = int(arguments[1]), arguments[2:]
+    main(arguments or ["", "sinusoids", "similarity", "rope", ""], port)

@@ -240,6 +240,7 @@ def uniqueness_report(
     convention: str = "vaswani",
     precision: str = "float64",
     cast: str = "outputs",
+    offset_dots: ArrayLike | None = None,
 ) -> UniquenessReport:
     """Check that ``positions`` get distinct encodings, at a chosen precision.
 
@@ -256,6 +257,11 @@ def uniqueness_report(
         ``precision``, encoding computed exactly from them), "angles" (``k * w_i`` computed in
         ``precision``, i.e. ``fl(fl(k) * fl(w_i))``, then sin and cos exactly) or "outputs"
         (encoding computed exactly, then stored in ``precision``).
+    offset_dots : array_like of float, optional
+        ``PE(k) . PE(k + m * step)`` for ``m = 1, 2, ...``: at least ``n - 1`` values (only the
+        first ``n - 1`` are read), as ``offset_similarity(step * np.arange(1, n), bank,
+        kind="dot")`` gives them, for a caller that holds this profile already (e.g. for a
+        longer run of offsets); used by the closed form only, and computed when not given.
 
     Returns
     -------
@@ -308,7 +314,8 @@ def uniqueness_report(
         return _rounded_rows(values, layout, freqs, fmt, cast)
 
     if layout.is_paired and checked.is_progression:
-        return _closed_form_report(checked, layout, freqs, fmt, cast, row_maker)
+        dot = _offset_dots(offset_dots, checked, freqs)
+        return _closed_form_report(checked, layout, freqs, fmt, cast, row_maker, dot)
     if n > pairwise_limit(d_model):
         why = (
             "they are not evenly spaced integers"
@@ -324,13 +331,34 @@ def uniqueness_report(
     return _pairwise_report(checked, layout, fmt, cast, row_maker)
 
 
-def _closed_form_report(checked, layout, freqs, fmt, cast, row_maker) -> UniquenessReport:
+def _offset_dots(given, checked, freqs) -> NDArray[np.float64]:
+    """``PE(k) . PE(k + m * step)`` for ``m = 1 .. n - 1``: ``given`` (checked, copied), or
+    computed by the closed form."""
+    n, step = checked.n, float(checked.step)
+    if given is None:
+        return cos_sum_progression(step, step, n - 1, freqs)
+    values = as_real_array(given, "offset_dots")
+    if values.ndim != 1 or values.size < n - 1:
+        raise InputError(
+            f"offset_dots must be a 1-D array of at least n - 1 = {n - 1:,} values (offsets "
+            f"1 .. {n - 1:,} steps), got shape {values.shape}"
+        )
+    dots = np.array(values[: n - 1], dtype=np.float64)
+    bound = freqs.size * (1.0 + 1e-9)  # |sum of h cosines| <= h
+    if dots.size and not np.all(np.abs(dots) <= bound):
+        raise InputError(
+            f"offset_dots must be finite dot products of {freqs.size:,} sin/cos pairs, each "
+            f"within +/-{freqs.size:,}, got {dots[~(np.abs(dots) <= bound)][0]!r}"
+        )
+    return dots
+
+
+def _closed_form_report(checked, layout, freqs, fmt, cast, row_maker, dot) -> UniquenessReport:
     n, step = checked.n, float(checked.step)
 
     def offsets(index):  # distances[m] is at offset step * (m + 1)
         return step * (np.asarray(index, dtype=np.float64) + 1)
 
-    dot = cos_sum_progression(step, step, n - 1, freqs)
     max_cosine = float(np.max(dot)) / freqs.size if freqs.size else 0.0
     distances = distance_from_dot(dot, offsets, freqs)
     nearest = int(np.argmin(distances))
@@ -454,6 +482,7 @@ def nearest_neighbor_distances(
     *,
     base: float = 10_000.0,
     convention: str = "vaswani",
+    offset_dots: ArrayLike | None = None,
 ) -> NDArray[np.float64]:
     """Distance from each position's encoding to the nearest other position's (float64).
 
@@ -461,6 +490,9 @@ def nearest_neighbor_distances(
     every offset up to ``max(j, n - 1 - j)`` steps, so its nearest distance is a running
     minimum of the offset profile: ``O(n)`` memory, no matrix. Otherwise rows are compared
     pairwise (at most :data:`PAIRWISE_LIMIT` positions).
+
+    ``offset_dots`` (optional) is that profile's dot products, as for
+    :func:`uniqueness_report`: given, it is not computed again.
 
     Returns
     -------
@@ -480,7 +512,7 @@ def nearest_neighbor_distances(
         return np.full(n, np.inf)
     if layout.is_paired and checked.is_progression:
         step = float(checked.step)
-        dot = cos_sum_progression(step, step, n - 1, freqs)
+        dot = _offset_dots(offset_dots, checked, freqs)
         distances = distance_from_dot(dot, lambda index: step * (index + 1.0), freqs)
         running_min = np.minimum.accumulate(distances, out=distances)
         # Position j reaches offsets up to max(j, n - 1 - j) steps: the running minimum there.

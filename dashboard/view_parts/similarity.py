@@ -9,7 +9,7 @@ import numpy as np
 import pe_core
 from dashboard.caching import cached
 from dashboard.config import Config
-from dashboard.data import PROFILE_POINTS, bucket_extremes
+from dashboard.data import PROFILE_POINTS, bucket_extremes, offset_profile, profile_span
 from dashboard.figures import similarity
 
 #: Direct checks drawn on the profile: offsets from each starting position.
@@ -32,7 +32,9 @@ def profile_data(config: Config, kind: str) -> ProfileData:
     checks = _direct_checks(config, kind, n_offsets)
     if not config.layout.is_paired:
         return ProfileData(np.zeros(0), np.zeros(0), None, checks, "")
-    profile = pe_core.offset_similarity(np.arange(n_offsets), config.bank, kind=kind)
+    profile = offset_profile(
+        config.d_model, config.base, config.convention, kind, profile_span(n_offsets)
+    )[:n_offsets]
     if n_offsets <= PROFILE_POINTS * 2:
         return ProfileData(np.arange(n_offsets), profile, None, checks, "")
     bucket, lowest, highest = bucket_extremes(profile, PROFILE_POINTS)

@@ -10,7 +10,7 @@ import numpy as np
 import pe_core
 from dashboard.caching import cached
 from dashboard.config import Config
-from dashboard.data import PROFILE_POINTS, bucket_extremes
+from dashboard.data import PROFILE_POINTS, bucket_extremes, offset_profile, profile_span
 from dashboard.figures import similarity
 
 #: Where the rounding happens, as a sentence ends: "... at bfloat16, {words}".
@@ -48,10 +48,22 @@ def representable_positions(n_positions: int, precision: str, cast: str) -> int:
     return int(min(n_positions, math.ceil(threshold)))
 
 
+def offset_dots(config: Config, n: int) -> np.ndarray | None:
+    """PE(k)·PE(k + m) for m = 1 .. n - 1 from the shared profile of the offsets (cached for a
+    run of offsets that covers nearby L too, :func:`dashboard.data.profile_span`), for the core's
+    closed form; None where there is none (an unpaired column) or nothing to compare."""
+    if n < 2 or not config.layout.is_paired:
+        return None
+    span = profile_span(n)
+    return offset_profile(config.d_model, config.base, config.convention, "dot", span)[1:n]
+
+
 @cached
 def uniqueness(config: Config, precision: str, cast: str) -> pe_core.UniquenessReport:
     n = representable_positions(config.n_positions, precision, cast)
-    return pe_core.uniqueness_report(n, config.bank, precision=precision, cast=cast)
+    return pe_core.uniqueness_report(
+        n, config.bank, precision=precision, cast=cast, offset_dots=offset_dots(config, n)
+    )
 
 
 #: Largest number of rounded values (rows x d_model) computed for the neighbour chart when
@@ -83,7 +95,9 @@ def neighbour_distances(config: Config, precision: str, cast: str) -> NeighbourD
     exact_next = pe_core.encoding_distances(k, k + 1, **kwargs)
     exact_nearest = None
     if config.layout.is_paired or n <= pe_core.PAIRWISE_LIMIT:
-        exact_nearest = pe_core.nearest_neighbor_distances(n, **kwargs)[:-1]
+        exact_nearest = pe_core.nearest_neighbor_distances(
+            n, offset_dots=offset_dots(config, n), **kwargs
+        )[:-1]
     notes = []
     stored, sampled = None, k
     if precision != "float64":

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -136,20 +138,26 @@ def _difference_figure(config: Config, other: str):
     )
 
 
+#: Offsets of the similarity profiles compared (0 .. MAX_OFFSETS - 1 at most).
+MAX_OFFSETS = 4096
+
+
 def _what_changes(config: Config) -> None:
     st.subheader("Layout permutes columns; spacing changes the similarity")
-    n_offsets = int(min(max(config.n_positions, 2), 4096))
-    profiles = convention_profiles(config, n_offsets)
+    n_offsets = int(min(max(config.n_positions, 2), MAX_OFFSETS))
+    # What this section computes depends on L only up to MAX_OFFSETS: every longer L shares it.
+    capped = dataclasses.replace(config, n_positions=min(config.n_positions, MAX_OFFSETS))
+    profiles = convention_profiles(capped, n_offsets)
     left, right = st.columns([2, 1])
     with left:
         if profiles:
-            ui.chart(caching.figure(_profiles_figure, config, n_offsets), "lab_profiles")
+            ui.chart(caching.figure(_profiles_figure, capped, n_offsets), "lab_profiles")
         else:
             st.info(_no_profile_reason(config))
     with right:
         for other in pe_core.CONVENTIONS:
             if other != config.convention:
-                _compare(config, other, profiles)
+                _compare(capped, other, profiles)
     ui.chart(caching.figure(_small_wavelength_figure, config), "lab_wavelengths")
 
 

@@ -4,6 +4,7 @@ models. Every number comes from :mod:`pe_core`."""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -121,9 +122,16 @@ def _parameters(family: pe_core.Family, settings: tuple) -> dict:
     return {name: value for name, value in settings if name in declared}
 
 
+def drawn_config(config: Config) -> Config:
+    """``config`` with L cut to the distances drawn (0 .. ``MAX_DISTANCE``): the comparison
+    depends on nothing else of L, so every L past the cut shares one cached computation."""
+    return dataclasses.replace(config, n_positions=min(config.n_positions, MAX_DISTANCE + 1))
+
+
 @cached
 def comparison(config: Config, settings: tuple) -> Comparison:
-    """Every family's score against the distance d = query - key, from 0 to the largest shown."""
+    """Every family's score against the distance d = query - key, from 0 to the largest shown
+    (called with :func:`drawn_config`, so that L past ``MAX_DISTANCE`` costs nothing new)."""
     n = min(config.n_positions, MAX_DISTANCE + 1)
     curves, rows = {}, {}
     for family in DRAWN:
@@ -169,10 +177,11 @@ def _comparison(config: Config) -> None:
     VECTOR.widget(config, right)
     shown = SHOWN.value(config)
     settings = _settings(config)
-    data = comparison(config, settings)
+    drawn = drawn_config(config)
+    data = comparison(drawn, settings)
     largest = int(data.distances[-1])
     ui.chart(
-        caching.figure(_comparison_figure, config, settings, tuple(shown)),
+        caching.figure(_comparison_figure, drawn, settings, tuple(shown)),
         "distance_families",
     )
     families = [BY_NAME[name] for name in shown]

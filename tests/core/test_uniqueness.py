@@ -10,6 +10,7 @@ from pe_core import (
     column_roles,
     frequencies,
     nearest_neighbor_distances,
+    offset_similarity,
     quantize,
     sinusoidal_encoding,
     uniqueness_report,
@@ -149,6 +150,56 @@ class TestNearestNeighbour:
         np.fill_diagonal(distances, np.inf)
         got = nearest_neighbor_distances(400, d_model, base=30.0)
         assert_allclose(got, distances.min(axis=1), atol=1e-9)
+
+
+class TestGivenOffsetDots:
+    """``offset_dots``: a profile the caller holds (for more offsets) gives the same answers."""
+
+    @pytest.mark.parametrize(
+        ("n", "d_model", "base", "precision", "cast"),
+        [
+            (1000, 2, 10_000.0, "float64", "outputs"),
+            (2048, 512, 10_000.0, "float64", "outputs"),
+            (3000, 16, 50.0, "bfloat16", "positions"),
+            (500, 8, 100.0, "float16", "outputs"),
+        ],
+    )
+    def test_same_report_as_computed(self, n, d_model, base, precision, cast):
+        longer = offset_similarity(np.arange(1, 2 * n + 7), d_model, base=base, kind="dot")
+        kwargs = dict(base=base, precision=precision, cast=cast)
+        given = uniqueness_report(n, d_model, offset_dots=longer, **kwargs)
+        computed = uniqueness_report(n, d_model, **kwargs)
+        assert given.closest_pair == computed.closest_pair
+        assert given.n_distinct == computed.n_distinct
+        assert given.first_collision == computed.first_collision
+        assert given.min_distance == pytest.approx(computed.min_distance, rel=1e-10, abs=1e-12)
+        assert given.max_cosine == pytest.approx(computed.max_cosine, abs=1e-12)
+        # The same offsets; their distances agree to the profile's rounding (a few ulps).
+        assert [o for o, _ in given.nearest_offsets] == [o for o, _ in computed.nearest_offsets]
+        assert_allclose(
+            [v for _, v in given.nearest_offsets],
+            [v for _, v in computed.nearest_offsets],
+            rtol=1e-12,
+        )
+
+    @pytest.mark.parametrize("d_model", [2, 8, 64])
+    def test_same_nearest_neighbours_and_left_unchanged(self, d_model):
+        longer = offset_similarity(np.arange(1, 1000), d_model, base=30.0, kind="dot")
+        kept = longer.copy()
+        got = nearest_neighbor_distances(400, d_model, base=30.0, offset_dots=longer)
+        assert_allclose(got, nearest_neighbor_distances(400, d_model, base=30.0), atol=1e-12)
+        np.testing.assert_array_equal(longer, kept)  # the caller's array is not overwritten
+
+    def test_too_few_values(self):
+        with pytest.raises(ValueError, match=r"offset_dots must be a 1-D array of at least n - 1"):
+            uniqueness_report(100, 8, offset_dots=np.ones(98))
+
+    @pytest.mark.parametrize("bad", [np.inf, np.nan, 5.0])
+    def test_values_out_of_reach(self, bad):
+        dots = offset_similarity(np.arange(1, 100), 8, kind="dot")
+        dots[10] = bad  # 4 pairs: a dot product lies within +/-4
+        with pytest.raises(ValueError, match="offset_dots"):
+            nearest_neighbor_distances(100, 8, offset_dots=dots)
 
 
 class TestErrors:
