@@ -30,6 +30,7 @@ from pe_core.bank import ColumnLayout, FrequencyBank
 from pe_core.buckets import t5_relative_buckets
 from pe_core.bugs import BUGS, Bug, Diagnosis, diagnose_encoding
 from pe_core.conventions import CONVENTIONS, Convention
+from pe_core.distances import encoding_distances
 from pe_core.embedding import add_to_embeddings
 from pe_core.encoding import (
     MAX_REFERENCE_ELEMENTS,
@@ -67,10 +68,8 @@ from pe_core.rope import (
     RotaryEncoding,
     apply_rope,
     rope_cos_sin,
-    rope_decay_bound,
     rope_frequencies,
     rope_permutation,
-    rope_scores,
     yarn_correction_range,
 )
 from pe_core.rope_bugs import ROPE_BUGS, Finding, RopeBug
@@ -91,6 +90,7 @@ from pe_core.rope_precision import (
     rope_angle_errors,
     transformers_angle_errors,
 )
+from pe_core.rope_scores import rope_decay_bound, rope_scores
 from pe_core.rope_temperature import QueryTemperature, rope_query_temperature
 from pe_core.rope_variants import ROPE_VARIANTS, RopeVariant
 from pe_core.rotation import MAX_ROTATION_D_MODEL, relative_rotation
@@ -99,7 +99,6 @@ from pe_core.uniqueness import (
     CASTS,
     PAIRWISE_LIMIT,
     UniquenessReport,
-    encoding_distances,
     nearest_neighbor_distances,
     pairwise_limit,
     uniqueness_report,
