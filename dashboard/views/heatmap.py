@@ -50,8 +50,8 @@ PARAMS = (MODE, FIRST_POSITION, FIRST_COLUMN)
 
 #: The paper's formula, shown as a formula for its own convention (the others' are in words).
 VASWANI_LATEX = (
-    r"PE(k, 2i) = \sin(k\,\omega_i), \quad PE(k, 2i+1) = \cos(k\,\omega_i), \quad "
-    r"\omega_i = \mathrm{base}^{-2i/d_{\mathrm{model}}}"
+    r"\begin{gathered}PE(k, 2i) = \sin(k\,\omega_i), \quad PE(k, 2i+1) = \cos(k\,\omega_i)"
+    r"\\ \omega_i = \mathrm{base}^{-2i/d_{\mathrm{model}}}\end{gathered}"
 )
 
 
