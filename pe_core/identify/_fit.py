@@ -73,9 +73,13 @@ def _base_candidates(
     n_pairs = layout.n_cos
     index = np.arange(n_pairs, dtype=np.float64)
     if layout.n_sin > n_pairs and not scaled:  # an unpaired sin column: one more frequency
-        unpaired = matrix[:, layout.sin_columns][:, n_pairs]
-        advance = np.append(advance, _sin_column_frequency(unpaired))
-        index = np.append(index, float(n_pairs))
+        unpaired = _sin_column_frequency(matrix[:, layout.sin_columns][:, n_pairs])
+        # Its index is the largest, so its frequency is the smallest; one read above the
+        # slowest pair's is the table's rounding (a column so slow that its second difference
+        # is below the format's step), and is left out.
+        if unpaired < advance[-1]:
+            advance = np.append(advance, unpaired)
+            index = np.append(index, float(n_pairs))
     if index.size <= 1:  # only w_0 = 1: every base gives this table
         return [10_000.0], False
     reliable = (advance > 0) & (advance < np.pi) & (index > 0)

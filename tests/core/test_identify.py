@@ -317,3 +317,15 @@ class TestPrecision:
         assert found.precision.kind is PrecisionKind.ROUNDED
         assert (found.precision.format, found.precision.decimals) == ("float16", None)
         assert all(isinstance(c.precision, Precision) for c in found.candidates)
+
+
+@pytest.mark.parametrize("base", [10_000.0, 500_000.0])
+@pytest.mark.parametrize("n", [64, 512])
+def test_float16_table_with_an_unpaired_slow_sin_column(base, n):
+    """At odd d_model the last sin column is the slowest; in float16 its second difference is
+    below the format's step and its frequency reads as rounding noise (0.0019 for a true 1e-6),
+    which used to drag the fitted base to 210,000 for 500,000 (found by the issue-39
+    demonstration branch). A reading above the slowest pair's is left out."""
+    table = pe_core.sinusoidal_encoding(n, 7, base=base, dtype=np.float16)
+    found = pe_core.identify_encoding(table)
+    assert found.matches and found.convention == "vaswani" and found.base == base
