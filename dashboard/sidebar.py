@@ -210,9 +210,14 @@ def render(view) -> None:
                 SHARED_WIDGETS[key].widget()
         if CONVENTION.key in shared:
             convention = pe_core.CONVENTIONS[CONVENTION.value()]
+            used_by = (
+                f"Used by {', '.join(convention.libraries[:4])}."
+                if convention.libraries
+                else "No library we know of uses it."
+            )
             st.caption(
                 f"{convention.layout.capitalize()}: {convention.description} "
-                f"{convention.formula}. Used by {', '.join(convention.libraries[:4])}."
+                f"{convention.formula}. {used_by}"
             )
         if shared:
             st.divider()

@@ -333,7 +333,11 @@ def _diagnose_table(values, unit_roundoff: float) -> tuple[Bug, float, float, fl
 def _arithmetic_trials(found: Identification):
     """(convention, base, start) to try: the identified candidates' and the common ones."""
     # Far along, a table computed in float16 is too wrong for identify to rank its convention.
-    conventions = dict.fromkeys([*(c.convention for c in found.candidates[:3]), *CONVENTIONS])
+    # The identified one first: conventions that coincide up to their base (tensor2tensor with
+    # base b is split with base b**(h/(h-1))) both fit, and identify chose the simpler base.
+    conventions = dict.fromkeys(
+        [found.convention, *(c.convention for c in found.candidates[:3]), *CONVENTIONS]
+    )
     # The round bases first: a table computed in float16 is fitted with a base a few parts in
     # a thousand off (9,980 for keras-hub's 10,000), and that base in that format may reproduce
     # it too, to the two ulps allowed.

@@ -155,13 +155,16 @@ def _simplest(candidates: list[Candidate]) -> Candidate:
 
 
 def _simplicity(c: Candidate) -> tuple:
-    """The order of :func:`_simplest`: the simpler story, whole start, round spacing and base."""
+    """The order of :func:`_simplest`: the simpler story, whole start, round spacing and base,
+    then the convention listed first in :data:`CONVENTIONS` (of two that coincide up to their
+    base, neither base round, the fits' errors differ only by the table's rounding)."""
     return (
         c.precision.rank,
         c.start != round(c.start),
         abs(c.step) != 1 and not _round_spacing(c.step),
         _digits(c.base),
         _usual_rank(c.base),
+        list(CONVENTIONS).index(c.convention),
         c.max_abs_error,
     )
 
