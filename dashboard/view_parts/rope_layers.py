@@ -177,18 +177,22 @@ def offer_short_link(config_text: str, key: str) -> None:
 
 
 @cached
-def query_temperature(config_text: str) -> pe_core.QueryTemperature | None:
-    """The attention temperature the config sets beside its RoPE (None: none, or unreadable)."""
+def query_temperature(config_text: str) -> pe_core.QueryTemperature | str | None:
+    """The attention temperature the config sets beside its RoPE (None: none), or why its keys
+    cannot be read."""
     try:
         return pe_core.rope_query_temperature(config_text)
-    except pe_core.InputError:
-        return None
+    except pe_core.InputError as error:
+        return str(error)
 
 
 def temperature_caption(config_text: str, rope: pe_core.RotaryEncoding) -> None:
     """Llama 4's and Ministral 3's factor on the queries, outside the rotary class, in numbers."""
     found = query_temperature(config_text)
     if found is None:
+        return
+    if isinstance(found, str):
+        st.warning(f"This model's attention temperature cannot be read: {found}.")
         return
     beta_key, length_key = found.keys
     first = found.length - found.shift  # the first position whose factor is above 1

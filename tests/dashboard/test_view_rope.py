@@ -458,3 +458,16 @@ def test_a_head_wider_than_the_sidebar_allows_is_refused_with_the_rule():
         for w in at.warning
     )
     assert not figures(at)
+
+
+def test_a_bad_attention_temperature_is_named_and_the_page_goes_on():
+    config = {"model_type": "llama4_text", "head_dim": 128, "num_hidden_layers": 8}
+    text = json.dumps({**config, "attn_scale": "hot"})
+    at = new_app(view="rope", rope_model=rope_view.PASTE, rope_json=text)
+    at.run()
+    no_errors(at)
+    assert any(
+        "attention temperature cannot be read" in w.value and "attn_scale" in w.value
+        for w in at.warning
+    )
+    assert figures(at)  # the rotary charts are still drawn
