@@ -74,13 +74,16 @@ def rope_angle_errors(
     checked = check_positions_for(rope.bank(), positions)
     check_size(checked.n * rope.n_pairs * 2, "the angles")
     exact, error = two_product(checked.values[:, None], rope.inv_freq[None, :])
-    with np.errstate(over="ignore"):  # beyond the format's range: inf, as a real cast gives
+    # Beyond the format's range a position is inf, as a real cast gives (times a frequency that
+    # underflowed to 0: NaN, reported as inf below).
+    with np.errstate(over="ignore", invalid="ignore"):
         rounded_positions = round_to_precision(checked.values, fmt.name)
         rounded_freqs = round_to_precision(rope.inv_freq, fmt.name)
         # A product of two numbers of at most 24 significant bits is exact in float64.
         angles = round_to_precision(rounded_positions[:, None] * rounded_freqs[None, :], fmt.name)
-    with np.errstate(invalid="ignore"):
-        return np.max(np.abs(_turn((angles - exact) - error)), axis=1, initial=0.0)
+        errors = np.max(np.abs(_turn((angles - exact) - error)), axis=1, initial=0.0)
+    errors[~np.isfinite(rounded_positions)] = np.inf
+    return errors
 
 
 def transformers_angle_errors(

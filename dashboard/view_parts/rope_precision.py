@@ -71,12 +71,16 @@ def render(config: Config, config_text: str, seq_len: int, layer_type: str | Non
     PRECISION.widget(config)
     dtype = PRECISION.value(config)
     curves = precision_curves(config_text, seq_len, layer_type, dtype)
-    units = f"{curves.ulps:.2g} float32 units"
-    exact_enough = curves.ulps <= 0.5
+    units = f"{curves.ulps:.2g} float32 unit" + ("" if f"{curves.ulps:.2g}" == "1" else "s")
+    how_far = (
+        "here they are the exact frequencies."
+        if curves.ulps == 0
+        else f"here up to {units} from the exact frequencies"
+        + ("." if curves.ulps <= 0.5 else " (correctly rounded ones would be within 0.5).")
+    )
     sentences = [
         "transformers computes inv_freq in float32 (the exponent 2i/d rounded before the "
-        f"power): here up to {units} from the exact frequencies"
-        + ("." if exact_enough else " (correctly rounded ones would be within 0.5)."),
+        f"power): {how_far}",
         f"Its float32 angles position·inv_freq {_reached(curves.float32)}"
         + (
             "."

@@ -254,3 +254,13 @@ def test_live_against_transformers_rotary_class(name, dtype):
     slack = {"float32": 2.5e-7, "bfloat16": 2**-8, "float16": 2**-11}[dtype]
     assert np.all(np.abs(ours - actual) <= slack + 1e-7 * positions)
     assert np.mean(np.abs(ours - actual) <= 1e-6 + 1e-9 * positions) >= 0.95
+
+
+def test_a_position_beyond_float16_is_inf_even_where_a_frequency_underflowed():
+    """Base 1e9: the slowest frequencies underflow to 0 in float16, and a position past 65,504
+    is inf: inf * 0 must not leak a NaN (or a warning); the error is inf there."""
+    rope = pe_core.rope_frequencies(64, base=1e9)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        errors = pe_core.rope_angle_errors([10, 100_000], rope, "float16")
+    assert np.isfinite(errors[0]) and errors[1] == np.inf
