@@ -13,6 +13,7 @@ from dashboard.caching import cached
 from dashboard.config import Config
 from dashboard.data import column_info
 from dashboard.figures import linked, relative
+from dashboard.formatting import counted
 
 CIRCLE_POINTS = 60
 #: Largest d_model whose full rotation matrix is built (2048**2 float64 = 32 MB).
@@ -89,7 +90,16 @@ def render(config: Config) -> None:
             "convention. Its last column sin(k·ω) has no cos partner, and sin((k+δ)·ω) = "
             "sin(kω)cos(δω) + cos(kω)sin(δω) needs cos(kω), which the encoding does not hold. "
             "Choose an even d_model, or the tensor2tensor convention (its odd column is zero)."
+            + (
+                f" Its other {config.d_model - 1:,} columns still form "
+                f"{counted(_n_pairs(config), 'sin/cos pair')}, each turning by δ·ω_i: "
+                f"{'its circle' if _n_pairs(config) == 1 else 'their circles'} below."
+                if _n_pairs(config)
+                else ""
+            )
         )
+        if _n_pairs(config):
+            _circles(config, matrix=False)
         return
     if _n_pairs(config) == 0:
         st.info(
@@ -267,7 +277,9 @@ def _angle(radians: float) -> str:
 
 
 @st.fragment
-def _circles(config: Config) -> None:
+def _circles(config: Config, *, matrix: bool = True) -> None:
+    """The unit circles of the chosen pairs; with ``matrix``, a click outlines the pair's block
+    in M above (False: there is no M to link to)."""
     displayed = _chosen_pair(config)  # what the matrix above was drawn with
     _, kept, _ = _circles_shown(config)
     if list(kept) != PAIRS.value(config):  # a smaller d_model: keep the pairs that still exist
@@ -278,13 +290,15 @@ def _circles(config: Config) -> None:
     shown = _circles_shown(config)
     _, pairs, _ = shown
     if pairs:
-        ui.chart(caching.figure(_circles_figure, *shown), CIRCLES_KEY, select=True)
+        ui.chart(caching.figure(_circles_figure, *shown), CIRCLES_KEY, select=matrix)
         st.caption(
             "▶ Play moves position k along the circles in your browser: the red vector of each "
             "pair turns by ω_i for every step of k, the fast pairs most, the slow ones least. "
-            "Drag the slider to go to a position. Click a point of a circle to see "
-            "that pair's block in M above."
+            "Drag the slider to go to a position."
+            + (" Click a point of a circle to see that pair's block in M above." if matrix else "")
         )
+    if not matrix:
+        return
     clicked = _clicked(shown)
     if clicked == st.session_state.get(CHOSEN_KEY):
         return

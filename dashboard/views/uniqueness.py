@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -73,11 +75,13 @@ def render(config: Config) -> None:
             f"With an odd d_model ({config.d_model:,}) the {config.convention} convention leaves "
             "one sin column without its cos partner, so there is no closed form: the positions "
             f"are compared pair by pair, which this page does for up to {limit:,} positions. "
-            f"Set the number of positions L to {limit:,} or fewer, or d_model to an even "
-            f"number ({evens}).",
+            f"Below: the first {limit:,} of the {config.n_positions:,}. For all of them, set "
+            f"d_model to an even number ({evens}); or set the number of positions L to "
+            f"{limit:,} or fewer.",
             icon=":material/info:",
         )
-        return
+        config = dataclasses.replace(config, n_positions=limit)
+        n = limit
     with st.spinner("Checking every pair of positions…"):
         report = uniqueness(config, precision, cast)
     _verdict(report, precision, cast)

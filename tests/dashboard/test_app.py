@@ -212,6 +212,12 @@ def test_odd_d_model(view):
     no_errors(at)
     if view == "rotation":  # no rotation matrix exists at odd d_model: the view says so
         assert "No such matrix exists for odd d_model = 7" in at.warning[0].value
+        # ... and draws what exists: the 3 pairs of the other 6 columns on their circles.
+        assert "other 6 columns still form 3 sin/cos pairs" in at.warning[0].value
+        (circles,) = at.get("plotly_chart")
+        assert "pair i=0" in circles.proto.spec
+        assert not circles.proto.selection_mode  # no M to outline a clicked pair in
+        assert "block in M" not in " ".join(c.value for c in at.caption)
     elif view == "example":
         assert at.dataframe
     else:
@@ -270,6 +276,13 @@ def test_odd_d_model_at_a_million_positions_explains_itself():
     assert "pair by pair" in text and "up to 4,096 positions" in text
     assert "L to 4,096 or fewer" in text and "even number (6 or 8)" in text
     assert "int L" not in text and "pass fewer" not in text
+    # ... and shows what it can: the first 4,096 positions, checked pair by pair.
+    assert "Below: the first 4,096 of the 1,000,000" in text
+    verdict = at.success[0].value if at.success else at.warning[0].value
+    assert "4,096 positions" in verdict
+    report = pe_core.uniqueness_report(4096, 7)
+    assert f"{report.min_distance:.4g}" == at.metric[0].value
+    assert figure_payloads(at)
 
 
 def test_precision_changes_the_verdict():
