@@ -5,15 +5,16 @@ tensor's float32 and rounds each operation once, as NumPy's float32 does (checke
 2.13/2.14 on CPU: ``x / c``, ``x * c``, ``x - c`` and ``c / x``, which torch computes as
 ``reciprocal(x) * c``). The power is not correctly rounded: torch's CPU kernel for float32
 ``pow`` calls SLEEF's ``Sleef_powf8_u10`` (within one unit) on whole vectors and the C
-library on the trailing elements; :func:`power` and :func:`power_of` follow it (measured
-bit-identical with torch 2.13.0+cpu on 4,000,000 random RoPE-range pairs; see
-benchmarks/torch_pow.py), where a correctly rounded power differs in about 1.8% of them.
+library's ``powf`` on the trailing elements; :func:`power` and :func:`power_of` follow it
+(measured bit-identical with torch 2.13.0+cpu on 4,000,000 random RoPE-range pairs and on
+RoPE's exponents at every length 1..300: benchmarks/torch_pow.py), where a correctly rounded
+power differs in about 1.8% of the pairs.
 
 What this emulates is the AVX2 kernel (and AVX-512's SLEEF call, steps of 32 elements, not
 checked here). A torch running its DEFAULT kernel (``ATEN_CPU_CAPABILITY=default``, or a
-CPU without AVX2) uses the C library's ``powf`` for every element: measured against this
-module's ``sleef_powf``, 3,542 of 200,000 random pairs differ there, against the correctly
-rounded power 121. GPUs run CUDA's ``powf``, not modelled.
+CPU without AVX2) uses the C library's ``powf`` for every element, which is NumPy's float32
+``power`` (0 of 2,000,000 random pairs differ) and differs from :func:`sleef_powf` in 3,542
+of 200,000. GPUs run CUDA's ``powf``, not modelled.
 
 What matters more than the power is the order: the exponent ``2i / d`` is rounded to float32
 *before* the power, an error that the power multiplies by ``ln(base)`` (up to five float32
@@ -43,24 +44,25 @@ def power(base: float | np.float32, exponent: NDArray[np.float32]) -> NDArray[np
     number or a 0-d float32 tensor) cast to float32, a contiguous float32 ``exponent``.
 
     torch's ``pow`` kernel runs :func:`sleef_powf` on the first ``n - n % 16`` elements (two
-    AVX2 vectors per step) and the C library's ``powf`` on the last ``n % 16``; that tail is
-    computed here correctly rounded (glibc's ``powf`` is within 0.82 units and, measured on
-    random RoPE-range pairs, differs from the correctly rounded power in about 6 of 10,000).
+    AVX2 vectors per step) and the C library's ``powf`` on the last ``n % 16``. NumPy's
+    float32 ``power`` is that same ``powf`` (glibc's, within 0.82 units: not correctly
+    rounded either), so the tail is NumPy's.
 
     Notes
     -----
     Other builds differ: the AVX-512 kernel steps by 32 elements (same SLEEF function), a
-    DEFAULT-capability build (``ATEN_CPU_CAPABILITY=default``) and non-x86 CPUs call the C
-    library on every element, and CUDA has its own ``powf``.
+    DEFAULT-capability torch (``ATEN_CPU_CAPABILITY=default``) and non-x86 CPUs call the C
+    library on every element, and CUDA has its own ``powf``. The tail matches torch where
+    NumPy's float32 ``power`` is the C library's ``powf`` (checked on Linux x86-64 with glibc
+    2.36 on an AVX2 CPU; a NumPy build that dispatches its own AVX-512 power would differ).
     """
     exponent = np.asarray(exponent, dtype=F32)
     base32 = F32(base)
     vectorized = exponent.size - exponent.size % VECTOR_STEP
     result = np.empty(exponent.shape, dtype=F32)
     result[:vectorized] = sleef_powf(base32, exponent[:vectorized])
-    result[vectorized:] = (np.float64(base32) ** exponent[vectorized:].astype(np.float64)).astype(
-        F32
-    )
+    with np.errstate(all="ignore"):
+        result[vectorized:] = np.power(base32, exponent[vectorized:])
     return result
 
 
@@ -72,8 +74,7 @@ def power_of(values: NDArray[np.float32], exponent: float) -> NDArray[np.float32
     reciprocal (0.5 and -0.5, a square root, are not needed here and refused); otherwise it
     runs :func:`sleef_powf` with the exponent rounded to float32 on the first ``n - n % 16``
     elements, and on the rest the C library's double ``pow`` of the float32 value and the
-    exponent as a double, rounded to float32 (measured: no difference in 137,698 trailing
-    elements of random RoPE-range powers).
+    exponent as a double, rounded to float32 (NumPy's float64 power is that ``pow``).
     """
     values = np.asarray(values, dtype=F32)
     special = {
@@ -134,7 +135,12 @@ def _fma(a: NDArray[np.float32], b: NDArray[np.float32], c: NDArray[np.float32])
     with np.errstate(all="ignore"):
         p = np.asarray(a, _F64) * np.asarray(b, _F64)
         c64 = np.asarray(c, _F64)
-        s = p + c64
+        s = np.asarray(p + c64)
+        # Quick exit: a float32 midpoint in the normal range is a double whose 29 bits below
+        # float32's significand are 1 followed by zeros (below the range, check them all).
+        low = s.view(np.int64) & 0x1FFFFFFF
+        if not np.any((low == 0x10000000) | ((np.abs(s) < 2.0**-126) & (s != 0))):
+            return s.astype(F32)
         back = s - p
         e = (p - (s - back)) + (c64 - back)
         r = s.astype(F32)
