@@ -155,6 +155,29 @@ class TestDynamicNtkForward:
         assert not np.array_equal(from_float64, _bits(case["inv_freq"]))
 
 
+@pytest.mark.parametrize("factor, seq_len, base", [(3e38, 4096, "inf"), (1e40, 1_000_000, "nan")])
+def test_a_dynamic_base_beyond_float32_is_refused(factor, seq_len, base):
+    """transformers' forward pass gives inv_freq [1, 0, 0, ...] (base inf) and [1, nan, ...]
+    (inf - inf) there (torch 2.13, transformers 5.24): refused, where the float64 base
+    (1.2e43, 2.3e47) is finite."""
+    with pytest.raises(pe_core.InputError, match=rf"float32 dynamic NTK base {base} .*3\.403e\+38"):
+        pe_core.rope_frequencies(
+            128,
+            base=10_000.0,
+            scaling={"rope_type": "dynamic", "factor": factor},
+            max_position_embeddings=2048,
+            seq_len=seq_len,
+        )
+    rope = pe_core.rope_frequencies(
+        128,
+        base=10_000.0,
+        scaling={"rope_type": "dynamic", "factor": 1e30},
+        max_position_embeddings=2048,
+        seq_len=4096,
+    )
+    assert np.all(np.isfinite(rope.inv_freq_float32)) and rope.inv_freq_float32[-1] > 0
+
+
 def _torch_avx2():
     torch = pytest.importorskip("torch", reason="PyTorch is installed on Python 3.11 only")
     capability = torch.backends.cpu.get_cpu_capability()
