@@ -7,7 +7,8 @@ bit:
 
 - SLEEF's powf (:func:`pe_core._float32.sleef_powf`) with torch's vectorized ``pow`` on
   ``--pairs`` random (base, exponent) float32 pairs in RoPE's ranges (base log-uniform in
-  [1.0001, 1e9], exponent uniform in [0, 1] and in [-1, 0]) and on a grid of special values;
+  [1.0001, 1e9], exponent uniform in [0, 1] and in [-1, 0]), on a million over float32's
+  whole range, and on a grid of special values;
 - ``python_base ** exponents`` (:func:`pe_core._float32.power`: vectorized head, scalar tail)
   for every length 1..300, RoPE's own exponents ``arange(0, 2n, 2) / 2n``;
 - ``float32_tensor ** python_exponent`` (:func:`pe_core._float32.power_of`) for lengths 1..40.
@@ -109,6 +110,18 @@ def main() -> None:
         rounded = (base.astype(np.float64) ** exponent.astype(np.float64)).astype(F32)
         rounded_differs += int(np.sum(~same(rounded, theirs)))
     print(f"random pairs: {different} of {n:,} differ from torch ({rounded_differs:,} rounded)")
+
+    base = np.exp(rng.uniform(np.log(1e-38), np.log(1e38), 1_000_000)).astype(F32)
+    exponent = rng.uniform(-12, 12, base.size).astype(F32)
+    base[::7] *= F32(-1)  # negative bases: NaN, or a sign for integer exponents
+    exponent[::5] = np.round(exponent[::5])
+    theirs = torch_pow(base, exponent)
+    wide = int(np.sum(~same(f32.sleef_powf(base, exponent), theirs)))
+    subnormal = int(np.sum((np.abs(theirs) < 2.0**-126) & (theirs != 0)))
+    print(
+        f"wide range (|base| 1e-38..1e38, exponent -12..12): {wide} of {base.size:,} differ "
+        f"({subnormal:,} subnormal results, {int(np.sum(np.isinf(theirs))):,} overflows)"
+    )
 
     grid_base, grid_exponent = (
         a.ravel().astype(F32) for a in np.meshgrid(SPECIAL_BASES, SPECIAL_EXPONENTS)

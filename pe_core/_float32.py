@@ -71,7 +71,8 @@ def power_of(values: NDArray[np.float32], exponent: float) -> NDArray[np.float32
     computes it on an x86 CPU with AVX2.
 
     torch takes 0 and 1 apart (a fill, a copy), and -1, 2, 3 and -2 as products and a
-    reciprocal (0.5 and -0.5, a square root, are not needed here and refused); otherwise it
+    reciprocal (0.5 and -0.5 take torch's square-root paths, which RoPE does not reach and
+    this does not model: refused; torch's ``x ** 0.5`` is not even ``sqrt``); otherwise it
     runs :func:`sleef_powf` with the exponent rounded to float32 on the first ``n - n % 16``
     elements, and on the rest the C library's double ``pow`` of the float32 value and the
     exponent as a double, rounded to float32 (NumPy's float64 power is that ``pow``).
@@ -117,8 +118,10 @@ def tensor(values: ArrayLike) -> NDArray[np.float32]:
 # A float32 value pair (hi, lo) is SLEEF's "double-float"; every helper below is the function of
 # the same name in SLEEF's src/common/df.h (its ENABLE_FMA_SP branch, which the AVX2 and AVX-512
 # builds use), and _log_kernel / _exp_kernel / sleef_powf are logkf, expkf and xpowf from
-# src/libm/sleefsimdsp.c (the non-AVX-512 branch of logkf). Each float32 +, -, *, / rounds once,
-# as NumPy's float32 does; an FMA rounds a*b + c once, which _fma reproduces exactly.
+# src/libm/sleefsimdsp.c (the non-AVX-512 branch of logkf: the AVX-512 build takes the exponent
+# and mantissa from vgetexp / vgetmant instead, the same values for normal inputs as far as the
+# arithmetic shows, but not run here). Each float32 +, -, *, / rounds once, as NumPy's float32
+# does; an FMA rounds a*b + c once, which _fma reproduces exactly.
 
 _F64 = np.float64
 _I32 = np.int32
