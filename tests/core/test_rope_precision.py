@@ -134,6 +134,19 @@ def test_angle_error_is_transformers_own_position_by_position():
             np.testing.assert_array_equal(ours, theirs, err_msg=case)
 
 
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_the_labs_presets_every_position_to_65535(name):
+    """The RoPE lab's six presets (gpt-oss-20b's YaRN included), every whole position from 0
+    to 65,535: the curve is transformers' own (checked to 2**20 - 1 once, 0 differing)."""
+    (rope, expected) = next((r, e) for case, r, e in CASES if case == f"preset {name}")
+    positions = np.arange(65_536, dtype=np.float64)
+    angles = round_to_precision(positions[:, None] * expected[None, :], "float32")
+    exact, error = two_product(positions[:, None], rope.inv_freq[None, :])
+    turned = (angles - exact) - error
+    theirs = np.max(np.abs((turned + np.pi) % (2 * np.pi) - np.pi), axis=1)
+    np.testing.assert_array_equal(pe_core.transformers_angle_errors(positions, rope), theirs)
+
+
 def test_the_float32_error_comes_earlier_than_correct_rounding_says():
     """Llama 3.1 8B (base 500,000): transformers' float32 angles pass 1e-3 rad at position
     16,982; correctly rounded float32 frequencies would only at 21,203 (from the reference's
