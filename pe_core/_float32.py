@@ -5,16 +5,17 @@ tensor's float32 and rounds each operation once, as NumPy's float32 does (checke
 2.13/2.14 on CPU: ``x / c``, ``x * c``, ``x - c`` and ``c / x``, which torch computes as
 ``reciprocal(x) * c``). The power is not correctly rounded: torch's CPU kernel for float32
 ``pow`` calls SLEEF's ``Sleef_powf8_u10`` (within one unit) on whole vectors and the C
-library's ``powf`` on the trailing elements; :func:`power` and :func:`power_of` follow it
-(measured bit-identical with torch 2.13.0+cpu on 4,000,000 random RoPE-range pairs and on
-RoPE's exponents at every length 1..300: benchmarks/torch_pow.py), where a correctly rounded
-power differs in about 1.8% of the pairs.
+library's ``powf`` on the trailing elements; :func:`power` and :func:`power_of` follow it,
+calling the C library themselves for those few elements (measured bit-identical with torch
+2.13.0+cpu on 4,000,000 random RoPE-range pairs and on RoPE's exponents at every length
+1..300: benchmarks/torch_pow.py), where a correctly rounded power differs in about 1.8% of
+the pairs.
 
 What this emulates is the AVX2 kernel (and AVX-512's SLEEF call, steps of 32 elements, not
 checked here). A torch running its DEFAULT kernel (``ATEN_CPU_CAPABILITY=default``, or a
-CPU without AVX2) uses the C library's ``powf`` for every element, which is NumPy's float32
-``power`` (0 of 2,000,000 random pairs differ) and differs from :func:`sleef_powf` in 3,542
-of 200,000. GPUs run CUDA's ``powf``, not modelled.
+CPU without AVX2) uses the C library's ``powf`` for every element (:func:`c_powf`; on this
+AVX2 Linux machine NumPy's float32 ``power`` too: 0 of 2,000,000 random pairs differ), which
+differs from :func:`sleef_powf` in 3,542 of 200,000. GPUs run CUDA's ``powf``, not modelled.
 
 What matters more than the power is the order: the exponent ``2i / d`` is rounded to float32
 *before* the power, an error that the power multiplies by ``ln(base)`` (up to five float32
@@ -22,6 +23,11 @@ units for a head of 96 and base 1,000,000: :func:`pe_core.inv_freq_float32_ulps`
 """
 
 from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import functools
+import sys
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -44,25 +50,22 @@ def power(base: float | np.float32, exponent: NDArray[np.float32]) -> NDArray[np
     number or a 0-d float32 tensor) cast to float32, a contiguous float32 ``exponent``.
 
     torch's ``pow`` kernel runs :func:`sleef_powf` on the first ``n - n % 16`` elements (two
-    AVX2 vectors per step) and the C library's ``powf`` on the last ``n % 16``. NumPy's
-    float32 ``power`` is that same ``powf`` (glibc's, within 0.82 units: not correctly
-    rounded either), so the tail is NumPy's.
+    AVX2 vectors per step) and the C library's ``powf`` on the last ``n % 16``; the tail here
+    calls that same ``powf`` (glibc's on Linux: within 0.82 units, not correctly rounded
+    either), through :func:`c_powf`.
 
     Notes
     -----
     Other builds differ: the AVX-512 kernel steps by 32 elements (same SLEEF function), a
     DEFAULT-capability torch (``ATEN_CPU_CAPABILITY=default``) and non-x86 CPUs call the C
-    library on every element, and CUDA has its own ``powf``. The tail matches torch where
-    NumPy's float32 ``power`` is the C library's ``powf`` (checked on Linux x86-64 with glibc
-    2.36 on an AVX2 CPU; a NumPy build that dispatches its own AVX-512 power would differ).
+    library on every element, and CUDA has its own ``powf``.
     """
     exponent = np.asarray(exponent, dtype=F32)
     base32 = F32(base)
     vectorized = exponent.size - exponent.size % VECTOR_STEP
     result = np.empty(exponent.shape, dtype=F32)
     result[:vectorized] = sleef_powf(base32, exponent[:vectorized])
-    with np.errstate(all="ignore"):
-        result[vectorized:] = np.power(base32, exponent[vectorized:])
+    result[vectorized:] = c_powf(base32, exponent[vectorized:])
     return result
 
 
@@ -75,7 +78,7 @@ def power_of(values: NDArray[np.float32], exponent: float) -> NDArray[np.float32
     this does not model: refused; torch's ``x ** 0.5`` is not even ``sqrt``); otherwise it
     runs :func:`sleef_powf` with the exponent rounded to float32 on the first ``n - n % 16``
     elements, and on the rest the C library's double ``pow`` of the float32 value and the
-    exponent as a double, rounded to float32 (NumPy's float64 power is that ``pow``).
+    exponent as a double, rounded to float32.
     """
     values = np.asarray(values, dtype=F32)
     special = {
@@ -94,8 +97,46 @@ def power_of(values: NDArray[np.float32], exponent: float) -> NDArray[np.float32
     result = np.empty(values.shape, dtype=F32)
     result[:vectorized] = sleef_powf(values[:vectorized], F32(exponent))
     with np.errstate(over="ignore"):
-        result[vectorized:] = (values[vectorized:].astype(np.float64) ** exponent).astype(F32)
+        result[vectorized:] = c_pow(values[vectorized:], exponent).astype(F32)
     return result
+
+
+@functools.cache
+def _c_library() -> ctypes.CDLL | None:
+    """The C math library torch's scalar ``std::pow`` calls (None where it cannot be found)."""
+    names = {"linux": ["libm.so.6"], "darwin": ["libSystem.dylib"]}.get(sys.platform, [])
+    names += [n for n in (ctypes.util.find_library("m"), ctypes.util.find_library("c")) if n]
+    for name in names:
+        try:
+            library = ctypes.CDLL(name)
+            library.powf.argtypes, library.powf.restype = [ctypes.c_float] * 2, ctypes.c_float
+            library.pow.argtypes, library.pow.restype = [ctypes.c_double] * 2, ctypes.c_double
+        except (OSError, AttributeError):
+            continue
+        return library
+    return None
+
+
+def c_powf(base: np.float32, exponent: NDArray[np.float32]) -> NDArray[np.float32]:
+    """The C library's ``powf(base, e)`` for each ``e`` (one call each: for the few elements of
+    a vectorized loop's tail). Without a C library to call, NumPy's float32 power, which is
+    usually the same ``powf`` (on an AVX2 Linux machine; not where NumPy has its own)."""
+    library = _c_library()
+    exponent = np.asarray(exponent, dtype=F32)
+    if library is None:  # pragma: no cover - every supported platform has one
+        with np.errstate(all="ignore"):
+            return np.power(F32(base), exponent)
+    return np.array([library.powf(float(base), e) for e in exponent.tolist()], dtype=F32)
+
+
+def c_pow(values: NDArray[np.float32], exponent: float) -> NDArray[np.float64]:
+    """The C library's double ``pow(v, exponent)`` for each float32 ``v`` (see :func:`c_powf`)."""
+    library = _c_library()
+    values = np.asarray(values, dtype=F32)
+    if library is None:  # pragma: no cover - every supported platform has one
+        with np.errstate(all="ignore"):
+            return values.astype(np.float64) ** exponent
+    return np.array([library.pow(v, exponent) for v in values.tolist()], dtype=np.float64)
 
 
 def over(numerator: float, values: NDArray[np.float32]) -> NDArray[np.float32]:

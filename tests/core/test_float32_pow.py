@@ -4,11 +4,14 @@ Reference values: tests/data/torch_pow_2_13.json, computed once with torch 2.13.
 machine by benchmarks/torch_pow.py (SLEEF's Sleef_powf8_u10 on float32 tensors, and
 transformers 5.24's dynamic NTK ``inv_freq`` after a forward pass). Where torch is installed
 (CI on Python 3.11) and its CPU kernel is the AVX2 one, the live tests ask torch itself.
+Where a length is not a multiple of 16 the last elements are the C library's ``powf`` (glibc's
+in these values), which the emulation calls itself.
 """
 
 from __future__ import annotations
 
 import json
+import platform
 from fractions import Fraction
 
 import numpy as np
@@ -96,12 +99,14 @@ class TestTorchPower:
         exponent = f32.exponents(40, 40)  # 20 elements: 16 through SLEEF, 4 in the tail
         ours = f32.power(10_000.0, exponent)
         np.testing.assert_array_equal(ours[:16], f32.sleef_powf(F32(10_000.0), exponent[:16]))
-        np.testing.assert_array_equal(ours[16:], np.power(F32(10_000.0), exponent[16:]))
+        np.testing.assert_array_equal(ours[16:], f32.c_powf(F32(10_000.0), exponent[16:]))
 
     def test_literal_tail_where_the_c_library_is_not_correctly_rounded(self):
         """``1e6 ** (torch.arange(0, 14, 2).float() / 14)`` with torch 2.13.0+cpu (AVX2, glibc
         2.36): 7 elements, all in the scalar tail; the third, 1e6 ** 0.2857143, is 51.794758
         where the correctly rounded power is 51.794754."""
+        if platform.libc_ver()[0] != "glibc":
+            pytest.skip("the tail is the C library's powf: these values are glibc's")
         torch_bits = [1065353216, 1088834728, 1112485333, 1136288052, 1160227622]
         torch_bits += [1184290295, 1208463716]
         ours = f32.power(1_000_000.0, f32.exponents(14, 14))
