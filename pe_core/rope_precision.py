@@ -114,9 +114,12 @@ def transformers_angle_errors(
     Notes
     -----
     Equal to transformers' own error wherever its float32 ``inv_freq`` equals
-    ``rope.inv_freq_float32``: on 50 layer types of real configurations, 2,595 of 2,624
-    frequencies are bit-identical and the others one or two float32 units apart (torch's float32
-    power is within one unit, not correctly rounded).
+    ``rope.inv_freq_float32``, which follows torch's CPU arithmetic, its SLEEF ``pow``
+    included (see :mod:`pe_core._float32`): on the 56 layer types of real configurations and
+    the RoPE lab's presets in the tests, every frequency is bit-identical with transformers 5.24
+    on torch 2.13's AVX2 CPU kernel (GPT-J's reference aside: it is recovered through float32
+    sin and asin). A torch on another CPU kernel or a GPU computes its power differently, by up
+    to a unit.
     """
     rope = _check_rope(rope)
     dtype = check_choice(dtype, "dtype", MODEL_DTYPES)

@@ -431,9 +431,26 @@ def _dynamic(s: ScalingInput) -> Scaled:
             f"scaling['factor'] = {factor:g} at seq_len {length:,} makes the dynamic NTK base "
             "overflow float64"
         )
+    with np.errstate(over="ignore", invalid="ignore"):
+        if seq_len is not None and seq_len > max_position_embeddings:
+            # A forward pass past the cached length: transformers recomputes the base from the
+            # int64 tensor torch.max(position_ids) + 1, so in float32, operation by operation.
+            growth32 = np.array([f32.F32(factor) * f32.F32(seq_len)]) / f32.F32(
+                max_position_embeddings
+            ) - f32.F32(factor - 1)
+            float32_base = f32.F32(s.base) * f32.power_of(growth32, dim / (dim - 2))[0]
+        else:
+            # At initialisation seq_len is the Python int max_position_embeddings: Python floats.
+            float32_base = f32.F32(effective_base)
+    if not np.isfinite(float32_base):
+        raise InputError(
+            f"scaling['factor'] = {factor:g} at seq_len {length:,} makes transformers' float32 "
+            f"dynamic NTK base {float32_base} (its inv_freq would be 0 or NaN): the base must "
+            f"stay below float32's largest value, {np.finfo(np.float32).max:.4g}"
+        )
     return Scaled(
         effective_base**-s.exponent,
-        float32=f32.inverse_powers(effective_base, dim, dim),
+        float32=f32.inverse_powers(float32_base, dim, dim),
         effective_base=effective_base,
         training=max_position_embeddings,
         target=length,
