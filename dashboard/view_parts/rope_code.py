@@ -45,7 +45,7 @@ def snippets(
         layer = f", layer_type={layer_type!r}" if layer_type else ""
         torch_code = (
             "# transformers >= 5, float32 (pe_core's rope.inv_freq_float32 is this, bit for bit\n"
-            "# but for torch's float32 power: within one unit)\n"
+            "# with torch's AVX2 CPU kernel)\n"
             "from transformers import AutoConfig\n"
             "from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS\n\n"
             f"config = AutoConfig.for_model(**{literal})\n"
@@ -60,7 +60,7 @@ def snippets(
         )
         torch_code = (
             "# transformers >= 5, float32 (pe_core's rope.inv_freq_float32 is this, bit for bit\n"
-            "# but for torch's float32 power: within one unit)\n"
+            "# with torch's AVX2 CPU kernel)\n"
             "from transformers import LlamaConfig\n"
             "from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS\n\n"
             f"config = LlamaConfig(**{with_head})\n"

@@ -131,8 +131,9 @@ def test_snippets_reproduce_the_numbers(preset):
 
 def _run_torch_snippet(torch_code: str, rope: pe_core.RotaryEncoding) -> None:
     """The PyTorch snippet runs where PyTorch and transformers >= 5 are installed (Python 3.11
-    in CI): a scaled encoding's float32 inv_freq is pe_core's inv_freq_float32 within two
-    float32 units (torch's power is within one; YaRN's blend can carry it to two), the default
+    in CI): a scaled encoding's float32 inv_freq is pe_core's inv_freq_float32 bit for bit on
+    torch's AVX2 CPU kernel (the one pe_core._float32 emulates, SLEEF's powf), within two float32
+    units on another (its power is within one; YaRN's blend can carry it to two); the default
     one's float64 formula pe_core's to 5e-16."""
     pytest.importorskip("torch", reason="PyTorch is installed on Python 3.11 only")
     pytest.importorskip("transformers", minversion="5", reason="transformers >= 5")
@@ -144,7 +145,9 @@ def _run_torch_snippet(torch_code: str, rope: pe_core.RotaryEncoding) -> None:
             theirs.view(np.int32).astype(np.int64)
             - rope.inv_freq_float32.view(np.int32).astype(np.int64)
         )
-        assert apart.max() <= 2
+        import torch
+
+        assert apart.max() <= (0 if torch.backends.cpu.get_cpu_capability() == "AVX2" else 2)
     else:
         np.testing.assert_allclose(theirs, rope.inv_freq, rtol=5e-16)
     assert namespace["attention_factor"] == pytest.approx(rope.attention_factor, rel=1e-15)
