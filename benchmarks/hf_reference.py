@@ -72,8 +72,23 @@ def rotary_class(module):
 def pair_layout(module, text_cfg) -> tuple[str, str]:
     """'halves' (rotate_half: cat(-x2, x1)) or 'interleaved' (pairs (0,1), (2,3), ...).
 
-    Read from the model's code.
+    Read from the model's code: first the text attention's own forward (an unconditional
+    apply_rotary_pos_emb_interleave, as DeepSeek V3.2's, is adjacent pairs whatever the module's
+    rotate_half, which may serve an indexer), then rotate_half / apply_rotary_emb.
     """
+    skip = ("Vision", "Vit", "Audio", "Indexer", "Cross", "Delta", "Linear", "Mamba", "Sam")
+    for name in sorted(dir(module)):
+        cls = getattr(module, name)
+        if not (isinstance(cls, type) and name.endswith(("Attention", "MLA"))) or any(
+            s in name for s in skip
+        ):
+            continue
+        try:
+            src = inspect.getsource(cls.forward)
+        except (OSError, TypeError):
+            continue
+        if "apply_rotary_pos_emb_interleave(" in src and "rope_interleave" not in src:
+            return "interleaved", f"{name}.forward: apply_rotary_pos_emb_interleave"
     if getattr(text_cfg, "rope_interleave", False) and hasattr(
         module, "apply_rotary_pos_emb_interleave"
     ):
@@ -142,10 +157,37 @@ def compute(path: Path) -> dict:
     return compute_config(json.loads(path.read_text(encoding="utf-8")))
 
 
+#: InternVL's remote configuration_internvl_chat.py builds its language model's config from
+#: llm_config with the class named by llm_config["architectures"][0].
+INTERNVL_LLM = {
+    "LlamaForCausalLM": "llama",
+    "Qwen2ForCausalLM": "qwen2",
+    "Phi3ForCausalLM": "phi3",
+    "Gemma2ForCausalLM": "gemma2",
+    "Qwen3ForCausalLM": "qwen3",
+    "Qwen3MoeForCausalLM": "qwen3_moe",
+    "GptOssForCausalLM": "gpt_oss",
+}
+#: Remote-code language models whose rotary classes are copies of a transformers class, which
+#: stands in for them here (InternLM2's modeling_internlm2.py: "Copied from
+#: transformers.model.llama.modeling_llama.LlamaDynamicNTKScalingRotaryEmbedding").
+REMOTE_STAND_IN = {"InternLM2ForCausalLM": "llama"}
+
+
 def compute_config(raw: dict) -> dict:
     """transformers' reading of one config.json (a dict): see the module docstring."""
     model_type = raw.get("model_type")
     rec: dict = {"model_type": model_type}
+    if model_type == "internvl_chat":  # remote code: its llm_config, by architecture
+        llm = raw["llm_config"]
+        architecture = llm["architectures"][0]
+        if architecture in REMOTE_STAND_IN:
+            rec["stand_in"] = (
+                f"{architecture} is remote code: transformers' {REMOTE_STAND_IN[architecture]} "
+                "classes stand in for its copies of them"
+            )
+        raw = {**llm, "model_type": INTERNVL_LLM.get(architecture) or REMOTE_STAND_IN[architecture]}
+        model_type = raw["model_type"]
     if model_type not in CONFIG_MAPPING:
         raise KeyError(
             f"model_type {model_type!r} has no config class in this transformers (remote code only)"

@@ -57,15 +57,24 @@ class _ConfigReading:
     layer_types: tuple[str, ...] | None
     parameters: Mapping[str, dict]  # layer type ("*": every layer) -> rope parameters
     rotating: tuple[bool, ...] | None
+    partial_rotary_factor: float = 1.0  # when neither the config nor its parameters give one
 
     def parameters_of(self, layer_type: str) -> dict:
         return dict(self.parameters.get(layer_type, self.parameters.get("*", {})))
 
 
+def _model_of(config: Mapping) -> ModelRope:
+    model_type = config.get("model_type")
+    return MODEL_ROPES.get(model_type, GENERIC) if isinstance(model_type, str) else GENERIC
+
+
 def _text_part(config: Mapping) -> Mapping:
-    """The text model's config of a multimodal one (where RoPE is read), else the config."""
+    """The text model's config of a multimodal one (where RoPE is read), else the config.
+
+    The wrapper's model entry names the key (``text_config``; InternVL's ``llm_config``).
+    """
     if "num_attention_heads" not in config and "head_dim" not in config:
-        text = config.get("text_config")
+        text = config.get(_model_of(config).text_key)
         if isinstance(text, Mapping):
             return {"model_type": config.get("model_type"), **text}
     return config
@@ -117,13 +126,20 @@ def _read_config(config: Mapping | str | bytes) -> _ConfigReading:
         )
     check_json_depth(config, "config")
     config = _text_part(config)
-    model = MODEL_ROPES.get(config.get("model_type"), GENERIC)
+    model = _model_of(config)
     config = _with_model_knowledge(config, model)
 
-    # DeepSeek's multi-head latent attention rotates qk_rope_head_dim columns of each head
-    # (Hugging Face's DeepseekV3Config sets head_dim to it).
-    if config.get("qk_rope_head_dim") is not None:
+    # Multi-head latent attention rotates qk_rope_head_dim columns of each head: DeepSeek's
+    # config sets head_dim to it, Mistral 4's to qk_nope_head_dim + qk_rope_head_dim with
+    # partial_rotary_factor qk_rope_head_dim / head_dim (model.head_dim_rule).
+    partial = 1.0
+    mla = model.head_dim_rule != "head_dim" and config.get("qk_rope_head_dim") is not None
+    if mla:
         head_dim = _positive_int(config["qk_rope_head_dim"], "config['qk_rope_head_dim']")
+        if model.head_dim_rule == "qk_sum":
+            rotary = head_dim
+            head_dim += _positive_int(config.get("qk_nope_head_dim"), "config['qk_nope_head_dim']")
+            partial = rotary / head_dim
     elif config.get("head_dim") is not None:
         head_dim = _positive_int(config["head_dim"], "config['head_dim']")
     else:
@@ -181,7 +197,7 @@ def _read_config(config: Mapping | str | bytes) -> _ConfigReading:
     if isinstance(n_layers, int) and not isinstance(n_layers, bool) and n_layers > 0:
         n_layers = _layer_count(n_layers, "config['num_hidden_layers']")
         rotating = tuple(_layer_rotates(config, model, layer_types, i) for i in range(n_layers))
-    return _ConfigReading(config, model, head_dim, layer_types, parameters, rotating)
+    return _ConfigReading(config, model, head_dim, layer_types, parameters, rotating, partial)
 
 
 def _layer_rotates(config: Mapping, model: ModelRope, layer_types, index: int) -> bool:
@@ -228,7 +244,10 @@ def _encoding(reading: _ConfigReading, layer_type: str, seq_len) -> RotaryEncodi
     ) in ("llama3", "yarn", "longrope"):
         # As Hugging Face: a top-level value (Phi-3) takes priority over the one in rope_scaling.
         scaling["original_max_position_embeddings"] = config["original_max_position_embeddings"]
-    partial = config.get("partial_rotary_factor", scaling.pop("partial_rotary_factor", 1.0))
+    partial = config.get(
+        "partial_rotary_factor",
+        scaling.pop("partial_rotary_factor", reading.partial_rotary_factor),
+    )
     if model.rotary_dim_key and config.get(model.rotary_dim_key) is not None:
         rotary_dim = _positive_int(
             config[model.rotary_dim_key], f"config['{model.rotary_dim_key}']"

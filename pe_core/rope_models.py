@@ -16,9 +16,11 @@ from types import MappingProxyType
 
 __all__ = ["MODEL_ROPES", "LayerPattern", "LayerTypeRope", "ModelRope", "TemperatureRule"]
 
-#: Layer types that are attention with RoPE in transformers' ``layer_types``; any other type
-#: (``linear_attention``, ``conv``, ``mamba``, ...) has no positional encoding of its own.
-ATTENTION_TYPES = ("full_attention", "sliding_attention", "chunked_attention")
+#: Layer types that are attention with RoPE in transformers' ``layer_types`` (``indexed_attention``:
+#: DeepSeek V3.2's sparse attention, whose main attention rotates as full attention does); any
+#: other type (``linear_attention``, ``conv``, ``mamba``, ...) has no positional encoding of its
+#: own.
+ATTENTION_TYPES = ("full_attention", "sliding_attention", "chunked_attention", "indexed_attention")
 
 
 def _frozen(mapping: Mapping | None = None) -> Mapping:
@@ -104,6 +106,16 @@ class ModelRope:
         A config flag that chooses interleaved pairs when true (DeepSeek's ``rope_interleave``).
     rotary_dim_key : str or None
         A key giving the rotary width in columns (GPT-J's ``rotary_dim``).
+    head_dim_rule : {"qk_rope_head_dim", "head_dim", "qk_sum"}
+        Where the rotary class's ``head_dim`` comes from: ``qk_rope_head_dim`` when the config
+        has it (DeepSeek's multi-head latent attention), else ``head_dim``, else ``hidden_size //
+        num_attention_heads``; "head_dim": never from ``qk_rope_head_dim`` (dots.llm3, whose
+        per-layer-type ``partial_rotary_factor`` is of ``head_dim``); "qk_sum":
+        ``qk_nope_head_dim + qk_rope_head_dim``, with ``partial_rotary_factor`` defaulting to
+        ``qk_rope_head_dim`` over it (Mistral 4).
+    text_key : str
+        Where a multimodal wrapper keeps its language model's config (InternVL's remote-code
+        ``llm_config``; ``text_config`` for transformers' own).
     layer_types : LayerPattern or None
         How ``layer_types`` follows when the config does not list them.
     per_layer_type : mapping of str to LayerTypeRope
@@ -127,6 +139,8 @@ class ModelRope:
     layout: str = "halves"
     interleave_key: str | None = None
     rotary_dim_key: str | None = None
+    head_dim_rule: str = "qk_rope_head_dim"
+    text_key: str = "text_config"
     layer_types: LayerPattern | None = None
     per_layer_type: Mapping[str, LayerTypeRope] = field(default_factory=_frozen)
     softmax_mscale: bool = False
@@ -171,13 +185,135 @@ _ENTRIES = (
     ModelRope(
         ("glm", "glm4"), layout="interleaved", defaults=_frozen({"partial_rotary_factor": 0.5})
     ),
-    # DeepSeek V2/V3: qk_rope_head_dim columns; rope_interleave (default true) pairs them.
+    # DeepSeek V2/V3 and the models built on their attention (A.X K1, GLM-4.7-Flash's
+    # glm4_moe_lite, Youtu-LLM): qk_rope_head_dim columns; rope_interleave (default true) pairs
+    # them; yarn_apply_mscale.
     ModelRope(
-        ("deepseek_v3", "deepseek_v2"),
+        ("deepseek_v3", "deepseek_v2", "axk1", "glm4_moe_lite", "youtu"),
         interleave_key="rope_interleave",
         defaults=_frozen({"rope_interleave": True}),
         softmax_mscale=True,
     ),
+    # DeepSeek V3.2's sparse attention (indexed_attention layers) and its followers (GLM-5's
+    # glm_moe_dsa, A.X K2), LongCat-Flash and Ring/Ling hybrid (bailing_hybrid): MLA rotated
+    # in adjacent pairs whatever rope_interleave says (apply_rotary_pos_emb_interleave,
+    # unconditional); yarn_apply_mscale. Their indexers' own rotation of index_head_dim
+    # columns is not modelled.
+    ModelRope(
+        ("deepseek_v32", "glm_moe_dsa", "axk2", "longcat_flash", "bailing_hybrid"),
+        layout="interleaved",
+        softmax_mscale=True,
+    ),
+    # HY V4 (Hunyuan): the same sparse MLA, rotated in halves ("Non-interleave RoPE"); its
+    # vision-language model's text attention pairs adjacent columns (its rotate_half).
+    ModelRope(("hy_v4",), softmax_mscale=True),
+    ModelRope(("hy_v4_vl", "hy_v4_vl_text"), layout="interleaved", softmax_mscale=True),
+    # Mistral 4 (Mistral Small 4): MLA whose head_dim is qk_nope_head_dim + qk_rope_head_dim,
+    # rotated on its last qk_rope_head_dim columns (partial_rotary_factor); rope_interleave;
+    # YaRN x128 by default; yarn_apply_mscale; Llama 4 style query scaling (modeling_mistral4.py).
+    ModelRope(
+        ("mistral4",),
+        head_dim_rule="qk_sum",
+        interleave_key="rope_interleave",
+        defaults=_frozen(
+            {
+                "rope_interleave": True,
+                "hidden_size": 4096,
+                "num_attention_heads": 32,
+                "num_hidden_layers": 36,
+                "qk_rope_head_dim": 64,
+                "qk_nope_head_dim": 64,
+                "max_position_embeddings": 1_048_576,
+                "rope_parameters": {
+                    "type": "yarn",
+                    "rope_theta": 10_000.0,
+                    "factor": 128.0,
+                    "original_max_position_embeddings": 8192,
+                    "beta_fast": 32.0,
+                    "beta_slow": 1.0,
+                    "mscale_all_dim": 1.0,
+                    "mscale": 1.0,
+                    "llama_4_scaling_beta": 0.1,
+                },
+            }
+        ),
+        softmax_mscale=True,
+        temperature=TemperatureRule(
+            "llama_4_scaling_beta",
+            "original_max_position_embeddings",
+            shift=0,
+            layers="rope",
+            in_parameters=True,
+        ),
+    ),
+    # Mistral Large 4: sparse MLA (head_dim = qk_rope_head_dim) in adjacent pairs, no RoPE on
+    # every 4th layer (no_rope_layers); its learned per-head log-position query scaling is
+    # weights, not config, and not shown.
+    ModelRope(
+        ("mistral_large4", "mistral_large4_text"),
+        layout="interleaved",
+        rotates="no_rope_layers",
+        softmax_mscale=True,
+    ),
+    # dots.llm3 (dots3_note): per-layer-type partial_rotary_factor of head_dim (256), not of
+    # qk_rope_head_dim; adjacent pairs (apply_rotary_pos_emb_interleave, unconditional).
+    ModelRope(("dots3_note", "dots3_note_text"), head_dim_rule="head_dim", layout="interleaved"),
+    # Models whose rotate_half pairs adjacent columns (x[..., ::2], x[..., 1::2]).
+    ModelRope(("ernie4_5", "ernie4_5_moe"), default_theta=500_000.0, layout="interleaved"),
+    ModelRope(("helium",), default_theta=100_000.0, layout="interleaved"),
+    ModelRope(
+        ("blt_global_transformer", "blt_local_decoder", "blt_local_encoder"),
+        default_theta=500_000.0,
+        layout="interleaved",
+    ),
+    ModelRope(("blt_patcher",), layout="interleaved"),
+    ModelRope(
+        ("moonshine_streaming",),
+        layout="interleaved",
+        defaults=_frozen({"partial_rotary_factor": 0.8}),
+    ),
+    # OpenAI's privacy filter: gpt-oss's YaRN, applied to adjacent pairs (_apply_rotary_emb).
+    ModelRope(
+        ("openai_privacy_filter",),
+        default_theta=150_000.0,
+        layout="interleaved",
+        defaults=_frozen(
+            {
+                "rope_scaling": {
+                    "rope_type": "yarn",
+                    "factor": 32.0,
+                    "beta_fast": 32.0,
+                    "beta_slow": 1.0,
+                    "truncate": False,
+                    "original_max_position_embeddings": 4096,
+                },
+            }
+        ),
+    ),
+    # GLM-4.5 (glm4_moe): half of each head rotates, in halves (unlike GLM-4's pairs).
+    ModelRope(("glm4_moe",), defaults=_frozen({"partial_rotary_factor": 0.5})),
+    # JetMoE: the head width is kv_channels (transformers' attribute_map head_dim).
+    ModelRope(
+        ("jetmoe",),
+        renamed=_frozen({"kv_channels": "head_dim"}),
+        defaults=_frozen({"head_dim": 128}),
+    ),
+    # InternLM2 / InternLM2.5 (remote code, configuration_internlm2.py): rope_scaling
+    # {"type": "linear" | "dynamic", "factor"}, read as transformers' linear and dynamic.
+    ModelRope(
+        ("internlm2",),
+        defaults=_frozen(
+            {
+                "hidden_size": 4096,
+                "num_attention_heads": 32,
+                "num_hidden_layers": 32,
+                "max_position_embeddings": 2048,
+            }
+        ),
+    ),
+    # InternVL 1.5-3.5 (remote code, configuration_internvl_chat.py): the language model's config
+    # is llm_config (InternLM2, Qwen2, Llama, Phi-3, ... by its architectures).
+    ModelRope(("internvl_chat",), text_key="llm_config"),
     # Llama 4: pairs of adjacent columns (view_as_complex); no RoPE on every 4th layer, whose
     # queries modeling_llama4.py scales by log1p(floor((p + 1) / floor_scale)) * attn_scale + 1.
     ModelRope(
