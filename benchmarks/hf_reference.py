@@ -117,7 +117,10 @@ def rotating_layers(model_type: str, text_cfg) -> tuple[list[int], str]:
     n = int(text_cfg.num_hidden_layers)
     layer_types = getattr(text_cfg, "layer_types", None)
     mt = getattr(text_cfg, "model_type", model_type)
-    if mt in ("smollm3", "llama4_text") and getattr(text_cfg, "no_rope_layers", None) is not None:
+    if (
+        mt in ("smollm3", "llama4_text", "mistral_large4_text")
+        and getattr(text_cfg, "no_rope_layers", None) is not None
+    ):
         return [
             i for i, v in enumerate(text_cfg.no_rope_layers[:n]) if v
         ], "no_rope_layers[i] truthy -> use_rope"
@@ -131,8 +134,8 @@ def rotating_layers(model_type: str, text_cfg) -> tuple[list[int], str]:
         t in ("linear_attention", "conv", "mamba") for t in layer_types
     ):
         return [
-            i for i, t in enumerate(layer_types) if t == "full_attention"
-        ], "only full_attention layers apply rotary (linear_attention / conv layers have none)"
+            i for i, t in enumerate(layer_types) if t in ("full_attention", "indexed_attention")
+        ], "only attention layers apply rotary (linear_attention / conv layers have none)"
     return list(range(n)), "every attention layer rotates"
 
 

@@ -235,6 +235,8 @@ def _encoding(reading: _ConfigReading, layer_type: str, seq_len) -> RotaryEncodi
     # Keys that the model's attention reads, not its rotary frequencies (M-RoPE's sections,
     # Llama 4's attention temperature): kept with the parameters, not warned about.
     kept = {key: scaling.pop(key) for key in _ATTENTION_KEYS if key in scaling}
+    for key in model.ignored_keys:  # keys the model's config tells transformers to ignore
+        scaling.pop(key, None)
     if scaling.get("rope_type", scaling.get("type")) == "mrope":
         # Qwen2-VL's "type": "mrope" is the default frequencies, in M-RoPE's sections.
         scaling.pop("type", None)

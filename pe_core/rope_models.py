@@ -113,6 +113,10 @@ class ModelRope:
         per-layer-type ``partial_rotary_factor`` is of ``head_dim``); "qk_sum":
         ``qk_nope_head_dim + qk_rope_head_dim``, with ``partial_rotary_factor`` defaulting to
         ``qk_rope_head_dim`` over it (Mistral 4).
+    ignored_keys : tuple of str
+        Rope parameters the model's config saves but tells transformers not to validate or
+        use (Mistral 4's copy of ``max_position_embeddings``): not read, not warned about
+        (:func:`pe_core.rope_config_sources` still lists them as unused).
     text_key : str
         Where a multimodal wrapper keeps its language model's config (InternVL's remote-code
         ``llm_config``; ``text_config`` for transformers' own).
@@ -141,6 +145,7 @@ class ModelRope:
     rotary_dim_key: str | None = None
     head_dim_rule: str = "qk_rope_head_dim"
     text_key: str = "text_config"
+    ignored_keys: tuple[str, ...] = ()
     layer_types: LayerPattern | None = None
     per_layer_type: Mapping[str, LayerTypeRope] = field(default_factory=_frozen)
     softmax_mscale: bool = False
@@ -149,6 +154,8 @@ class ModelRope:
 
 
 _SLIDING_EVERY = "full_attention", "sliding_attention"
+#: DeepSeek V3.2-style configs: every layer is sparse (indexed) attention.
+_ALL_INDEXED = LayerPattern("indexed_attention", "indexed_attention", default=1)
 
 _ENTRIES = (
     # GPT-NeoX / Pythia: configuration_gpt_neox.py reads rotary_emb_base and rotary_pct (0.25).
@@ -200,20 +207,44 @@ _ENTRIES = (
     # unconditional); yarn_apply_mscale. Their indexers' own rotation of index_head_dim
     # columns is not modelled.
     ModelRope(
-        ("deepseek_v32", "glm_moe_dsa", "axk2", "longcat_flash", "bailing_hybrid"),
+        ("deepseek_v32", "glm_moe_dsa", "axk2"),
         layout="interleaved",
+        layer_types=_ALL_INDEXED,
+        softmax_mscale=True,
+    ),
+    ModelRope(("longcat_flash",), layout="interleaved", softmax_mscale=True),
+    ModelRope(
+        ("bailing_hybrid",),
+        default_theta=6_000_000.0,
+        layout="interleaved",
+        layer_types=LayerPattern(
+            "full_attention", "linear_attention", default=6, key="layer_group_size"
+        ),
         softmax_mscale=True,
     ),
     # HY V4 (Hunyuan): the same sparse MLA, rotated in halves ("Non-interleave RoPE"); its
     # vision-language model's text attention pairs adjacent columns (its rotate_half).
-    ModelRope(("hy_v4",), softmax_mscale=True),
-    ModelRope(("hy_v4_vl", "hy_v4_vl_text"), layout="interleaved", softmax_mscale=True),
+    ModelRope(("hy_v4",), layer_types=_ALL_INDEXED, softmax_mscale=True),
+    ModelRope(
+        ("hy_v4_vl", "hy_v4_vl_text"),
+        layout="interleaved",
+        layer_types=_ALL_INDEXED,
+        softmax_mscale=True,
+    ),
+    # Qwen4-exp: 3 linear-attention layers to 1 sparse (indexed) attention layer.
+    ModelRope(
+        ("qwen4_exp", "qwen4_exp_text"),
+        layer_types=LayerPattern(
+            "indexed_attention", "linear_attention", default=4, key="full_attention_interval"
+        ),
+    ),
     # Mistral 4 (Mistral Small 4): MLA whose head_dim is qk_nope_head_dim + qk_rope_head_dim,
     # rotated on its last qk_rope_head_dim columns (partial_rotary_factor); rope_interleave;
     # YaRN x128 by default; yarn_apply_mscale; Llama 4 style query scaling (modeling_mistral4.py).
     ModelRope(
         ("mistral4",),
         head_dim_rule="qk_sum",
+        ignored_keys=("max_position_embeddings",),
         interleave_key="rope_interleave",
         defaults=_frozen(
             {
@@ -252,12 +283,47 @@ _ENTRIES = (
     ModelRope(
         ("mistral_large4", "mistral_large4_text"),
         layout="interleaved",
+        defaults=_frozen(
+            {
+                "max_position_embeddings": 1_048_576,
+                "rope_parameters": {
+                    "rope_type": "yarn",
+                    "rope_theta": 10_000.0,
+                    "factor": 2048.0,
+                    "original_max_position_embeddings": 512,
+                    "beta_fast": 32.0,
+                    "beta_slow": 1.0,
+                    "attention_factor": 1.0,
+                },
+            }
+        ),
+        layer_types=_ALL_INDEXED,
         rotates="no_rope_layers",
         softmax_mscale=True,
     ),
     # dots.llm3 (dots3_note): per-layer-type partial_rotary_factor of head_dim (256), not of
     # qk_rope_head_dim; adjacent pairs (apply_rotary_pos_emb_interleave, unconditional).
-    ModelRope(("dots3_note", "dots3_note_text"), head_dim_rule="head_dim", layout="interleaved"),
+    ModelRope(
+        ("dots3_note", "dots3_note_text"),
+        head_dim_rule="head_dim",
+        layout="interleaved",
+        defaults=_frozen(
+            {
+                "rope_parameters": {
+                    "indexed_attention": {
+                        "rope_type": "default",
+                        "rope_theta": 80_000_000.0,
+                        "partial_rotary_factor": 0.25,
+                    },
+                    "sliding_attention": {
+                        "rope_type": "default",
+                        "rope_theta": 50_000.0,
+                        "partial_rotary_factor": 0.25,
+                    },
+                }
+            }
+        ),
+    ),
     # Models whose rotate_half pairs adjacent columns (x[..., ::2], x[..., 1::2]).
     ModelRope(("ernie4_5", "ernie4_5_moe"), default_theta=500_000.0, layout="interleaved"),
     ModelRope(("helium",), default_theta=100_000.0, layout="interleaved"),
