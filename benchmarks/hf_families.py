@@ -216,6 +216,28 @@ CONFIGS = {
         "rope_theta": 1000000,
         "max_position_embeddings": 131072,
     },
+    "granite4-micro-style": {
+        "model_type": "granitemoehybrid",
+        "hidden_size": 2560,
+        "num_attention_heads": 40,
+        "num_hidden_layers": 4,
+        "layer_types": ["attention"] * 4,
+        "position_embedding_type": "rope",
+        "rope_theta": 10000000,
+        "mamba_n_heads": 128,
+        "mamba_d_head": 40,
+    },
+    "granite4-h-style": {
+        "model_type": "granitemoehybrid",
+        "hidden_size": 1536,
+        "num_attention_heads": 12,
+        "num_hidden_layers": 4,
+        "layer_types": ["mamba", "mamba", "mamba", "attention"],
+        "position_embedding_type": "rope",
+        "mamba_n_heads": 48,
+        "mamba_d_head": 64,
+    },
+    "moonshine-class-defaults": {"model_type": "moonshine"},
     "jetmoe-class-defaults": {"model_type": "jetmoe", "num_hidden_layers": 2},
     "jetmoe-kv_channels": {"model_type": "jetmoe", "num_hidden_layers": 2, "kv_channels": 64},
     "internvl-hf-qwen2": {
@@ -244,7 +266,7 @@ SHAPE_KEYS = (
     "qk_nope_head_dim",
 )
 #: Configs whose model entry in pe_core.rope_models carries the shape too: left sparse.
-SPARSE = {"mistral4-class-defaults"}
+SPARSE = {"mistral4-class-defaults", "moonshine-class-defaults"}
 
 
 def with_shape(name: str, raw: dict) -> dict:

@@ -71,12 +71,17 @@ def _model_of(config: Mapping) -> ModelRope:
 def _text_part(config: Mapping) -> Mapping:
     """The text model's config of a multimodal one (where RoPE is read), else the config.
 
-    The wrapper's model entry names the key (``text_config``; InternVL's ``llm_config``).
+    The wrapper's model entry names the key (``text_config``; InternVL's ``llm_config``; an
+    encoder-decoder's ``decoder``), followed down through a wrapper of a wrapper (Qwen2.5-Omni's
+    ``thinker_config.text_config``).
     """
-    if "num_attention_heads" not in config and "head_dim" not in config:
+    for _ in range(3):
+        if "num_attention_heads" in config or "head_dim" in config:
+            break
         text = config.get(_model_of(config).text_key)
-        if isinstance(text, Mapping):
-            return {"model_type": config.get("model_type"), **text}
+        if not isinstance(text, Mapping):
+            break
+        config = {"model_type": config.get("model_type"), **text}
     return config
 
 
@@ -214,6 +219,8 @@ def _layer_rotates(config: Mapping, model: ModelRope, layer_types, index: int) -
         return kind == "sliding_attention" and config.get("sliding_window") is not None
     if model.rotates == "sliding_or_no_window":
         return config.get("sliding_window") is None or kind == "sliding_attention"
+    if model.rotates == "position_embedding_type":
+        return config.get("position_embedding_type") == "rope"
     return True
 
 

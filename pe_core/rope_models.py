@@ -17,10 +17,16 @@ from types import MappingProxyType
 __all__ = ["MODEL_ROPES", "LayerPattern", "LayerTypeRope", "ModelRope", "TemperatureRule"]
 
 #: Layer types that are attention with RoPE in transformers' ``layer_types`` (``indexed_attention``:
-#: DeepSeek V3.2's sparse attention, whose main attention rotates as full attention does); any
-#: other type (``linear_attention``, ``conv``, ``mamba``, ...) has no positional encoding of its
-#: own.
-ATTENTION_TYPES = ("full_attention", "sliding_attention", "chunked_attention", "indexed_attention")
+#: DeepSeek V3.2's sparse attention, whose main attention rotates as full attention does;
+#: ``attention``: Granite 4.0's spelling); any other type (``linear_attention``, ``conv``,
+#: ``mamba``, ...) has no positional encoding of its own.
+ATTENTION_TYPES = (
+    "full_attention",
+    "sliding_attention",
+    "chunked_attention",
+    "indexed_attention",
+    "attention",
+)
 
 
 def _frozen(mapping: Mapping | None = None) -> Mapping:
@@ -120,6 +126,10 @@ class ModelRope:
     text_key : str
         Where a multimodal wrapper keeps its language model's config (InternVL's remote-code
         ``llm_config``; ``text_config`` for transformers' own).
+    stand_in : str or None
+        For a remote-code model transformers has no class for, the ``model_type`` whose
+        transformers classes read its config and compute its rotary embedding as its own code
+        does (InternLM2's modeling file copies Llama's rotary classes: "llama").
     layer_types : LayerPattern or None
         How ``layer_types`` follows when the config does not list them.
     per_layer_type : mapping of str to LayerTypeRope
@@ -129,11 +139,13 @@ class ModelRope:
         The attention multiplies its softmax scale by ``mscale**2``, with YaRN's
         ``mscale = 0.1 * mscale_all_dim * ln(factor) + 1`` (DeepSeek V2/V3's
         ``yarn_apply_mscale``), outside the rotary class.
-    rotates : {"attention", "no_rope_layers", "sliding", "sliding_or_no_window"}
+    rotates : {"attention", "no_rope_layers", "sliding", "sliding_or_no_window", \
+"position_embedding_type"}
         Which layers apply RoPE: every attention layer; those with a true
         ``no_rope_layers[i]`` (its default: all but every ``no_rope_layer_interval``-th); the
         sliding-window layers, none without a window (Cohere 2); the sliding-window layers,
-        all without a window (EXAONE 4).
+        all without a window (EXAONE 4); every attention layer when
+        ``position_embedding_type`` is "rope", none otherwise (Granite 4.0).
     """
 
     model_types: tuple[str, ...]
@@ -146,6 +158,7 @@ class ModelRope:
     head_dim_rule: str = "qk_rope_head_dim"
     text_key: str = "text_config"
     ignored_keys: tuple[str, ...] = ()
+    stand_in: str | None = None
     layer_types: LayerPattern | None = None
     per_layer_type: Mapping[str, LayerTypeRope] = field(default_factory=_frozen)
     softmax_mscale: bool = False
@@ -368,6 +381,7 @@ _ENTRIES = (
     # {"type": "linear" | "dynamic", "factor"}, read as transformers' linear and dynamic.
     ModelRope(
         ("internlm2",),
+        stand_in="llama",
         defaults=_frozen(
             {
                 "hidden_size": 4096,
@@ -377,6 +391,36 @@ _ENTRIES = (
             }
         ),
     ),
+    # Granite 4.0 (granitemoehybrid): mamba and attention layers; RoPE only when
+    # position_embedding_type is "rope" (the class default, None, and the H models' "nope":
+    # none).
+    ModelRope(("granitemoehybrid",), rotates="position_embedding_type"),
+    # Encoder-decoders: the decoder's config (transformers' get_text_config(decoder=True)).
+    ModelRope(("t5gemma", "t5gemma2"), text_key="decoder"),
+    ModelRope(("dia",), text_key="decoder_config"),
+    # Moonshine: the decoder's heads and layers (encoder_* / decoder_* keys); 0.9 of a head
+    # rotates, in adjacent pairs (its rotate_half).
+    ModelRope(
+        ("moonshine",),
+        layout="interleaved",
+        renamed=_frozen(
+            {
+                "decoder_num_attention_heads": "num_attention_heads",
+                "decoder_num_hidden_layers": "num_hidden_layers",
+            }
+        ),
+        defaults=_frozen(
+            {
+                "hidden_size": 288,
+                "num_attention_heads": 8,
+                "num_hidden_layers": 6,
+                "max_position_embeddings": 512,
+                "partial_rotary_factor": 0.9,
+            }
+        ),
+    ),
+    # Qwen2.5-Omni, Qwen3-Omni: the thinker's config, then its text_config.
+    ModelRope(("qwen2_5_omni", "qwen3_omni_moe"), text_key="thinker_config"),
     # InternVL 1.5-3.5 (remote code, configuration_internvl_chat.py): the language model's config
     # is llm_config (InternLM2, Qwen2, Llama, Phi-3, ... by its architectures).
     ModelRope(("internvl_chat",), text_key="llm_config"),

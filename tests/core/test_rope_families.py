@@ -223,3 +223,33 @@ def test_mistral4_saved_config_reads_quietly():
     found = pe_core.rope_config_sources(config)
     assert found.unused == ("rope_parameters.max_position_embeddings",)
     assert found.warnings == ()
+
+
+GRANITE_H = {"model_type": "granitemoehybrid", "hidden_size": 1536, "num_attention_heads": 12}
+GRANITE_H |= {"num_hidden_layers": 4, "layer_types": ["mamba", "mamba", "mamba", "attention"]}
+
+
+class TestGranite4:
+    """modeling_granitemoehybrid.py: ``self.rotary_emb = ... if config.position_embedding_type
+    == "rope" else None``; its config turns "mamba" / "attention" into "linear_attention" /
+    "full_attention"."""
+
+    def test_rope_on_the_attention_layers_only_when_asked(self):
+        layers = pe_core.rope_layers({**GRANITE_H, "position_embedding_type": "rope"})
+        assert [rope is not None for rope in layers] == [False, False, False, True]
+
+    @pytest.mark.parametrize("kind", ["nope", None])
+    def test_no_rope_otherwise(self, kind):
+        config = {**GRANITE_H, "position_embedding_type": kind}
+        assert pe_core.rope_layers(config) == [None] * 4
+        with pytest.raises(pe_core.InputError, match="no layer of this model uses RoPE"):
+            pe_core.rope_from_config(config)
+
+
+def test_encoder_decoder_wrappers_read_their_decoder():
+    decoder = {"model_type": "t5_gemma_module", "head_dim": 256, "num_hidden_layers": 2}
+    config = {"model_type": "t5gemma", "encoder": {"head_dim": 64}, "decoder": decoder}
+    assert pe_core.rope_from_config(config).head_dim == 256
+    omni = {"model_type": "qwen2_5_omni", "thinker_config": {"model_type": "qwen2_5_omni_thinker"}}
+    omni["thinker_config"]["text_config"] = {"model_type": "qwen2_5_omni_text", "head_dim": 128}
+    assert pe_core.rope_from_config(omni).head_dim == 128
