@@ -216,6 +216,25 @@ CONFIGS = {
         "rope_theta": 1000000,
         "max_position_embeddings": 131072,
     },
+    "gemma4_text-class-defaults": {"model_type": "gemma4_text", "num_hidden_layers": 12},
+    # A Gemma 4 config.json as saved before per_layer_config (global_head_dim at the top).
+    "gemma4_text-global_head_dim": {
+        "model_type": "gemma4_text",
+        "hidden_size": 2560,
+        "num_attention_heads": 8,
+        "head_dim": 256,
+        "global_head_dim": 512,
+        "num_hidden_layers": 6,
+        "sliding_window": 512,
+        "rope_parameters": {
+            "sliding_attention": {"rope_type": "default", "rope_theta": 10000.0},
+            "full_attention": {
+                "rope_type": "proportional",
+                "partial_rotary_factor": 0.25,
+                "rope_theta": 1000000.0,
+            },
+        },
+    },
     "granite4-micro-style": {
         "model_type": "granitemoehybrid",
         "hidden_size": 2560,

@@ -204,12 +204,17 @@ def compute_config(raw: dict) -> dict:
     rec["rope_parameters"] = json.loads(
         json.dumps(getattr(text, "rope_parameters", None), default=str)
     )
-    head_dim = (
-        getattr(text, "qk_rope_head_dim", None)
-        or getattr(text, "head_dim", None)
-        or text.hidden_size // text.num_attention_heads
-    )
-    rec["head_dim"] = int(head_dim)  # qk_rope_head_dim for MLA models
+    try:
+        head_dim = (
+            getattr(text, "qk_rope_head_dim", None)
+            or getattr(text, "head_dim", None)
+            or text.hidden_size // text.num_attention_heads
+        )
+    except Exception as exc:  # Gemma 4: head_dim is per layer (per_layer_config)
+        if type(exc).__name__ != "AmbiguousGlobalPerLayerAttributeError":
+            raise
+        head_dim = None
+    rec["head_dim"] = None if head_dim is None else int(head_dim)  # qk_rope_head_dim for MLA
     rec["layout"], rec["layout_source"] = pair_layout(module, text)
     rec["rotating_layers"], rec["rotating_layers_rule"] = rotating_layers(model_type, text)
     rec["num_hidden_layers"] = int(text.num_hidden_layers)

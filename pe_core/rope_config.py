@@ -235,8 +235,35 @@ def _rotating_types(reading: _ConfigReading) -> list[str]:
     return found
 
 
+def _layer_head_dim(reading: _ConfigReading, layer_type: str) -> int:
+    """The head width of one layer type: transformers 5.24's per_layer_config override of its
+    first layer (Gemma 4 saves {"5": {"head_dim": 512}, ...}), else the model's own key for it
+    (Gemma 4's global_head_dim), else the config's head_dim."""
+    config, model = reading.config, reading.model
+    overrides = config.get("per_layer_config")
+    if isinstance(overrides, Mapping) and reading.layer_types is not None:
+        first = reading.layer_types.index(layer_type) if layer_type in reading.layer_types else -1
+        for index, values in overrides.items():
+            number = str(index).strip()
+            if (
+                number.isdigit()
+                and len(number) <= 9
+                and int(number) == first
+                and isinstance(values, Mapping)
+                and values.get("head_dim") is not None
+            ):
+                name = f"config['per_layer_config'][{index!r}]['head_dim']"
+                return _positive_int(values["head_dim"], name)
+    if layer_type in model.layer_head_dim:
+        key, default = model.layer_head_dim[layer_type]
+        value = config.get(key, default)
+        return _positive_int(value, f"config['{key}']") if value is not None else default
+    return reading.head_dim
+
+
 def _encoding(reading: _ConfigReading, layer_type: str, seq_len) -> RotaryEncoding:
     config, model = reading.config, reading.model
+    head_dim = _layer_head_dim(reading, layer_type)
     scaling = reading.parameters_of(layer_type)
     base = scaling.pop("rope_theta", model.default_theta)
     # Keys that the model's attention reads, not its rotary frequencies (M-RoPE's sections,
@@ -261,13 +288,13 @@ def _encoding(reading: _ConfigReading, layer_type: str, seq_len) -> RotaryEncodi
         rotary_dim = _positive_int(
             config[model.rotary_dim_key], f"config['{model.rotary_dim_key}']"
         )
-        partial = rotary_dim / reading.head_dim
+        partial = rotary_dim / head_dim
     layout = model.layout
     if model.interleave_key is not None:
         layout = "interleaved" if config.get(model.interleave_key) else "halves"
     try:
         rope = rope_frequencies(
-            reading.head_dim,
+            head_dim,
             base=base,
             scaling=scaling,
             partial_rotary_factor=partial,

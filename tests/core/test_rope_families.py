@@ -253,3 +253,37 @@ def test_encoder_decoder_wrappers_read_their_decoder():
     omni = {"model_type": "qwen2_5_omni", "thinker_config": {"model_type": "qwen2_5_omni_thinker"}}
     omni["thinker_config"]["text_config"] = {"model_type": "qwen2_5_omni_text", "head_dim": 128}
     assert pe_core.rope_from_config(omni).head_dim == 128
+
+
+GEMMA4 = {"model_type": "gemma4_text", "head_dim": 256, "num_hidden_layers": 6}
+
+
+class TestGemma4:
+    """configuration_gemma4.py: global_head_dim (default 512) becomes per_layer_config[i]
+    ["head_dim"] for the full-attention layers; their "proportional" RoPE rotates a quarter."""
+
+    def test_full_attention_layers_have_their_own_head_width(self):
+        layers = pe_core.rope_layers(GEMMA4)
+        assert [rope.head_dim for rope in layers] == [256] * 5 + [512]
+        assert layers[-1].rope_type == "proportional"
+        assert np.count_nonzero(layers[-1].inv_freq) == 512 // 4 // 2
+
+    def test_per_layer_config_comes_first(self):
+        config = {
+            **GEMMA4,
+            "global_head_dim": 384,
+            "per_layer_config": {"05": {"head_dim": 128}},
+        }
+        assert pe_core.rope_layers(config)[-1].head_dim == 128
+        assert pe_core.rope_layers({**config, "per_layer_config": {}})[-1].head_dim == 384
+
+    @pytest.mark.parametrize(
+        ("key", "value", "named"),
+        [
+            ("global_head_dim", 0, r"config\['global_head_dim'\]"),
+            ("per_layer_config", {"5": {"head_dim": -2}}, r"config\['per_layer_config'\]\['5'\]"),
+        ],
+    )
+    def test_a_bad_width_is_named(self, key, value, named):
+        with pytest.raises(pe_core.InputError, match=named):
+            pe_core.rope_from_config({**GEMMA4, key: value}, layer_type="full_attention")
