@@ -81,8 +81,10 @@ def _transformers_readable(config: dict) -> tuple[dict, str]:
     wrapper = pe_core.MODEL_ROPES.get(config["model_type"])
     inner = config.get(wrapper.text_key) if wrapper is not None else None
     if wrapper is not None and wrapper.text_key != "text_config" and isinstance(inner, dict):
-        notes.append(f"{config['model_type']} is remote code: its {wrapper.text_key}")
-        config = inner
+        notes.append(
+            f"{config['model_type']} is remote code: the RoPE keys of its {wrapper.text_key}"
+        )
+        config = pe_core.rope_config_essentials(config)  # the llm_config's, checked equal
     model = pe_core.MODEL_ROPES.get(config.get("model_type")) if isinstance(config, dict) else None
     if model is not None and model.stand_in:
         notes.append(
