@@ -254,10 +254,9 @@ def _layer_head_dim(reading: _ConfigReading, layer_type: str) -> int:
             ):
                 name = f"config['per_layer_config'][{index!r}]['head_dim']"
                 return _positive_int(values["head_dim"], name)
-    if layer_type in model.layer_head_dim:
-        key, default = model.layer_head_dim[layer_type]
-        value = config.get(key, default)
-        return _positive_int(value, f"config['{key}']") if value is not None else default
+    key = model.layer_head_dim.get(layer_type)
+    if key is not None and config.get(key) is not None:
+        return _positive_int(config[key], f"config['{key}']")
     return reading.head_dim
 
 

@@ -126,9 +126,9 @@ class ModelRope:
     text_key : str
         Where a multimodal wrapper keeps its language model's config (InternVL's remote-code
         ``llm_config``; ``text_config`` for transformers' own).
-    layer_head_dim : mapping of str to (str, int)
-        A layer type whose heads have a width of their own: the key that gives it and the
-        class default (Gemma 4's full-attention layers: ``global_head_dim``, 512). A
+    layer_head_dim : mapping of str to str
+        A layer type whose heads have a width of their own: the key that gives it, its class
+        default in ``defaults`` (Gemma 4's full-attention layers: ``global_head_dim``, 512). A
         ``per_layer_config`` override (transformers 5.24 saves one per layer) comes first.
     stand_in : str or None
         For a remote-code model transformers has no class for, the ``model_type`` whose
@@ -162,7 +162,7 @@ class ModelRope:
     head_dim_rule: str = "qk_rope_head_dim"
     text_key: str = "text_config"
     ignored_keys: tuple[str, ...] = ()
-    layer_head_dim: Mapping[str, tuple[str, int]] = field(default_factory=_frozen)
+    layer_head_dim: Mapping[str, str] = field(default_factory=_frozen)
     stand_in: str | None = None
     layer_types: LayerPattern | None = None
     per_layer_type: Mapping[str, LayerTypeRope] = field(default_factory=_frozen)
@@ -412,6 +412,7 @@ _ENTRIES = (
         ),
         defaults=_frozen(
             {
+                "global_head_dim": 512,
                 "rope_parameters": {
                     "sliding_attention": {"rope_type": "default", "rope_theta": 10_000.0},
                     "full_attention": {
@@ -419,11 +420,11 @@ _ENTRIES = (
                         "partial_rotary_factor": 0.25,
                         "rope_theta": 1_000_000.0,
                     },
-                }
+                },
             }
         ),
         layer_types=LayerPattern(*_SLIDING_EVERY, default=6, key="sliding_window_pattern"),
-        layer_head_dim=_frozen({"full_attention": ("global_head_dim", 512)}),
+        layer_head_dim=_frozen({"full_attention": "global_head_dim"}),
     ),
     # Granite 4.0 (granitemoehybrid): mamba and attention layers; RoPE only when
     # position_embedding_type is "rope" (the class default, None, and the H models' "nope":

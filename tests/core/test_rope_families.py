@@ -287,3 +287,10 @@ class TestGemma4:
     def test_a_bad_width_is_named(self, key, value, named):
         with pytest.raises(pe_core.InputError, match=named):
             pe_core.rope_from_config({**GEMMA4, key: value}, layer_type="full_attention")
+
+
+def test_gemma4_sources_name_the_global_head_width():
+    found = pe_core.rope_config_sources(GEMMA4, layer_type="full_attention")
+    assert ("global_head_dim", 512, "default of gemma4_text") in {
+        (s.key, s.value, s.source) for s in found.used
+    }
