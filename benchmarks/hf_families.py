@@ -207,6 +207,7 @@ CONFIGS = {
     "blt_patcher-class-defaults": {"model_type": "blt_patcher"},
     "moonshine_streaming-class-defaults": {"model_type": "moonshine_streaming"},
     "openai_privacy_filter-class-defaults": {"model_type": "openai_privacy_filter"},
+    "pe_audio_encoder-class-defaults": {"model_type": "pe_audio_encoder"},
     "glm4_moe-glm45-style": {
         "model_type": "glm4_moe",
         "hidden_size": 5120,

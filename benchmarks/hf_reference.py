@@ -89,6 +89,9 @@ def pair_layout(module, text_cfg) -> tuple[str, str]:
             continue
         if "apply_rotary_pos_emb_interleave(" in src and "rope_interleave" not in src:
             return "interleaved", f"{name}.forward: apply_rotary_pos_emb_interleave"
+    apply = getattr(module, "apply_rotary_pos_emb", None)
+    if apply is not None and "-1, 1, 2)" in inspect.getsource(apply):
+        return "interleaved", "apply_rotary_pos_emb: a 2x2 rotation of each adjacent pair"
     if getattr(text_cfg, "rope_interleave", False) and hasattr(
         module, "apply_rotary_pos_emb_interleave"
     ):

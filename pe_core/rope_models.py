@@ -356,6 +356,13 @@ _ENTRIES = (
         layout="interleaved",
         defaults=_frozen({"partial_rotary_factor": 0.8}),
     ),
+    # Perception Encoder audio / video encoders: a 2x2 rotation of each adjacent pair
+    # (apply_rotary_pos_emb reshapes the head to (..., -1, 1, 2)); base 20,000.
+    ModelRope(
+        ("pe_audio_encoder", "pe_video_encoder", "pe_audio_video_encoder"),
+        default_theta=20_000.0,
+        layout="interleaved",
+    ),
     # OpenAI's privacy filter: gpt-oss's YaRN, applied to adjacent pairs (_apply_rotary_emb).
     ModelRope(
         ("openai_privacy_filter",),
