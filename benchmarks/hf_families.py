@@ -12,6 +12,7 @@ to tests/data/hf_families_5_24.json; run with ``HF_HUB_OFFLINE=1``.
 
 from __future__ import annotations
 
+import copy
 import inspect
 import json
 import os
@@ -134,7 +135,168 @@ CONFIGS = {
         "sliding_window_pattern": 4,
     },
     "gpt_oss-class-pattern": {"model_type": "gpt_oss", "num_hidden_layers": 4},
+    # --- families of transformers 5.24 added from benchmarks/hf_model_types.py's walk; no real
+    # config.json of these was found in the code index: class defaults plus the family's keys.
+    "mistral4-class-defaults": {"model_type": "mistral4", "num_hidden_layers": 4},
+    "mistral4-small4-style": {
+        "model_type": "mistral3",
+        "text_config": {
+            "model_type": "mistral4",
+            "num_hidden_layers": 4,
+            "rope_parameters": {
+                "type": "yarn",
+                "rope_theta": 10000.0,
+                "factor": 128.0,
+                "original_max_position_embeddings": 8192,
+                "beta_fast": 32.0,
+                "beta_slow": 1.0,
+                "mscale_all_dim": 1.0,
+                "mscale": 1.0,
+                "llama_4_scaling_beta": 0.1,
+            },
+        },
+    },
+    "mistral4-no-interleave": {
+        "model_type": "mistral4",
+        "num_hidden_layers": 2,
+        "qk_nope_head_dim": 96,
+        "qk_rope_head_dim": 32,
+        "rope_interleave": False,
+    },
+    "mistral_large4-class-defaults": {"model_type": "mistral_large4_text", "num_hidden_layers": 8},
+    "deepseek_v32-yarn": {
+        "model_type": "deepseek_v32",
+        "hidden_size": 7168,
+        "num_attention_heads": 128,
+        "qk_rope_head_dim": 64,
+        "qk_nope_head_dim": 128,
+        "num_hidden_layers": 4,
+        "rope_theta": 10000,
+        "rope_scaling": {
+            "type": "yarn",
+            "factor": 40,
+            "beta_fast": 32,
+            "beta_slow": 1,
+            "mscale": 1.0,
+            "mscale_all_dim": 1.0,
+            "original_max_position_embeddings": 4096,
+        },
+    },
+    "glm_moe_dsa-class-defaults": {"model_type": "glm_moe_dsa", "num_hidden_layers": 4},
+    "axk2-class-defaults": {"model_type": "axk2", "num_hidden_layers": 4},
+    "bailing_hybrid-class-defaults": {"model_type": "bailing_hybrid", "num_hidden_layers": 8},
+    "hy_v4-class-defaults": {"model_type": "hy_v4", "num_hidden_layers": 4},
+    "hy_v4_vl_text-class-defaults": {"model_type": "hy_v4_vl_text", "num_hidden_layers": 4},
+    "axk1-class-defaults": {"model_type": "axk1", "num_hidden_layers": 4},
+    "glm4_moe_lite-class-defaults": {"model_type": "glm4_moe_lite", "num_hidden_layers": 4},
+    "youtu-class-defaults": {"model_type": "youtu", "num_hidden_layers": 4},
+    # (dots.llm3's class pattern, full for i < 2 or i % 4 == 1, is not one pe_core knows: the
+    # layer types written out, as a saved config lists them.)
+    "dots3_note_text-class-defaults": {
+        "model_type": "dots3_note_text",
+        "num_hidden_layers": 6,
+        "layer_types": ["indexed_attention"] * 2
+        + ["sliding_attention"] * 3
+        + ["indexed_attention"],
+    },
+    "qwen4_exp_text-class-defaults": {"model_type": "qwen4_exp_text", "num_hidden_layers": 8},
+    "ernie4_5-class-defaults": {"model_type": "ernie4_5", "num_hidden_layers": 2},
+    "ernie4_5_moe-class-defaults": {"model_type": "ernie4_5_moe", "num_hidden_layers": 2},
+    "helium-class-defaults": {"model_type": "helium", "num_hidden_layers": 2},
+    "blt_global_transformer-class-defaults": {"model_type": "blt_global_transformer"},
+    "blt_patcher-class-defaults": {"model_type": "blt_patcher"},
+    "moonshine_streaming-class-defaults": {"model_type": "moonshine_streaming"},
+    "openai_privacy_filter-class-defaults": {"model_type": "openai_privacy_filter"},
+    "pe_audio_encoder-class-defaults": {"model_type": "pe_audio_encoder"},
+    "glm4_moe-glm45-style": {
+        "model_type": "glm4_moe",
+        "hidden_size": 5120,
+        "num_attention_heads": 96,
+        "head_dim": 128,
+        "num_hidden_layers": 2,
+        "rope_theta": 1000000,
+        "max_position_embeddings": 131072,
+    },
+    "gemma4_text-class-defaults": {"model_type": "gemma4_text", "num_hidden_layers": 12},
+    # A Gemma 4 config.json as saved before per_layer_config (global_head_dim at the top).
+    "gemma4_text-global_head_dim": {
+        "model_type": "gemma4_text",
+        "hidden_size": 2560,
+        "num_attention_heads": 8,
+        "head_dim": 256,
+        "global_head_dim": 512,
+        "num_hidden_layers": 6,
+        "sliding_window": 512,
+        "rope_parameters": {
+            "sliding_attention": {"rope_type": "default", "rope_theta": 10000.0},
+            "full_attention": {
+                "rope_type": "proportional",
+                "partial_rotary_factor": 0.25,
+                "rope_theta": 1000000.0,
+            },
+        },
+    },
+    "granite4-micro-style": {
+        "model_type": "granitemoehybrid",
+        "hidden_size": 2560,
+        "num_attention_heads": 40,
+        "num_hidden_layers": 4,
+        "layer_types": ["attention"] * 4,
+        "position_embedding_type": "rope",
+        "rope_theta": 10000000,
+        "mamba_n_heads": 128,
+        "mamba_d_head": 40,
+    },
+    "granite4-h-style": {
+        "model_type": "granitemoehybrid",
+        "hidden_size": 1536,
+        "num_attention_heads": 12,
+        "num_hidden_layers": 4,
+        "layer_types": ["mamba", "mamba", "mamba", "attention"],
+        "position_embedding_type": "rope",
+        "mamba_n_heads": 48,
+        "mamba_d_head": 64,
+    },
+    "moonshine-class-defaults": {"model_type": "moonshine"},
+    "jetmoe-class-defaults": {"model_type": "jetmoe", "num_hidden_layers": 2},
+    "jetmoe-kv_channels": {"model_type": "jetmoe", "num_hidden_layers": 2, "kv_channels": 64},
+    "internvl-hf-qwen2": {
+        "model_type": "internvl",
+        "text_config": {
+            "model_type": "qwen2",
+            "hidden_size": 896,
+            "num_attention_heads": 14,
+            "num_hidden_layers": 24,
+            "rope_theta": 1000000.0,
+            "max_position_embeddings": 32768,
+        },
+    },
 }
+
+
+#: The keys that give a model's shape, as a saved config.json lists them: a "-class-defaults"
+#: config above gets the class's own values of those it lacks (the rest, RoPE's keys included,
+#: stay absent so that the model class's defaults are what is read).
+SHAPE_KEYS = (
+    "hidden_size",
+    "num_attention_heads",
+    "num_hidden_layers",
+    "head_dim",
+    "qk_rope_head_dim",
+    "qk_nope_head_dim",
+)
+#: Configs whose model entry in pe_core.rope_models carries the shape too: left sparse.
+SPARSE = {"mistral4-class-defaults", "moonshine-class-defaults"}
+
+
+def with_shape(name: str, raw: dict) -> dict:
+    if not name.endswith("-class-defaults") or name in SPARSE:
+        return raw
+    defaults = CONFIG_MAPPING[raw["model_type"]]().to_dict()
+    shape = {k: defaults[k] for k in SHAPE_KEYS if defaults.get(k) is not None and k not in raw}
+    if "num_layers" in raw:  # LongCat-Flash's own name of the layer count
+        shape.pop("num_hidden_layers", None)
+    return {**raw, **shape}
 
 
 def gptj_inv_freq(raw: dict) -> list[float]:
@@ -163,7 +325,7 @@ def compute(raw: dict) -> dict:
                 }
             },
         }
-    record = compute_config(raw)
+    record = compute_config(copy.deepcopy(raw))  # transformers writes into nested dicts
     if record["text_model_type"] == "cohere2":  # RoPE only where the layer has a window
         text = text_config_of(CONFIG_MAPPING["cohere2"].from_dict(dict(raw)))
         record["rotating_layers"] = [
@@ -179,7 +341,7 @@ def compute(raw: dict) -> dict:
 
 
 def main() -> int:
-    results = {name: compute(raw) for name, raw in CONFIGS.items()}
+    results = {name: compute(with_shape(name, raw)) for name, raw in CONFIGS.items()}
     document = {
         "generator": "benchmarks/hf_families.py",
         "transformers_version": transformers.__version__,

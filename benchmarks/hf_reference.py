@@ -72,8 +72,26 @@ def rotary_class(module):
 def pair_layout(module, text_cfg) -> tuple[str, str]:
     """'halves' (rotate_half: cat(-x2, x1)) or 'interleaved' (pairs (0,1), (2,3), ...).
 
-    Read from the model's code.
+    Read from the model's code: first the text attention's own forward (an unconditional
+    apply_rotary_pos_emb_interleave, as DeepSeek V3.2's, is adjacent pairs whatever the module's
+    rotate_half, which may serve an indexer), then rotate_half / apply_rotary_emb.
     """
+    skip = ("Vision", "Vit", "Audio", "Indexer", "Cross", "Delta", "Linear", "Mamba", "Sam")
+    for name in sorted(dir(module)):
+        cls = getattr(module, name)
+        if not (isinstance(cls, type) and name.endswith(("Attention", "MLA"))) or any(
+            s in name for s in skip
+        ):
+            continue
+        try:
+            src = inspect.getsource(cls.forward)
+        except (OSError, TypeError):
+            continue
+        if "apply_rotary_pos_emb_interleave(" in src and "rope_interleave" not in src:
+            return "interleaved", f"{name}.forward: apply_rotary_pos_emb_interleave"
+    apply = getattr(module, "apply_rotary_pos_emb", None)
+    if apply is not None and "-1, 1, 2)" in inspect.getsource(apply):
+        return "interleaved", "apply_rotary_pos_emb: a 2x2 rotation of each adjacent pair"
     if getattr(text_cfg, "rope_interleave", False) and hasattr(
         module, "apply_rotary_pos_emb_interleave"
     ):
@@ -102,7 +120,10 @@ def rotating_layers(model_type: str, text_cfg) -> tuple[list[int], str]:
     n = int(text_cfg.num_hidden_layers)
     layer_types = getattr(text_cfg, "layer_types", None)
     mt = getattr(text_cfg, "model_type", model_type)
-    if mt in ("smollm3", "llama4_text") and getattr(text_cfg, "no_rope_layers", None) is not None:
+    if (
+        mt in ("smollm3", "llama4_text", "mistral_large4_text")
+        and getattr(text_cfg, "no_rope_layers", None) is not None
+    ):
         return [
             i for i, v in enumerate(text_cfg.no_rope_layers[:n]) if v
         ], "no_rope_layers[i] truthy -> use_rope"
@@ -116,8 +137,8 @@ def rotating_layers(model_type: str, text_cfg) -> tuple[list[int], str]:
         t in ("linear_attention", "conv", "mamba") for t in layer_types
     ):
         return [
-            i for i, t in enumerate(layer_types) if t == "full_attention"
-        ], "only full_attention layers apply rotary (linear_attention / conv layers have none)"
+            i for i, t in enumerate(layer_types) if t in ("full_attention", "indexed_attention")
+        ], "only attention layers apply rotary (linear_attention / conv layers have none)"
     return list(range(n)), "every attention layer rotates"
 
 
@@ -142,10 +163,37 @@ def compute(path: Path) -> dict:
     return compute_config(json.loads(path.read_text(encoding="utf-8")))
 
 
+#: InternVL's remote configuration_internvl_chat.py builds its language model's config from
+#: llm_config with the class named by llm_config["architectures"][0].
+INTERNVL_LLM = {
+    "LlamaForCausalLM": "llama",
+    "Qwen2ForCausalLM": "qwen2",
+    "Phi3ForCausalLM": "phi3",
+    "Gemma2ForCausalLM": "gemma2",
+    "Qwen3ForCausalLM": "qwen3",
+    "Qwen3MoeForCausalLM": "qwen3_moe",
+    "GptOssForCausalLM": "gpt_oss",
+}
+#: Remote-code language models whose rotary classes are copies of a transformers class, which
+#: stands in for them here (InternLM2's modeling_internlm2.py: "Copied from
+#: transformers.model.llama.modeling_llama.LlamaDynamicNTKScalingRotaryEmbedding").
+REMOTE_STAND_IN = {"InternLM2ForCausalLM": "llama"}
+
+
 def compute_config(raw: dict) -> dict:
     """transformers' reading of one config.json (a dict): see the module docstring."""
     model_type = raw.get("model_type")
     rec: dict = {"model_type": model_type}
+    if model_type == "internvl_chat":  # remote code: its llm_config, by architecture
+        llm = raw["llm_config"]
+        architecture = llm["architectures"][0]
+        if architecture in REMOTE_STAND_IN:
+            rec["stand_in"] = (
+                f"{architecture} is remote code: transformers' {REMOTE_STAND_IN[architecture]} "
+                "classes stand in for its copies of them"
+            )
+        raw = {**llm, "model_type": INTERNVL_LLM.get(architecture) or REMOTE_STAND_IN[architecture]}
+        model_type = raw["model_type"]
     if model_type not in CONFIG_MAPPING:
         raise KeyError(
             f"model_type {model_type!r} has no config class in this transformers (remote code only)"
@@ -159,12 +207,17 @@ def compute_config(raw: dict) -> dict:
     rec["rope_parameters"] = json.loads(
         json.dumps(getattr(text, "rope_parameters", None), default=str)
     )
-    head_dim = (
-        getattr(text, "qk_rope_head_dim", None)
-        or getattr(text, "head_dim", None)
-        or text.hidden_size // text.num_attention_heads
-    )
-    rec["head_dim"] = int(head_dim)  # qk_rope_head_dim for MLA models
+    try:
+        head_dim = (
+            getattr(text, "qk_rope_head_dim", None)
+            or getattr(text, "head_dim", None)
+            or text.hidden_size // text.num_attention_heads
+        )
+    except Exception as exc:  # Gemma 4: head_dim is per layer (per_layer_config)
+        if type(exc).__name__ != "AmbiguousGlobalPerLayerAttributeError":
+            raise
+        head_dim = None
+    rec["head_dim"] = None if head_dim is None else int(head_dim)  # qk_rope_head_dim for MLA
     rec["layout"], rec["layout_source"] = pair_layout(module, text)
     rec["rotating_layers"], rec["rotating_layers_rule"] = rotating_layers(model_type, text)
     rec["num_hidden_layers"] = int(text.num_hidden_layers)

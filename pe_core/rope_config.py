@@ -57,17 +57,31 @@ class _ConfigReading:
     layer_types: tuple[str, ...] | None
     parameters: Mapping[str, dict]  # layer type ("*": every layer) -> rope parameters
     rotating: tuple[bool, ...] | None
+    partial_rotary_factor: float = 1.0  # when neither the config nor its parameters give one
 
     def parameters_of(self, layer_type: str) -> dict:
         return dict(self.parameters.get(layer_type, self.parameters.get("*", {})))
 
 
+def _model_of(config: Mapping) -> ModelRope:
+    model_type = config.get("model_type")
+    return MODEL_ROPES.get(model_type, GENERIC) if isinstance(model_type, str) else GENERIC
+
+
 def _text_part(config: Mapping) -> Mapping:
-    """The text model's config of a multimodal one (where RoPE is read), else the config."""
-    if "num_attention_heads" not in config and "head_dim" not in config:
-        text = config.get("text_config")
-        if isinstance(text, Mapping):
-            return {"model_type": config.get("model_type"), **text}
+    """The text model's config of a multimodal one (where RoPE is read), else the config.
+
+    The wrapper's model entry names the key (``text_config``; InternVL's ``llm_config``; an
+    encoder-decoder's ``decoder``), followed down through a wrapper of a wrapper (Qwen2.5-Omni's
+    ``thinker_config.text_config``).
+    """
+    for _ in range(3):
+        if "num_attention_heads" in config or "head_dim" in config:
+            break
+        text = config.get(_model_of(config).text_key)
+        if not isinstance(text, Mapping):
+            break
+        config = {"model_type": config.get("model_type"), **text}
     return config
 
 
@@ -117,13 +131,20 @@ def _read_config(config: Mapping | str | bytes) -> _ConfigReading:
         )
     check_json_depth(config, "config")
     config = _text_part(config)
-    model = MODEL_ROPES.get(config.get("model_type"), GENERIC)
+    model = _model_of(config)
     config = _with_model_knowledge(config, model)
 
-    # DeepSeek's multi-head latent attention rotates qk_rope_head_dim columns of each head
-    # (Hugging Face's DeepseekV3Config sets head_dim to it).
-    if config.get("qk_rope_head_dim") is not None:
+    # Multi-head latent attention rotates qk_rope_head_dim columns of each head: DeepSeek's
+    # config sets head_dim to it, Mistral 4's to qk_nope_head_dim + qk_rope_head_dim with
+    # partial_rotary_factor qk_rope_head_dim / head_dim (model.head_dim_rule).
+    partial = 1.0
+    mla = model.head_dim_rule != "head_dim" and config.get("qk_rope_head_dim") is not None
+    if mla:
         head_dim = _positive_int(config["qk_rope_head_dim"], "config['qk_rope_head_dim']")
+        if model.head_dim_rule == "qk_sum":
+            rotary = head_dim
+            head_dim += _positive_int(config.get("qk_nope_head_dim"), "config['qk_nope_head_dim']")
+            partial = rotary / head_dim
     elif config.get("head_dim") is not None:
         head_dim = _positive_int(config["head_dim"], "config['head_dim']")
     else:
@@ -181,7 +202,7 @@ def _read_config(config: Mapping | str | bytes) -> _ConfigReading:
     if isinstance(n_layers, int) and not isinstance(n_layers, bool) and n_layers > 0:
         n_layers = _layer_count(n_layers, "config['num_hidden_layers']")
         rotating = tuple(_layer_rotates(config, model, layer_types, i) for i in range(n_layers))
-    return _ConfigReading(config, model, head_dim, layer_types, parameters, rotating)
+    return _ConfigReading(config, model, head_dim, layer_types, parameters, rotating, partial)
 
 
 def _layer_rotates(config: Mapping, model: ModelRope, layer_types, index: int) -> bool:
@@ -198,6 +219,8 @@ def _layer_rotates(config: Mapping, model: ModelRope, layer_types, index: int) -
         return kind == "sliding_attention" and config.get("sliding_window") is not None
     if model.rotates == "sliding_or_no_window":
         return config.get("sliding_window") is None or kind == "sliding_attention"
+    if model.rotates == "position_embedding_type":
+        return config.get("position_embedding_type") == "rope"
     return True
 
 
@@ -212,13 +235,41 @@ def _rotating_types(reading: _ConfigReading) -> list[str]:
     return found
 
 
+def _layer_head_dim(reading: _ConfigReading, layer_type: str) -> int:
+    """The head width of one layer type: transformers 5.24's per_layer_config override of its
+    first layer (Gemma 4 saves {"5": {"head_dim": 512}, ...}), else the model's own key for it
+    (Gemma 4's global_head_dim), else the config's head_dim."""
+    config, model = reading.config, reading.model
+    overrides = config.get("per_layer_config")
+    if isinstance(overrides, Mapping) and reading.layer_types is not None:
+        first = reading.layer_types.index(layer_type) if layer_type in reading.layer_types else -1
+        for index, values in overrides.items():
+            number = str(index).strip()
+            if (
+                number.isdigit()
+                and len(number) <= 9
+                and int(number) == first
+                and isinstance(values, Mapping)
+                and values.get("head_dim") is not None
+            ):
+                name = f"config['per_layer_config'][{index!r}]['head_dim']"
+                return _positive_int(values["head_dim"], name)
+    key = model.layer_head_dim.get(layer_type)
+    if key is not None and config.get(key) is not None:
+        return _positive_int(config[key], f"config['{key}']")
+    return reading.head_dim
+
+
 def _encoding(reading: _ConfigReading, layer_type: str, seq_len) -> RotaryEncoding:
     config, model = reading.config, reading.model
+    head_dim = _layer_head_dim(reading, layer_type)
     scaling = reading.parameters_of(layer_type)
     base = scaling.pop("rope_theta", model.default_theta)
     # Keys that the model's attention reads, not its rotary frequencies (M-RoPE's sections,
     # Llama 4's attention temperature): kept with the parameters, not warned about.
     kept = {key: scaling.pop(key) for key in _ATTENTION_KEYS if key in scaling}
+    for key in model.ignored_keys:  # keys the model's config tells transformers to ignore
+        scaling.pop(key, None)
     if scaling.get("rope_type", scaling.get("type")) == "mrope":
         # Qwen2-VL's "type": "mrope" is the default frequencies, in M-RoPE's sections.
         scaling.pop("type", None)
@@ -228,18 +279,21 @@ def _encoding(reading: _ConfigReading, layer_type: str, seq_len) -> RotaryEncodi
     ) in ("llama3", "yarn", "longrope"):
         # As Hugging Face: a top-level value (Phi-3) takes priority over the one in rope_scaling.
         scaling["original_max_position_embeddings"] = config["original_max_position_embeddings"]
-    partial = config.get("partial_rotary_factor", scaling.pop("partial_rotary_factor", 1.0))
+    partial = config.get(
+        "partial_rotary_factor",
+        scaling.pop("partial_rotary_factor", reading.partial_rotary_factor),
+    )
     if model.rotary_dim_key and config.get(model.rotary_dim_key) is not None:
         rotary_dim = _positive_int(
             config[model.rotary_dim_key], f"config['{model.rotary_dim_key}']"
         )
-        partial = rotary_dim / reading.head_dim
+        partial = rotary_dim / head_dim
     layout = model.layout
     if model.interleave_key is not None:
         layout = "interleaved" if config.get(model.interleave_key) else "halves"
     try:
         rope = rope_frequencies(
-            reading.head_dim,
+            head_dim,
             base=base,
             scaling=scaling,
             partial_rotary_factor=partial,

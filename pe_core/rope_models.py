@@ -16,9 +16,17 @@ from types import MappingProxyType
 
 __all__ = ["MODEL_ROPES", "LayerPattern", "LayerTypeRope", "ModelRope", "TemperatureRule"]
 
-#: Layer types that are attention with RoPE in transformers' ``layer_types``; any other type
-#: (``linear_attention``, ``conv``, ``mamba``, ...) has no positional encoding of its own.
-ATTENTION_TYPES = ("full_attention", "sliding_attention", "chunked_attention")
+#: Layer types that are attention with RoPE in transformers' ``layer_types`` (``indexed_attention``:
+#: DeepSeek V3.2's sparse attention, whose main attention rotates as full attention does;
+#: ``attention``: Granite 4.0's spelling); any other type (``linear_attention``, ``conv``,
+#: ``mamba``, ...) has no positional encoding of its own.
+ATTENTION_TYPES = (
+    "full_attention",
+    "sliding_attention",
+    "chunked_attention",
+    "indexed_attention",
+    "attention",
+)
 
 
 def _frozen(mapping: Mapping | None = None) -> Mapping:
@@ -104,6 +112,28 @@ class ModelRope:
         A config flag that chooses interleaved pairs when true (DeepSeek's ``rope_interleave``).
     rotary_dim_key : str or None
         A key giving the rotary width in columns (GPT-J's ``rotary_dim``).
+    head_dim_rule : {"qk_rope_head_dim", "head_dim", "qk_sum"}
+        Where the rotary class's ``head_dim`` comes from: ``qk_rope_head_dim`` when the config
+        has it (DeepSeek's multi-head latent attention), else ``head_dim``, else ``hidden_size //
+        num_attention_heads``; "head_dim": never from ``qk_rope_head_dim`` (dots.llm3, whose
+        per-layer-type ``partial_rotary_factor`` is of ``head_dim``); "qk_sum":
+        ``qk_nope_head_dim + qk_rope_head_dim``, with ``partial_rotary_factor`` defaulting to
+        ``qk_rope_head_dim`` over it (Mistral 4).
+    ignored_keys : tuple of str
+        Rope parameters the model's config saves but tells transformers not to validate or
+        use (Mistral 4's copy of ``max_position_embeddings``): not read, not warned about
+        (:func:`pe_core.rope_config_sources` still lists them as unused).
+    text_key : str
+        Where a multimodal wrapper keeps its language model's config (InternVL's remote-code
+        ``llm_config``; ``text_config`` for transformers' own).
+    layer_head_dim : mapping of str to str
+        A layer type whose heads have a width of their own: the key that gives it, its class
+        default in ``defaults`` (Gemma 4's full-attention layers: ``global_head_dim``, 512). A
+        ``per_layer_config`` override (transformers 5.24 saves one per layer) comes first.
+    stand_in : str or None
+        For a remote-code model transformers has no class for, the ``model_type`` whose
+        transformers classes read its config and compute its rotary embedding as its own code
+        does (InternLM2's modeling file copies Llama's rotary classes: "llama").
     layer_types : LayerPattern or None
         How ``layer_types`` follows when the config does not list them.
     per_layer_type : mapping of str to LayerTypeRope
@@ -113,11 +143,13 @@ class ModelRope:
         The attention multiplies its softmax scale by ``mscale**2``, with YaRN's
         ``mscale = 0.1 * mscale_all_dim * ln(factor) + 1`` (DeepSeek V2/V3's
         ``yarn_apply_mscale``), outside the rotary class.
-    rotates : {"attention", "no_rope_layers", "sliding", "sliding_or_no_window"}
+    rotates : {"attention", "no_rope_layers", "sliding", "sliding_or_no_window", \
+"position_embedding_type"}
         Which layers apply RoPE: every attention layer; those with a true
         ``no_rope_layers[i]`` (its default: all but every ``no_rope_layer_interval``-th); the
         sliding-window layers, none without a window (Cohere 2); the sliding-window layers,
-        all without a window (EXAONE 4).
+        all without a window (EXAONE 4); every attention layer when
+        ``position_embedding_type`` is "rope", none otherwise (Granite 4.0).
     """
 
     model_types: tuple[str, ...]
@@ -127,6 +159,11 @@ class ModelRope:
     layout: str = "halves"
     interleave_key: str | None = None
     rotary_dim_key: str | None = None
+    head_dim_rule: str = "qk_rope_head_dim"
+    text_key: str = "text_config"
+    ignored_keys: tuple[str, ...] = ()
+    layer_head_dim: Mapping[str, str] = field(default_factory=_frozen)
+    stand_in: str | None = None
     layer_types: LayerPattern | None = None
     per_layer_type: Mapping[str, LayerTypeRope] = field(default_factory=_frozen)
     softmax_mscale: bool = False
@@ -135,6 +172,8 @@ class ModelRope:
 
 
 _SLIDING_EVERY = "full_attention", "sliding_attention"
+#: DeepSeek V3.2-style configs: every layer is sparse (indexed) attention.
+_ALL_INDEXED = LayerPattern("indexed_attention", "indexed_attention", default=1)
 
 _ENTRIES = (
     # GPT-NeoX / Pythia: configuration_gpt_neox.py reads rotary_emb_base and rotary_pct (0.25).
@@ -171,13 +210,262 @@ _ENTRIES = (
     ModelRope(
         ("glm", "glm4"), layout="interleaved", defaults=_frozen({"partial_rotary_factor": 0.5})
     ),
-    # DeepSeek V2/V3: qk_rope_head_dim columns; rope_interleave (default true) pairs them.
+    # DeepSeek V2/V3 and the models built on their attention (A.X K1, GLM-4.7-Flash's
+    # glm4_moe_lite, Youtu-LLM): qk_rope_head_dim columns; rope_interleave (default true) pairs
+    # them; yarn_apply_mscale.
     ModelRope(
-        ("deepseek_v3", "deepseek_v2"),
+        ("deepseek_v3", "deepseek_v2", "axk1", "glm4_moe_lite", "youtu"),
         interleave_key="rope_interleave",
         defaults=_frozen({"rope_interleave": True}),
         softmax_mscale=True,
     ),
+    # DeepSeek V3.2's sparse attention (indexed_attention layers) and its followers (GLM-5's
+    # glm_moe_dsa, A.X K2), LongCat-Flash and Ring/Ling hybrid (bailing_hybrid): MLA rotated
+    # in adjacent pairs whatever rope_interleave says (apply_rotary_pos_emb_interleave,
+    # unconditional); yarn_apply_mscale. Their indexers' own rotation of index_head_dim
+    # columns is not modelled.
+    ModelRope(
+        ("deepseek_v32", "glm_moe_dsa", "axk2"),
+        layout="interleaved",
+        layer_types=_ALL_INDEXED,
+        softmax_mscale=True,
+    ),
+    ModelRope(("longcat_flash",), layout="interleaved", softmax_mscale=True),
+    ModelRope(
+        ("bailing_hybrid",),
+        default_theta=6_000_000.0,
+        layout="interleaved",
+        layer_types=LayerPattern(
+            "full_attention", "linear_attention", default=6, key="layer_group_size"
+        ),
+        softmax_mscale=True,
+    ),
+    # HY V4 (Hunyuan): the same sparse MLA, rotated in halves ("Non-interleave RoPE"); its
+    # vision-language model's text attention pairs adjacent columns (its rotate_half).
+    ModelRope(("hy_v4",), layer_types=_ALL_INDEXED, softmax_mscale=True),
+    ModelRope(
+        ("hy_v4_vl", "hy_v4_vl_text"),
+        layout="interleaved",
+        layer_types=_ALL_INDEXED,
+        softmax_mscale=True,
+    ),
+    # Qwen4-exp: 3 linear-attention layers to 1 sparse (indexed) attention layer.
+    ModelRope(
+        ("qwen4_exp", "qwen4_exp_text"),
+        layer_types=LayerPattern(
+            "indexed_attention", "linear_attention", default=4, key="full_attention_interval"
+        ),
+    ),
+    # Mistral 4 (Mistral Small 4): MLA whose head_dim is qk_nope_head_dim + qk_rope_head_dim,
+    # rotated on its last qk_rope_head_dim columns (partial_rotary_factor); rope_interleave;
+    # YaRN x128 by default; yarn_apply_mscale; Llama 4 style query scaling (modeling_mistral4.py).
+    ModelRope(
+        ("mistral4",),
+        head_dim_rule="qk_sum",
+        ignored_keys=("max_position_embeddings",),
+        interleave_key="rope_interleave",
+        defaults=_frozen(
+            {
+                "rope_interleave": True,
+                "hidden_size": 4096,
+                "num_attention_heads": 32,
+                "num_hidden_layers": 36,
+                "qk_rope_head_dim": 64,
+                "qk_nope_head_dim": 64,
+                "max_position_embeddings": 1_048_576,
+                "rope_parameters": {
+                    "type": "yarn",
+                    "rope_theta": 10_000.0,
+                    "factor": 128.0,
+                    "original_max_position_embeddings": 8192,
+                    "beta_fast": 32.0,
+                    "beta_slow": 1.0,
+                    "mscale_all_dim": 1.0,
+                    "mscale": 1.0,
+                    "llama_4_scaling_beta": 0.1,
+                },
+            }
+        ),
+        softmax_mscale=True,
+        temperature=TemperatureRule(
+            "llama_4_scaling_beta",
+            "original_max_position_embeddings",
+            shift=0,
+            layers="rope",
+            in_parameters=True,
+        ),
+    ),
+    # Mistral Large 4: sparse MLA (head_dim = qk_rope_head_dim) in adjacent pairs, no RoPE on
+    # every 4th layer (no_rope_layers); its learned per-head log-position query scaling is
+    # weights, not config, and not shown.
+    ModelRope(
+        ("mistral_large4", "mistral_large4_text"),
+        layout="interleaved",
+        defaults=_frozen(
+            {
+                "max_position_embeddings": 1_048_576,
+                "rope_parameters": {
+                    "rope_type": "yarn",
+                    "rope_theta": 10_000.0,
+                    "factor": 2048.0,
+                    "original_max_position_embeddings": 512,
+                    "beta_fast": 32.0,
+                    "beta_slow": 1.0,
+                    "attention_factor": 1.0,
+                },
+            }
+        ),
+        layer_types=_ALL_INDEXED,
+        rotates="no_rope_layers",
+        softmax_mscale=True,
+    ),
+    # dots.llm3 (dots3_note): per-layer-type partial_rotary_factor of head_dim (256), not of
+    # qk_rope_head_dim; adjacent pairs (apply_rotary_pos_emb_interleave, unconditional).
+    ModelRope(
+        ("dots3_note", "dots3_note_text"),
+        head_dim_rule="head_dim",
+        layout="interleaved",
+        defaults=_frozen(
+            {
+                "rope_parameters": {
+                    "indexed_attention": {
+                        "rope_type": "default",
+                        "rope_theta": 80_000_000.0,
+                        "partial_rotary_factor": 0.25,
+                    },
+                    "sliding_attention": {
+                        "rope_type": "default",
+                        "rope_theta": 50_000.0,
+                        "partial_rotary_factor": 0.25,
+                    },
+                }
+            }
+        ),
+    ),
+    # Models whose rotate_half pairs adjacent columns (x[..., ::2], x[..., 1::2]).
+    ModelRope(("ernie4_5", "ernie4_5_moe"), default_theta=500_000.0, layout="interleaved"),
+    ModelRope(("helium",), default_theta=100_000.0, layout="interleaved"),
+    ModelRope(
+        ("blt_global_transformer", "blt_local_decoder", "blt_local_encoder"),
+        default_theta=500_000.0,
+        layout="interleaved",
+    ),
+    ModelRope(("blt_patcher",), layout="interleaved"),
+    ModelRope(
+        ("moonshine_streaming",),
+        layout="interleaved",
+        defaults=_frozen({"partial_rotary_factor": 0.8}),
+    ),
+    # Perception Encoder audio / video encoders: a 2x2 rotation of each adjacent pair
+    # (apply_rotary_pos_emb reshapes the head to (..., -1, 1, 2)); base 20,000.
+    ModelRope(
+        ("pe_audio_encoder", "pe_video_encoder", "pe_audio_video_encoder"),
+        default_theta=20_000.0,
+        layout="interleaved",
+    ),
+    # OpenAI's privacy filter: gpt-oss's YaRN, applied to adjacent pairs (_apply_rotary_emb).
+    ModelRope(
+        ("openai_privacy_filter",),
+        default_theta=150_000.0,
+        layout="interleaved",
+        defaults=_frozen(
+            {
+                "rope_scaling": {
+                    "rope_type": "yarn",
+                    "factor": 32.0,
+                    "beta_fast": 32.0,
+                    "beta_slow": 1.0,
+                    "truncate": False,
+                    "original_max_position_embeddings": 4096,
+                },
+            }
+        ),
+    ),
+    # GLM-4.5 (glm4_moe): half of each head rotates, in halves (unlike GLM-4's pairs).
+    ModelRope(("glm4_moe",), defaults=_frozen({"partial_rotary_factor": 0.5})),
+    # JetMoE: the head width is kv_channels (transformers' attribute_map head_dim).
+    ModelRope(
+        ("jetmoe",),
+        renamed=_frozen({"kv_channels": "head_dim"}),
+        defaults=_frozen({"head_dim": 128}),
+    ),
+    # InternLM2 / InternLM2.5 (remote code, configuration_internlm2.py): rope_scaling
+    # {"type": "linear" | "dynamic", "factor"}, read as transformers' linear and dynamic.
+    ModelRope(
+        ("internlm2",),
+        stand_in="llama",
+        defaults=_frozen(
+            {
+                "hidden_size": 4096,
+                "num_attention_heads": 32,
+                "num_hidden_layers": 32,
+                "max_position_embeddings": 2048,
+            }
+        ),
+    ),
+    # Gemma 4 (and the models built on its text model): full-attention layers have heads of
+    # global_head_dim (512) columns, a quarter rotating ("proportional": the rest at zero
+    # frequency); sliding layers head_dim, base 10,000; 5 sliding : 1 full.
+    ModelRope(
+        (
+            "gemma4",
+            "gemma4_text",
+            "gemma4_unified",
+            "gemma4_unified_text",
+            "diffusion_gemma",
+            "diffusion_gemma_text",
+            "embedding_gemma2",
+            "embedding_gemma2_text",
+        ),
+        defaults=_frozen(
+            {
+                "global_head_dim": 512,
+                "rope_parameters": {
+                    "sliding_attention": {"rope_type": "default", "rope_theta": 10_000.0},
+                    "full_attention": {
+                        "rope_type": "proportional",
+                        "partial_rotary_factor": 0.25,
+                        "rope_theta": 1_000_000.0,
+                    },
+                },
+            }
+        ),
+        layer_types=LayerPattern(*_SLIDING_EVERY, default=6, key="sliding_window_pattern"),
+        layer_head_dim=_frozen({"full_attention": "global_head_dim"}),
+    ),
+    # Granite 4.0 (granitemoehybrid): mamba and attention layers; RoPE only when
+    # position_embedding_type is "rope" (the class default, None, and the H models' "nope":
+    # none).
+    ModelRope(("granitemoehybrid",), rotates="position_embedding_type"),
+    # Encoder-decoders: the decoder's config (transformers' get_text_config(decoder=True)).
+    ModelRope(("t5gemma", "t5gemma2"), text_key="decoder"),
+    ModelRope(("dia",), text_key="decoder_config"),
+    # Moonshine: the decoder's heads and layers (encoder_* / decoder_* keys); 0.9 of a head
+    # rotates, in adjacent pairs (its rotate_half).
+    ModelRope(
+        ("moonshine",),
+        layout="interleaved",
+        renamed=_frozen(
+            {
+                "decoder_num_attention_heads": "num_attention_heads",
+                "decoder_num_hidden_layers": "num_hidden_layers",
+            }
+        ),
+        defaults=_frozen(
+            {
+                "hidden_size": 288,
+                "num_attention_heads": 8,
+                "num_hidden_layers": 6,
+                "max_position_embeddings": 512,
+                "partial_rotary_factor": 0.9,
+            }
+        ),
+    ),
+    # Qwen2.5-Omni, Qwen3-Omni: the thinker's config, then its text_config.
+    ModelRope(("qwen2_5_omni", "qwen3_omni_moe"), text_key="thinker_config"),
+    # InternVL 1.5-3.5 (remote code, configuration_internvl_chat.py): the language model's config
+    # is llm_config (InternLM2, Qwen2, Llama, Phi-3, ... by its architectures).
+    ModelRope(("internvl_chat",), text_key="llm_config"),
     # Llama 4: pairs of adjacent columns (view_as_complex); no RoPE on every 4th layer, whose
     # queries modeling_llama4.py scales by log1p(floor((p + 1) / floor_scale)) * attn_scale + 1.
     ModelRope(

@@ -43,12 +43,15 @@ def snippets(
         # text_config, per-layer-type rope_parameters) as transformers does.
         init = f"ROPE_INIT_FUNCTIONS[{rope.rope_type!r}]"
         layer = f", layer_type={layer_type!r}" if layer_type else ""
+        readable, why = _transformers_readable(config)
+        readable = pprint.pformat(readable, width=88, sort_dicts=False)
         torch_code = (
             "# transformers >= 5, float32 (pe_core's rope.inv_freq_float32 is this, bit for bit\n"
             "# with torch's AVX2 CPU kernel)\n"
+            f"{why}"
             "from transformers import AutoConfig\n"
             "from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS\n\n"
-            f"config = AutoConfig.for_model(**{literal})\n"
+            f"config = AutoConfig.for_model(**{readable})\n"
             "text = config.get_text_config(decoder=True)\n"
             f"inv_freq, attention_factor = {init}(text, None{layer})\n"
         )
@@ -67,6 +70,29 @@ def snippets(
             f"inv_freq, attention_factor = ROPE_INIT_FUNCTIONS[{rope.rope_type!r}](config, None)\n"
         )
     return pe_core_code, torch_code
+
+
+def _transformers_readable(config: dict) -> tuple[dict, str]:
+    """The config that transformers' AutoConfig can build for a remote-code model, with a
+    comment saying why it is not the pasted one: a wrapper's language model (InternVL's
+    llm_config), under the model type whose classes stand in for remote code (InternLM2's copy
+    of Llama's rotary classes); else the config itself and no comment."""
+    notes = []
+    wrapper = pe_core.MODEL_ROPES.get(config["model_type"])
+    inner = config.get(wrapper.text_key) if wrapper is not None else None
+    if wrapper is not None and wrapper.text_key != "text_config" and isinstance(inner, dict):
+        notes.append(
+            f"{config['model_type']} is remote code: the RoPE keys of its {wrapper.text_key}"
+        )
+        config = pe_core.rope_config_essentials(config)  # the llm_config's, checked equal
+    model = pe_core.MODEL_ROPES.get(config.get("model_type")) if isinstance(config, dict) else None
+    if model is not None and model.stand_in:
+        notes.append(
+            f"{config['model_type']} is remote code whose rotary classes are transformers' "
+            f"{model.stand_in} ones"
+        )
+        config = {**config, "model_type": model.stand_in}
+    return config, "".join(f"# {note}\n" for note in notes)
 
 
 def render(text: str, rope: pe_core.RotaryEncoding, layer_type: str | None = None) -> None:

@@ -1,4 +1,4 @@
-"""rope_from_config on 30 real config.json files against transformers' own rotary classes.
+"""rope_from_config on the real config.json files (31) against transformers' own rotary classes.
 
 The corpus (tests/data/hf_configs/, sources in SOURCES.md) and the reference values
 (reference.json: transformers 5.24.0, torch 2.13.0+cpu, computed once by

@@ -84,8 +84,7 @@ class TestLiteralCases:
 @pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.stem)
 def test_every_value_said_to_come_from_the_file_is_the_file_s(path):
     config = json.loads(path.read_text())
-    text = config.get("text_config") if "num_attention_heads" not in config else None
-    text = text if isinstance(text, dict) and "head_dim" not in config else config
+    text = _text_part(config)  # a multimodal config's text_config (InternVL's llm_config)
     found = rope_config_sources(config)
     for source in found.used:
         if source.source != "config.json":

@@ -166,7 +166,7 @@ KNOWN = sorted(
 
 @pytest.mark.parametrize("name", KNOWN)
 def test_torch_snippet_of_each_real_config_reproduces_transformers(name):
-    """The snippet for every layer type of the 30 real config.json files (the model's own
+    """The snippet for every layer type of the real config.json files (the model's own
     config class through AutoConfig.for_model): runs and gives pe_core's numbers."""
     text = (CORPUS / name).read_text()
     config = json.loads(text)
