@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from pe_core._formats import round_to_precision
+from pe_core._formats import PRECISIONS, round_to_precision
 from pe_core._validation import _describe, as_array, as_real_array, check_size
 from pe_core.errors import InputError, InputTypeError
 
@@ -31,6 +31,16 @@ class _Cache:
     storage: str
     full_cos: np.ndarray  # the arrays as given (2-D views), for what a column holds
     full_sin: np.ndarray
+    #: Relative precision of the values when it is not their storage's rounding (a cache
+    #: rebuilt from rotated vectors: the rotation's own rounding), else None.
+    unit: float | None = None
+    #: The format vectors were rotated in, for a cache rebuilt from them; else None.
+    rotated: str | None = None
+
+    @property
+    def u_data(self) -> float:
+        """How precisely each value is known, relative to the amplitude."""
+        return PRECISIONS[self.storage].unit_roundoff if self.unit is None else self.unit
 
 
 def _squeeze(values: np.ndarray, name: str) -> np.ndarray:

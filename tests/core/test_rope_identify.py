@@ -196,9 +196,9 @@ class TestNotAnEncoding:
 
 class TestInvalidInput:
     def test_neither_or_both(self):
-        with pytest.raises(InputError, match="either a cache"):
+        with pytest.raises(InputError, match="give one of a cache"):
             identify_rope()
-        with pytest.raises(InputError, match="either a cache"):
+        with pytest.raises(InputError, match="give one of a cache"):
             identify_rope(np.ones((4, 2)), np.zeros((4, 2)), inv_freq=[1.0, 0.1])
 
     def test_cos_without_sin(self):
