@@ -42,6 +42,7 @@ class _Rebuilt:
 
 
 def _vector_array(values: ArrayLike, name: str) -> tuple[np.ndarray, np.dtype]:
+    """The array as given (float32 and float64 kept, others widened exactly), checked."""
     given = as_array(values, name)
     if given.dtype.kind not in "iuf" or given.dtype == np.bool_:
         raise InputTypeError(f"{name} must be an array of real numbers, got {_describe(values)}")
@@ -50,7 +51,12 @@ def _vector_array(values: ArrayLike, name: str) -> tuple[np.ndarray, np.dtype]:
             f"{name} must have shape (positions, head_dim) or (..., positions, head_dim), "
             f"got shape {given.shape}"
         )
-    array = np.asarray(given, dtype=np.float64)
+    if given.dtype == np.float16:
+        array = given.astype(np.float32)
+    elif given.dtype in (np.float32, np.float64):
+        array = given
+    else:
+        array = np.asarray(given, dtype=np.float64)
     if not np.all(np.isfinite(array)):
         raise InputError(f"{name} must be finite (no NaN or inf), got {_describe(values)}")
     return array, given.dtype
@@ -69,13 +75,19 @@ def _format(arrays, dtypes) -> str:
     return "float64"
 
 
-def _pairs(x: np.ndarray, first: int, end: int, layout: str) -> np.ndarray:
-    """Complex ``x_a + i x_b`` of each pair of columns ``first:end`` (..., n, pairs)."""
+def _pairs(x: np.ndarray, first: int, end: int, layout: str):
+    """Each pair's two columns of ``x[..., first:end]`` as float64 (..., n, pairs)."""
     block = x[..., first:end]
     if layout == "halves":
         half = (end - first) // 2
-        return block[..., :half] + 1j * block[..., half:]
-    return block[..., 0::2] + 1j * block[..., 1::2]
+        a, b = block[..., :half], block[..., half:]
+    else:
+        a, b = block[..., 0::2], block[..., 1::2]
+    return np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+
+
+#: Values of before read at a time (a few MB of float64 temporaries per layout).
+_CHUNK_VALUES = 1 << 18
 
 
 def _check_positions(positions, n: int) -> NDArray[np.float64]:
@@ -109,7 +121,7 @@ def _rebuild(before: ArrayLike, after: ArrayLike, positions) -> _Rebuilt:
     if x.shape != y.shape:
         raise InputError(f"before and after must have the same shape, got {x.shape} and {y.shape}")
     n, width = x.shape[-2], x.shape[-1]
-    check_size(x.size * 6, "rebuilding the rotation from these vectors")
+    check_size(x.size, "rebuilding the rotation from these vectors")
     if n < 2:
         raise InputError(
             f"before must hold at least 2 positions (its second-to-last axis), got shape {x.shape}"
@@ -126,8 +138,7 @@ def _rebuild(before: ArrayLike, after: ArrayLike, positions) -> _Rebuilt:
     # Below this a pair's values are subnormal: its rounding is no longer relative to it.
     floor = 2.0 ** PRECISIONS[rotated].min_exponent / u
 
-    norms = np.sqrt(np.sum(x * x, axis=(0, 1)))
-    if np.all(norms == 0):
+    if not np.any(x):
         raise InputError("before must not be zero: a zero vector shows no rotation")
 
     # Columns that pass through unchanged (after == before at every position and head).
@@ -144,36 +155,52 @@ def _rebuild(before: ArrayLike, after: ArrayLike, positions) -> _Rebuilt:
             f"the columns that rotate ({first} to {end - 1}) must be an even number (pairs)"
         )
 
-    # The layout: the pairing in which every pair keeps its norm (times one factor).
-    best = None
-    for layout in ("halves", "interleaved"):
-        zx = _pairs(x, first, end, layout)
-        zy = _pairs(y, first, end, layout)
-        size = np.abs(zx)
+    # The layout: the pairing in which every pair keeps its norm (times one factor, read
+    # from a sample of rows), every row checked a chunk at a time. Alongside, each pair's
+    # cos + i sin at each position: the least-squares ratio over the heads (in real
+    # arithmetic, so that a pair that did not move gives cos exactly 1 and sin exactly 0).
+    layouts = ("halves", "interleaved")
+    sample = np.unique(np.linspace(0, n - 1, min(n, 256)).round().astype(np.int64))
+    factors = {}
+    for layout in layouts:
+        xa, xb = _pairs(x[:, sample], first, end, layout)
+        ya, yb = _pairs(y[:, sample], first, end, layout)
+        size = np.hypot(xa, xb)
         informative = size > floor
-        if not np.any(informative):
-            continue
-        ratio = np.abs(zy)[informative] / size[informative]
-        factor = float(np.median(ratio))
-        change = float(np.max(np.abs(ratio / factor - 1))) if factor > 0 else np.inf
-        if best is None or change < best[1]:
-            best = (layout, change, zx, zy, factor)
-    if best is None:
-        raise InputError("before must not be zero in the columns that rotate")
-    layout, change, zx, zy, factor = best
-    if not change <= 2 * unit:
+        ratio = np.hypot(ya, yb)[informative] / size[informative]
+        factors[layout] = float(np.median(ratio)) if ratio.size else np.nan
+    pairs = (end - first) // 2
+    sums = {layout: np.zeros((3, n, pairs)) for layout in layouts}
+    change = dict.fromkeys(layouts, 0.0)
+    step = max(1, _CHUNK_VALUES // (heads * width))
+    for row in range(0, n, step):
+        rows = slice(row, row + step)
+        for layout in layouts:
+            xa, xb = _pairs(x[:, rows], first, end, layout)
+            ya, yb = _pairs(y[:, rows], first, end, layout)
+            weight = xa * xa + xb * xb
+            sums[layout][0, rows] = np.sum(weight, axis=0)
+            sums[layout][1, rows] = np.sum(xa * ya + xb * yb, axis=0)
+            sums[layout][2, rows] = np.sum(xa * yb - xb * ya, axis=0)
+            size = np.sqrt(weight)
+            informative = size > floor
+            if np.any(informative) and factors[layout] > 0:
+                ratio = np.hypot(ya, yb)[informative] / size[informative]
+                change[layout] = max(
+                    change[layout], float(np.max(np.abs(ratio / factors[layout] - 1)))
+                )
+            elif not factors[layout] > 0:
+                change[layout] = np.inf
+    layout = min(layouts, key=lambda name: change[name])
+    if not change[layout] <= 2 * unit:
         raise InputError(
             "after is not a rotation of before in either pair layout (halves i, i + d/2, or "
-            f"interleaved 2i, 2i+1): pair norms change by up to {change:.2g} relative, more "
-            f"than the {2 * unit:.2g} that rotating in {rotated} explains (a cache of one layout "
-            "applied with the other's rotate, or rows of after not matching those of before)"
+            f"interleaved 2i, 2i+1): pair norms change by up to {change[layout]:.2g} relative, "
+            f"more than the {2 * unit:.2g} that rotating in {rotated} explains (a cache of one "
+            "layout applied with the other's rotate, or rows of after not matching those of "
+            "before)"
         )
-
-    # Each pair's cos + i sin at each position: the least-squares ratio over the heads.
-    # (In real arithmetic: a pair that did not move gives cos exactly 1 and sin exactly 0.)
-    weight = np.sum(zx.real * zx.real + zx.imag * zx.imag, axis=0)
-    dot = np.sum(zx.real * zy.real + zx.imag * zy.imag, axis=0)
-    cross = np.sum(zx.real * zy.imag - zx.imag * zy.real, axis=0)
+    weight, dot, cross = sums[layout]
     empty = np.sqrt(weight) <= floor
     if np.any(empty):
         row, pair = (int(v) for v in np.argwhere(empty)[0])
@@ -202,5 +229,5 @@ def _rebuild(before: ArrayLike, after: ArrayLike, positions) -> _Rebuilt:
         unit=unit,
         layout=layout,
         heads=heads,
-        largest_norm_change=change,
+        largest_norm_change=change[layout],
     )
