@@ -206,7 +206,9 @@ def _ladder(positions: NDArray[np.float64]) -> tuple[int, NDArray[np.int64]]:
     positions)."""
     magnitude = np.abs(positions)
     exact = round_to_precision(magnitude, "bfloat16") == magnitude
-    if np.count_nonzero(exact) < 2:
+    if np.count_nonzero(exact) < 2 or _nearest(positions, np.flatnonzero(exact)) > 3:
+        # Too few such positions, or none 1 to 3 apart (a slice from position 1000: bfloat16
+        # holds only every fourth there): every position.
         exact = np.ones(positions.size, dtype=bool)
     candidates = np.flatnonzero(exact)
     base = int(candidates[np.argmin(magnitude[candidates])])
@@ -222,6 +224,15 @@ def _ladder(positions: NDArray[np.float64]) -> tuple[int, NDArray[np.int64]]:
             break
         chosen.append(following)
     return base, candidates[np.array(chosen)]
+
+
+def _nearest(positions: NDArray[np.float64], rows: NDArray[np.int64]) -> float:
+    """Distance from the smallest (in magnitude) of ``positions[rows]`` to its nearest other."""
+    chosen = positions[rows]
+    base = chosen[np.argmin(np.abs(chosen))]
+    others = np.abs(chosen - base)
+    others = others[others > 0]
+    return float(np.min(others)) if others.size else np.inf
 
 
 def _phases(cache: _Cache, rows) -> NDArray[np.float64]:
