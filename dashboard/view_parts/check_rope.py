@@ -301,10 +301,17 @@ def _ratio_chart(found: pe_core.RopeIdentification) -> None:
     scale = np.asarray(found.scale, dtype=np.float64)
     if scale.size < 2 or not np.all(np.isfinite(scale)) or scale.min() <= 0:
         return
+    curves = {"measured": scale}
+    rebuilt, words = _rebuilt_inv_freq(found)
+    if rebuilt is not found.inv_freq and np.size(rebuilt) == scale.size:
+        # The variant identified beside the measurement: where they part (the slowest pairs
+        # of a short or noisy upload), the measurement is imprecise, not another variant.
+        exponent = np.arange(scale.size) * 2 / found.rotary_dim
+        curves[words.removeprefix("the exact ")] = found.base**-exponent / rebuilt
     ui.chart(
         charts.curves(
             np.arange(scale.size),
-            {"slower than plain RoPE by": scale},
+            curves,
             title="Each pair against plain RoPE with the base found",
             subtitle=f"base {found.base:,.6g}, {found.rotary_dim} rotary columns: 1 where a "
             "pair is not scaled",

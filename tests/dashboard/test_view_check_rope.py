@@ -244,3 +244,12 @@ class TestVectors:
         assert len(calls) == 2 and "matches the config" in words(at.success)
         at.text_area(key="rope_check_config").input("").run()  # the first one again: kept
         assert len(calls) == 2 and "is RoPE llama3" in words(at.success)
+
+    def test_the_ratio_chart_draws_the_variant_beside_the_measurement(self):
+        at = checked("vectors.npz", npz(q=self.BEFORE, q_embed=self.AFTER))
+        (figure,) = [f for f in figures(at) if "against plain RoPE" in str(f["layout"]["title"])]
+        names = [trace["name"] for trace in figure["data"]]
+        assert names == ["measured", "RoPE llama3 identified"]
+        identified = decode(figure["data"][1]["y"]).astype(np.float64)
+        # llama3 factor 8: the fastest pairs unscaled, the slowest divided by 8
+        assert identified[0] == pytest.approx(1.0) and identified[-1] == pytest.approx(8.0)
