@@ -63,16 +63,23 @@ def _vector_array(values: ArrayLike, name: str) -> tuple[np.ndarray, np.dtype]:
 
 
 def _format(arrays, dtypes) -> str:
-    """The coarsest format of ``_FORMATS`` that holds every value of both arrays (float16 only
-    when one of them was given as float16; a sample of values)."""
-    samples = [a.reshape(-1)[:: max(1, a.size // 65_536)] for a in arrays]
-    for name in _FORMATS[:-1]:
-        if name == "float16" and not any(d == np.float16 for d in dtypes):
-            continue
-        with np.errstate(over="ignore"):
-            if all(np.array_equal(round_to_precision(s, name), s) for s in samples):
-                return name
-    return "float64"
+    """The format the rotation was computed in: of the coarsest formats of ``_FORMATS`` that
+    hold every value of each array (float16 only for an array given as float16; a sample of
+    values), the coarser (a float32 query saved before its cast to bfloat16 and its bfloat16
+    rotation: bfloat16)."""
+    found = []
+    for array, dtype in zip(arrays, dtypes, strict=True):
+        sample = np.asarray(array.reshape(-1)[:: max(1, array.size // 65_536)], dtype=np.float64)
+        holds = "float64"
+        for name in _FORMATS[:-1]:
+            if name == "float16" and dtype != np.float16:
+                continue
+            with np.errstate(over="ignore"):
+                if np.array_equal(round_to_precision(sample, name), sample):
+                    holds = name
+                    break
+        found.append(holds)
+    return max(found, key=lambda name: PRECISIONS[name].unit_roundoff)
 
 
 def _pairs(x: np.ndarray, first: int, end: int, layout: str):

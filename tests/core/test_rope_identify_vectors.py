@@ -469,3 +469,13 @@ def test_live_wrong_layout_is_named():
         warnings.simplefilter("ignore")
         found = identify_rope(before=x, after=y, positions=positions, config=config)
     assert found.likely_cause == "wrong_pair_layout", found.summary()
+
+
+def test_a_float32_query_saved_before_its_bfloat16_rotation():
+    # The query dumped in float32, then cast to bfloat16 and rotated there: the coarser format
+    # of the two arrays is the rotation's.
+    cos, sin, positions, _ = reference("qwen3_8b_default", "bfloat16")
+    x = vectors((2, positions.size, 128), "float32")
+    y = rotate(rounded(x, "bfloat16"), cos, sin, "halves", "bfloat16")
+    found = identify("qwen3_8b_default", before=x, after=y, positions=positions)
+    assert found.arithmetic.rotated == "bfloat16" and found.config_matches is True
