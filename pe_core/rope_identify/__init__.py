@@ -131,6 +131,15 @@ def identify_rope(
     >>> found = identify_rope(cos, sin)
     >>> found.rope_type, found.base, found.rotary_dim, found.layout, found.arithmetic.angles
     ('default', 500000.0, 128, 'halves', 'exact')
+
+    Two heads of a query at positions 0 to 63, before and after rotation in float32:
+
+    >>> import numpy as np
+    >>> q = np.random.default_rng(0).standard_normal((2, 64, 128)).astype(np.float32)
+    >>> q_embed = pe_core.apply_rope(q, 64, rope).astype(np.float32)
+    >>> found = identify_rope(before=q, after=q_embed)
+    >>> found.source, found.rope_type, found.base, found.arithmetic.words
+    ('vectors', 'default', 500000.0, 'vectors rotated in float32, exact angles')
     """
     if (cos is None) != (sin is None):
         raise InputError("cos and sin must be given together (the cache), or neither")
