@@ -205,22 +205,22 @@ def render() -> None:
     _verdict(found, what)
     _findings(found)
     if found.source == "cache":
-        _error_by_position(found, inputs)
+        _error_by_position(found, error_by_position(found, inputs))
     elif found.source == "vectors":
-        _error_by_position(found, rebuilt_cache(key, inputs))
+        _error_by_position(found, vector_errors(key, config, found, inputs))
     _ratio_chart(found)
 
 
 @st.cache_resource(max_entries=IDENTIFIED_ENTRIES, ttl=IDENTIFIED_SECONDS, show_spinner=False)
-def rebuilt_cache(key: str, _inputs: dict) -> dict:
-    """The cos/sin cache rebuilt from vectors before and after rotation (what identify_rope
-    read them as), once per upload, read-only: ``{"cos", "sin", "positions"}``."""
+def vector_errors(key: str, config: str | None, _found, _inputs: dict):
+    """:func:`error_by_position` of the cache rebuilt from vectors before and after rotation
+    (what identify_rope read them as), once per upload and config: one error per position,
+    the rebuilt cache itself not kept."""
     from pe_core.rope_identify._vectors import _rebuild
 
     rebuilt = _rebuild(_inputs["before"], _inputs["after"], _inputs.get("positions"))
-    for array in (rebuilt.cos, rebuilt.sin, rebuilt.positions):
-        array.flags.writeable = False
-    return {"cos": rebuilt.cos, "sin": rebuilt.sin, "positions": rebuilt.positions}
+    cache = {"cos": rebuilt.cos, "sin": rebuilt.sin, "positions": rebuilt.positions}
+    return error_by_position(_found, cache)
 
 
 def _verdict(found: pe_core.RopeIdentification, what: str) -> None:
@@ -380,8 +380,7 @@ def _rebuilt_inv_freq(found: pe_core.RopeIdentification) -> tuple[np.ndarray, st
     return found.inv_freq, "the frequencies measured"
 
 
-def _error_by_position(found: pe_core.RopeIdentification, inputs: dict) -> None:
-    measured = error_by_position(found, inputs)
+def _error_by_position(found: pe_core.RopeIdentification, measured) -> None:
     if measured is None:
         st.caption(
             "No error by position: the config's pairs are not the upload's "
