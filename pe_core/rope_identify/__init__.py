@@ -29,7 +29,7 @@ from pe_core.rope_identify._fit import (
     _snap_attention,
 )
 from pe_core.rope_identify._vectors import ROTATION_ULPS as ROTATION_ULPS
-from pe_core.rope_identify._vectors import _rebuild
+from pe_core.rope_identify._vectors import _partners, _rebuild
 from pe_core.rope_identify.results import Departure, RopeArithmetic, RopeIdentification
 
 __all__ = ["Departure", "Finding", "RopeArithmetic", "RopeIdentification", "identify_rope"]
@@ -65,7 +65,10 @@ def identify_rope(
         factor); columns where ``after`` equals ``before`` do not rotate. Each pair's cos and
         sin at each position are rebuilt as ``z_after conj(z_before) / |z_before|^2`` summed
         over the heads, and known to the rounding of the format the vectors hold (bfloat16,
-        float16 given as such, float32 or float64), which ``arithmetic.rotated`` names.
+        float16 given as such, float32 or float64), which ``arithmetic.rotated`` names. A
+        cache of one layout applied by the other layout's rotate (no pair keeps its norm) is
+        solved column by column over 2 or more heads, identified, and named as the
+        catalogue's ``wrong_pair_layout``.
     positions : array_like, optional
         The position of each row of the cache or the vectors (by default 0, 1, ...): any
         whole or real positions, with one 1 to 3 from the smallest (a slice of a long cache,
@@ -154,6 +157,7 @@ def identify_rope(
             "give one of a cache (cos and sin), inv_freq, or vectors (before and after), "
             f"got {'none' if given == 0 else given}"
         )
+    rebuilt = None
     if before is not None:
         rebuilt = _rebuild(before, after, positions)
         cache = _read_cache(rebuilt.cos, rebuilt.sin, rebuilt.positions)
@@ -176,7 +180,64 @@ def identify_rope(
         expected = rope_from_config(config, layer_type=layer_type, seq_len=seq_len)
     if cache is None:
         return _identify_inv_freq(inv_freq, expected)
-    return _identify_cache(cache, expected)
+    found = _identify_cache(cache, expected)
+    if rebuilt is not None and rebuilt.rotate_pairs is not None:
+        found = _mismatched_rotate(found, rebuilt, before, after, expected)
+    return found
+
+
+def _mismatched_rotate(found, rebuilt, before, after, expected) -> RopeIdentification:
+    """The result for vectors rotated by a cache of one layout with the other layout's
+    rotate: the cache's encoding as identified, with the catalogue's wrong_pair_layout named
+    first; against a config, never a match, departing where ``after`` first differs from the
+    config's own rotation of ``before``."""
+    finding = ROPE_BUGS["wrong_pair_layout"].finding(
+        cache_layout=rebuilt.layout, rotated_pairs=rebuilt.rotate_pairs
+    )
+    findings = (finding, *(f for f in found.findings if f.name != finding.name))
+    if expected is None:
+        return replace(found, findings=findings)
+    departure = _vector_departure(before, after, rebuilt, expected)
+    return replace(
+        found,
+        findings=findings,
+        config_matches=False,
+        departure=departure,
+        likely_cause=finding.name,
+    )
+
+
+def _vector_departure(before, after, rebuilt, expected) -> Departure | None:
+    """The first position (and column) where ``after`` differs from the config's rotation of
+    ``before`` by more than the rotation's rounding (relative to the pair's norm)."""
+    x = np.asarray(before, dtype=np.float64)
+    y = np.asarray(after, dtype=np.float64)
+    n, width = x.shape[-2:]
+    x, y = x.reshape(-1, n, width), y.reshape(-1, n, width)
+    d = min(expected.rotary_dim, width)
+    partner, sign = _partners(d, expected.layout)
+    pair = np.arange(d) % (d // 2) if expected.layout == "halves" else np.arange(d) // 2
+    a = expected.attention_factor
+    unit = ROTATION_ULPS * PRECISIONS[rebuilt.rotated].unit_roundoff  # the rotation's own
+    for row in np.argsort(np.abs(rebuilt.positions), kind="stable"):
+        angles = rebuilt.positions[row] * expected.inv_freq[pair]
+        xr = x[:, row, :d]
+        wanted = a * (xr * np.cos(angles) + sign * xr[:, partner] * np.sin(angles))
+        norm = np.hypot(xr, xr[:, partner])
+        tolerance = 2 * unit * abs(a) * norm + 1e-300
+        bad = np.abs(y[:, row, :d] - wanted) > tolerance
+        if bad.any():
+            head, column = (int(v) for v in np.argwhere(bad)[0])
+            return Departure(
+                int(row),
+                column,
+                float(rebuilt.positions[row]),
+                "after",
+                float(y[head, row, column]),
+                float(wanted[head, column]),
+                float(tolerance[head, column]),
+            )
+    return None
 
 
 def _identify_cache(cache: _Cache, expected) -> RopeIdentification:
@@ -195,7 +256,7 @@ def _identify_cache(cache: _Cache, expected) -> RopeIdentification:
     # A phase read from values rounded to the storage moves by about 2u; float32 angles add
     # their own rounding, relative to the angle. Rotated vectors: the rotation's roundings
     # (ROTATION_ULPS u at most together) are independent, about 2u root-sum-square.
-    u_phase = u_storage if cache.rotated is None else 2 * PRECISIONS[cache.rotated].unit_roundoff
+    u_phase = u_storage if cache.rotated is None else cache.unit * 2 / ROTATION_ULPS
     with np.errstate(divide="ignore"):
         sigma = 2 * u_phase / (measured * reach) + 2 * _U32
     still = np.all(cache.sin == 0, axis=0)

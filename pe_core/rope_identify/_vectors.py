@@ -39,6 +39,9 @@ class _Rebuilt:
     layout: str
     heads: int  # vectors per position (the leading axes, flattened)
     largest_norm_change: float  # of the pairs, relative, after the attention factor
+    #: When the rotation pairs columns in the other layout than the cache it applied (a
+    #: cache of cat(freqs, freqs) with an interleaved rotate, or the reverse): that pairing.
+    rotate_pairs: str | None = None
 
 
 def _vector_array(values: ArrayLike, name: str) -> tuple[np.ndarray, np.dtype]:
@@ -199,13 +202,29 @@ def _rebuild(before: ArrayLike, after: ArrayLike, positions) -> _Rebuilt:
             elif not factors[layout] > 0:
                 change[layout] = np.inf
     layout = min(layouts, key=lambda name: change[name])
+    if not change[layout] <= 2 * unit and heads >= 2:
+        mixed = _mixed(x, y, first, end, unit)
+        if mixed is not None:
+            cache_layout, rotate_pairs, cos_pairs, sin_pairs, amplification = mixed
+            cos, sin = _full(cos_pairs, sin_pairs, n, width, first, end, cache_layout)
+            return _Rebuilt(
+                cos=cos,
+                sin=sin,
+                positions=position_values,
+                rotated=rotated,
+                unit=unit * amplification,
+                layout=cache_layout,
+                heads=heads,
+                largest_norm_change=change[layout],
+                rotate_pairs=rotate_pairs,
+            )
     if not change[layout] <= 2 * unit:
         raise InputError(
             "after is not a rotation of before in either pair layout (halves i, i + d/2, or "
             f"interleaved 2i, 2i+1): pair norms change by up to {change[layout]:.2g} relative, "
-            f"more than the {2 * unit:.2g} that rotating in {rotated} explains (a cache of one "
-            "layout applied with the other's rotate, or rows of after not matching those of "
-            "before)"
+            f"more than the {2 * unit:.2g} that rotating in {rotated} explains (rows of after "
+            "not matching those of before; or, for a single vector, a cache of one layout "
+            "applied by the other layout's rotate, which 2 or more heads let be named)"
         )
     weight, dot, cross = sums[layout]
     empty = np.sqrt(weight) <= floor
@@ -217,6 +236,22 @@ def _rebuild(before: ArrayLike, after: ArrayLike, positions) -> _Rebuilt:
             "torch.randn)"
         )
     cos_pairs, sin_pairs = dot / weight, cross / weight
+    cos, sin = _full(cos_pairs, sin_pairs, n, width, first, end, layout)
+    return _Rebuilt(
+        cos=cos,
+        sin=sin,
+        positions=position_values,
+        rotated=rotated,
+        unit=unit,
+        layout=layout,
+        heads=heads,
+        largest_norm_change=change[layout],
+    )
+
+
+def _full(cos_pairs, sin_pairs, n: int, width: int, first: int, end: int, layout: str):
+    """Full-width cos and sin: each pair's values in both its columns of ``first:end``, the
+    other columns cos 1 and sin 0."""
     cos = np.ones((n, width))
     sin = np.zeros((n, width))
     if layout == "halves":
@@ -228,13 +263,79 @@ def _rebuild(before: ArrayLike, after: ArrayLike, positions) -> _Rebuilt:
         for offset in (first, first + 1):
             cos[:, offset:end:2] = cos_pairs
             sin[:, offset:end:2] = sin_pairs
-    return _Rebuilt(
-        cos=cos,
-        sin=sin,
-        positions=position_values,
-        rotated=rotated,
-        unit=unit,
-        layout=layout,
-        heads=heads,
-        largest_norm_change=change[layout],
-    )
+    return cos, sin
+
+
+def _partners(m: int, layout: str) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+    """Each column's partner in a pair of ``layout`` and the sign of its sin term in a
+    rotation (``y_j = x_j cos_j - x_partner sin_j`` for a pair's first column, ``+`` for its
+    second)."""
+    columns = np.arange(m)
+    if layout == "halves":
+        return (columns + m // 2) % m, np.where(columns < m // 2, -1.0, 1.0)
+    return columns ^ 1, np.where(columns % 2 == 0, -1.0, 1.0)
+
+
+#: Entries whose heads leave the two unknowns of a column this ill-conditioned (det / (a11 a22)
+#: of the 2 x 2 least squares) are not used to decide (their rounding is amplified).
+_CONDITIONED = 0.05
+
+
+def _mixed(x, y, first: int, end: int, unit: float):
+    """A cache of one layout applied by the other layout's rotate: ``(cache layout, rotate
+    pairing, cos per pair, sin per pair, noise amplification)``, else None.
+
+    Each column ``j`` of such a rotation is ``y_j = x_j c_j + s x_partner(j) s_j`` with the
+    partner of the rotate's pairing and the cache's own values ``c_j, s_j`` per column, solved
+    per position by least squares over the heads (2 or more). It is that mistake when, for one
+    pairing, the solutions have one amplitude and pair up in the other layout's columns.
+    """
+    m = end - first
+    block_x = np.asarray(x[..., first:end], dtype=np.float64)
+    block_y = np.asarray(y[..., first:end], dtype=np.float64)
+    for rotate, cache_layout in (("halves", "interleaved"), ("interleaved", "halves")):
+        partner, sign = _partners(m, rotate)
+        xp = block_x[..., partner] * sign
+        a11 = np.sum(block_x * block_x, axis=0)
+        a12 = np.sum(block_x * xp, axis=0)
+        a22 = np.sum(xp * xp, axis=0)
+        b1 = np.sum(block_x * block_y, axis=0)
+        b2 = np.sum(xp * block_y, axis=0)
+        det = a11 * a22 - a12 * a12
+        with np.errstate(divide="ignore", invalid="ignore"):
+            cond = det / (a11 * a22)
+            c = (b1 * a22 - b2 * a12) / det
+            s = (a11 * b2 - a12 * b1) / det
+        good = np.isfinite(c) & np.isfinite(s) & (cond > _CONDITIONED)
+        if np.count_nonzero(good) < good.size // 2:
+            continue
+        amplitude = np.hypot(c, s)
+        factor = float(np.median(amplitude[good]))
+        if not factor > 0:
+            continue
+        allowed = 4 * unit / np.sqrt(_CONDITIONED)
+        if np.max(np.abs(amplitude[good] / factor - 1)) > allowed:
+            continue
+        mate, _ = _partners(m, cache_layout)
+        both = good & good[:, mate]
+        if not np.any(both) or (
+            np.max(np.abs(c - c[:, mate])[both]) > allowed * factor
+            or np.max(np.abs(s - s[:, mate])[both]) > allowed * factor
+        ):
+            continue
+        # Each pair: its two columns' values weighted by how well the heads determine them.
+        weight = np.where(np.isfinite(cond), np.maximum(cond, 0.0), 0.0)
+        columns = np.arange(m // 2) if cache_layout == "halves" else np.arange(0, m, 2)
+        w1, w2 = weight[:, columns], weight[:, mate[columns]]
+        total = w1 + w2
+        if np.any(total <= 0):
+            return None
+        c = np.where(np.isfinite(c), c, 0.0)
+        s = np.where(np.isfinite(s), s, 0.0)
+        cos_pairs = (w1 * c[:, columns] + w2 * c[:, mate[columns]]) / total
+        sin_pairs = (w1 * s[:, columns] + w2 * s[:, mate[columns]]) / total
+        # The least squares amplify the rotation's rounding by up to 1 / sqrt(cond) of the
+        # better-determined column of each pair.
+        amplification = float(1 / np.sqrt(np.min(np.maximum(w1, w2))))
+        return cache_layout, rotate, cos_pairs, sin_pairs, max(1.0, amplification)
+    return None

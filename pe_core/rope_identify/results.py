@@ -96,7 +96,8 @@ class Departure:
     position : float
         The position of that row (None for ``inv_freq``).
     array : str
-        "cos", "sin" or "inv_freq".
+        "cos", "sin" or "inv_freq"; "after" for vectors rotated by a rotate whose pairs are
+        not the cache's (``column`` is then a column of the head).
     value, expected, tolerance : float
         The value found, the config's, and the largest difference the data's precision
         explains there.

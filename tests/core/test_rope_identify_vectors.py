@@ -251,10 +251,12 @@ class TestVectorsInvalid:
         with pytest.raises(InputError, match="after equals before in every column"):
             identify_rope(before=self.x, after=self.x)
 
-    def test_not_a_rotation(self):
-        noise = vectors(self.x.shape, "float32", seed=1)
+    @pytest.mark.parametrize("heads", [1, 3])
+    def test_not_a_rotation(self, heads):
+        x = vectors((heads, 8, 16), "float32")
+        noise = vectors(x.shape, "float32", seed=1)
         with pytest.raises(InputError, match="after is not a rotation of before"):
-            identify_rope(before=self.x, after=noise)
+            identify_rope(before=x, after=noise)
 
     def test_positions_not_increasing(self):
         positions = [0, 1, 2, 3, 5, 4, 6, 7]
@@ -398,7 +400,7 @@ LIVE = {
 }
 
 
-def live_vectors(name, dtype_name, positions):
+def live_vectors(name, dtype_name, positions, apply_from=None, heads=2):
     torch = pytest.importorskip("torch")
     transformers = pytest.importorskip("transformers")
     import importlib
@@ -424,7 +426,10 @@ def live_vectors(name, dtype_name, positions):
     head_dim = getattr(config, "head_dim", None) or config.hidden_size // config.num_attention_heads
     dtype = getattr(torch, dtype_name)
     generator = torch.Generator().manual_seed(0)
-    q = torch.randn(1, 2, len(positions), head_dim, generator=generator).to(dtype)
+    q = torch.randn(1, heads, len(positions), head_dim, generator=generator).to(dtype)
+    if apply_from is not None:  # another model's apply_rotary_pos_emb (a port's mix-up)
+        path = f"transformers.models.{apply_from}.modeling_{apply_from}"
+        modeling = importlib.import_module(path)
     cos, sin = rotary(q, torch.tensor(positions)[None])
     width = cos.shape[-1]
     if width < head_dim and raw["model_type"] != "glm":  # Phi splits before the call, GLM inside
@@ -460,6 +465,20 @@ def test_live_apply_rotary_pos_emb(name, dtype_name):
     assert found.bugs == ()
 
 
+@pytest.mark.parametrize("dtype_name", KINDS)
+def test_live_llama_cache_by_coheres_interleaved_rotate(dtype_name):
+    # Llama 3.1's cos and sin (cat(freqs, freqs)) given to Cohere's apply_rotary_pos_emb,
+    # which pairs columns (2i, 2i+1): named, and the cache still identified.
+    positions = [int(p) for p in INDEX["positions"]]
+    x, y, config = live_vectors("llama3_1", dtype_name, positions, apply_from="cohere", heads=4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        found = identify_rope(before=x, after=y, positions=positions, config=config)
+    assert found.likely_cause == "wrong_pair_layout", found.summary()
+    assert found.findings[0].evidence == {"cache_layout": "halves", "rotated_pairs": "interleaved"}
+    assert (found.rope_type, found.base, found.layout) == ("llama3", 500_000.0, "halves")
+
+
 def test_live_wrong_layout_is_named():
     # Cohere's interleaved rotation checked against a config of halves (Llama's): the layout.
     positions = [int(p) for p in INDEX["positions"]]
@@ -479,3 +498,39 @@ def test_a_float32_query_saved_before_its_bfloat16_rotation():
     y = rotate(rounded(x, "bfloat16"), cos, sin, "halves", "bfloat16")
     found = identify("qwen3_8b_default", before=x, after=y, positions=positions)
     assert found.arithmetic.rotated == "bfloat16" and found.config_matches is True
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize(
+    ("cache_layout", "rotate_pairs"), [("halves", "interleaved"), ("interleaved", "halves")]
+)
+def test_a_cache_applied_by_the_other_layouts_rotate(kind, cache_layout, rotate_pairs):
+    """transformers' cache (cat(freqs, freqs)) applied by an interleaved rotate, and an
+    interleaved cache (repeat_interleave) by rotate_half: not a rotation of any pair, but each
+    column is ``x_j c_j +- x_partner s_j``, solved over 4 heads: the cache is identified and
+    the mistake named."""
+    cos, sin, positions, _ = reference("llama3_1_8b", kind)
+    rope = config_rope("llama3_1_8b", positions)
+    if cache_layout == "interleaved":
+        cos, sin = ROPE_BUGS["wrong_pair_layout"].inject(cos, sin, positions, rope)
+    x = vectors((4, positions.size, 128), kind)
+    y = rotate(x, cos, sin, rotate_pairs, kind)
+    alone = identify(before=x, after=y, positions=positions)
+    assert (alone.rope_type, alone.base, alone.layout) == ("llama3", 500_000.0, cache_layout)
+    assert alone.bugs[0] == "wrong_pair_layout" and not alone.matches
+    evidence = alone.findings[0].evidence
+    assert (evidence["cache_layout"], evidence["rotated_pairs"]) == (cache_layout, rotate_pairs)
+    found = identify("llama3_1_8b", before=x, after=y, positions=positions)
+    assert found.config_matches is False and found.likely_cause == "wrong_pair_layout"
+    d = found.departure
+    assert d.array == "after" and d.position == 1.0  # position 0 does not rotate
+    assert abs(d.value - d.expected) > d.tolerance
+    assert "wrong pair layout" in found.summary()
+
+
+def test_one_head_of_a_mismatched_rotate_is_not_a_rotation():
+    # One head gives each column's two unknowns one equation: not solvable, refused as such.
+    cos, sin, positions, _ = reference("llama3_1_8b", "float32")
+    x = vectors((positions.size, 128), "float32")
+    with pytest.raises(InputError, match="after is not a rotation of before"):
+        identify(before=x, after=rotate(x, cos, sin, "interleaved", "float32"), positions=positions)
