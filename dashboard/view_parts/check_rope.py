@@ -408,11 +408,19 @@ def _error_by_position(found: pe_core.RopeIdentification, measured) -> None:
             f"cos and sin rebuilt from the vectors (rotating in {rotated} alone moves them "
             f"by up to {bound:.2g})"
         )
+    mismatch = next((f.evidence for f in found.findings if "rotated_pairs" in f.evidence), None)
     st.caption(
         f"Each row's largest difference from {against} (exact angles, no rounding) over its "
         f"{found.rotary_dim // 2} pairs' {values}: at most {error[worst]:.2g}, at position "
         f"{positions[worst]:,.6g}"
         + (f"; each point the largest of {blocks} rows." if blocks > 1 else ".")
+        + (
+            f" This is the cache the vectors were rotated with ({mismatch['cache_layout']} "
+            f"layout); the rotation paired its columns {mismatch['rotated_pairs']}, the "
+            "mistake named above."
+            if mismatch
+            else ""
+        )
     )
     ui.chart(
         charts.curves(

@@ -253,3 +253,17 @@ class TestVectors:
         identified = decode(figure["data"][1]["y"]).astype(np.float64)
         # llama3 factor 8: the fastest pairs unscaled, the slowest divided by 8
         assert identified[0] == pytest.approx(1.0) and identified[-1] == pytest.approx(8.0)
+
+    def test_a_cache_applied_by_the_other_layouts_rotate_is_named(self):
+        cos, sin = pe_core.rope_cos_sin(LENGTH, ROPE)  # cat(freqs, freqs) columns
+        x = self.BEFORE.astype(np.float64)
+        turned = np.empty_like(x)  # GPT-J's rotate_every_two: pairs (2i, 2i+1)
+        turned[..., 0::2], turned[..., 1::2] = -x[..., 1::2], x[..., 0::2]
+        after = (x * cos + turned * sin).astype(np.float32)
+        at = checked("mixed.npz", npz(q=self.BEFORE, q_embed=after), CONFIG)
+        verdict = words(at.warning)
+        assert "departs from the config at position 1, column 0" in verdict, verdict
+        assert pe_core.ROPE_BUGS["wrong_pair_layout"].title in verdict
+        assert "cache_layout: halves" in words(at.markdown)
+        assert error_curve(at).size == LENGTH
+        assert "the rotation paired its columns interleaved, the mistake named" in words(at.caption)
