@@ -383,7 +383,8 @@ def _longrope_attention(amplitude: float, u_storage: float) -> dict | None:
         formula = math.sqrt(1 + math.log(rounded) / math.log(length))
         if best is None or abs(formula - amplitude) < abs(best[2] - amplitude):
             best = (rounded, length, formula)
-    if best is None or abs(best[2] - amplitude) > 2 * u_storage * amplitude + 1e-7:
+    if best is None or best[0] <= 1 or abs(best[2] - amplitude) > 2 * u_storage * amplitude + 1e-7:
+        # (A factor of 1 is no scaling: an amplitude a rounding above 1 is not LongRoPE's.)
         return None
     return {
         "factor": best[0],
