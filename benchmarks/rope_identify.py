@@ -1,5 +1,6 @@
 """identify_rope on a 131,072 x 128 cos/sin cache (float32, transformers' layout): time (best of
 3) without and with a config, and on bfloat16 values; the issue's target is well under a second.
+Then on vectors before and after rotation (q and q_embed, float32).
 Wall time and this process's CPU time (``time.process_time``: on a shared machine the wall time
 includes waiting for a core, the CPU time does not).
 
@@ -52,6 +53,22 @@ def main() -> None:
         "bfloat16 values, with config": lambda: pe_core.identify_rope(*bf16, config=CONFIG),
     }
     print(f"identify_rope, {POSITIONS:,} x {cos.shape[1]} cache (best of 3)")
+    report(cases)
+    # Vectors before and after rotation: 8 heads at 2,048 positions (a 16 MB float32 dump of
+    # q and q_embed, the Check page's largest kind), and one head at 16,384 positions.
+    rng = np.random.default_rng(0)
+    vectors = {}
+    for heads, length in ((8, 2048), (1, 16_384)):
+        q = rng.standard_normal((heads, length, 128)).astype(np.float32)
+        q_embed = pe_core.apply_rope(q, length, rope).astype(np.float32)
+        vectors[f"{heads} heads x {length:,}, config"] = lambda q=q, q_embed=q_embed: (
+            pe_core.identify_rope(before=q, after=q_embed, config=CONFIG)
+        )
+    print("identify_rope on vectors before and after rotation, float32 (best of 3)")
+    report(vectors)
+
+
+def report(cases) -> None:
     for name, run in cases.items():
         wall, cpu, found = best_of(3, run)
         verdict = found.config_matches if found.config_matches is not None else found.matches

@@ -10,10 +10,11 @@ analysis takes a bank wherever it takes ``d_model``. A new family is one module 
 :mod:`pe_core.families` that builds its :class:`Family` (from a bank or a function of its own),
 plus its name on that package's import line.
 
-:func:`identify_rope` names the rotary encoding behind a dumped cos/sin cache or ``inv_freq``
-and the bugs of :data:`ROPE_BUGS` it shows; ``pe_core.testing.assert_rope_matches`` asserts a
-cache is its config's (a test helper that raises AssertionError, kept out of the top level as
-``numpy.testing`` is), and ``python -m pe_core check-rope FILE`` does it from the command line.
+:func:`identify_rope` names the rotary encoding behind a dumped cos/sin cache, ``inv_freq`` or
+vectors before and after rotation, and the bugs of :data:`ROPE_BUGS` it shows;
+``pe_core.testing.assert_rope_matches`` asserts a cache is its config's (a test helper that
+raises AssertionError, kept out of the top level as ``numpy.testing`` is), and
+``python -m pe_core check-rope FILE`` does it from the command line.
 
 Bad input raises :class:`InputError` (a ``ValueError``; :class:`InputTypeError` for a value of
 the wrong kind is also a ``TypeError``); any other exception is a bug.

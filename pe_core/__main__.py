@@ -1,5 +1,5 @@
-"""Command line for other projects' CI: check a dumped RoPE cache against its config, or
-identify a sinusoidal table.
+"""Command line for other projects' CI: check a dumped RoPE cache (or inv_freq, or vectors
+before and after rotation) against its config, or identify a sinusoidal table.
 
     python -m pe_core check-rope FILE [--config config.json] [--json]
     python -m pe_core identify FILE [--json]
@@ -16,7 +16,7 @@ import sys
 import warnings
 from pathlib import Path
 
-from pe_core._files import SINGLE_ARRAY_RULE, read_arrays, rope_inputs
+from pe_core._files import SINGLE_ARRAY_RULE, VECTOR_NAMES, read_arrays, rope_inputs
 from pe_core._validation import load_json
 from pe_core.bugs import diagnose_encoding
 from pe_core.errors import InputError
@@ -37,10 +37,13 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     rope = commands.add_parser(
         "check-rope",
-        help="name the RoPE behind a cos/sin cache or inv_freq (.npy, .npz, .safetensors)",
-        description="Arrays are found by name: cos and sin (or names containing them, such as "
-        f"cos_cached), inv_freq, positions (or position_ids). A .npy holds one array: "
-        f"{SINGLE_ARRAY_RULE}.",
+        help="name the RoPE behind a cos/sin cache, inv_freq, or vectors before and after "
+        "rotation (.npy, .npz, .safetensors)",
+        description="Arrays are found by name: vectors before and after rotation ("
+        + ", ".join(f"{a} and {b}" for a, b in VECTOR_NAMES)
+        + "; shape (..., positions, head_dim)), else cos and sin (or names containing them, "
+        f"such as cos_cached), else inv_freq; positions (or position_ids). A .npy holds one "
+        f"array: {SINGLE_ARRAY_RULE}.",
     )
     rope.add_argument("file", type=Path, metavar="FILE")
     rope.add_argument("--config", type=Path, help="the config.json the data should implement")
@@ -48,6 +51,8 @@ def _parser() -> argparse.ArgumentParser:
     rope.add_argument("--cos", help="name of the cos array (default: found by name)")
     rope.add_argument("--sin", help="name of the sin array")
     rope.add_argument("--inv-freq", dest="inv_freq", help="name of the inv_freq array")
+    rope.add_argument("--before", help="name of the array of vectors before rotation")
+    rope.add_argument("--after", help="name of the array of the same vectors after rotation")
     rope.add_argument("--positions", help="name of the positions array")
     rope.add_argument("--json", action="store_true", help="print the result as JSON")
     table = commands.add_parser(
@@ -67,8 +72,10 @@ def _check_rope(args) -> int:
         cos=args.cos,
         sin=args.sin,
         inv_freq=args.inv_freq,
+        before=args.before,
+        after=args.after,
         positions=args.positions,
-        hint=" (name them with --cos/--sin/--inv-freq)",
+        hint=" (name them with --before/--after, --cos/--sin or --inv-freq)",
     )
     config = None
     if args.config is not None:

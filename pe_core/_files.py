@@ -19,7 +19,7 @@ import numpy as np
 from pe_core._validation import MAX_ELEMENTS, load_json
 from pe_core.errors import InputError
 
-__all__ = ["FORMATS", "load_arrays", "read_arrays", "rope_inputs"]
+__all__ = ["FORMATS", "VECTOR_NAMES", "find_vectors", "load_arrays", "read_arrays", "rope_inputs"]
 
 #: The suffixes read.
 FORMATS = (".npy", ".npz", ".safetensors")
@@ -312,12 +312,83 @@ def _named(
     return None
 
 
+#: Names of vectors before and after rotation, as pairs: ours, then transformers'
+#: ``apply_rotary_pos_emb`` (``q, k`` in, ``q_embed, k_embed`` out). A file with both the q and
+#: the k pair is read as one batch (the same rotation, more heads).
+VECTOR_NAMES = (("before", "after"), ("q", "q_embed"), ("k", "k_embed"))
+
+
+def find_vectors(
+    arrays: Mapping[str, np.ndarray], before: str | None, after: str | None
+) -> tuple[np.ndarray, np.ndarray, tuple[str, ...]] | None:
+    """Vectors before and after rotation found by name (:data:`VECTOR_NAMES`, or the names
+    given): ``(before, after, names used)``, the q and k pairs joined as one batch of heads;
+    None when the file has none.
+
+    Raises
+    ------
+    InputError
+        One array of a pair without the other, or the two of different shapes.
+    """
+    if (before is None) != (after is None):
+        raise InputError("name both arrays of the vectors: before and after")
+    if before is not None:
+        pairs = [(before, after)]
+        for name in pairs[0]:
+            if name not in arrays:
+                raise InputError(f"no array named {name!r} in the file (it has {sorted(arrays)})")
+    else:
+        lowered = {name.lower(): name for name in arrays}
+        pairs = [(lowered[a], lowered[b]) for a, b in VECTOR_NAMES if a in lowered and b in lowered]
+        half = [
+            f"{a!r} without {b!r}" if a in lowered else f"{b!r} without {a!r}"
+            for a, b in VECTOR_NAMES
+            if (a in lowered) != (b in lowered)
+        ]
+        if not pairs and half and not any("cos" in n or "inv_freq" in n for n in lowered):
+            raise InputError(
+                f"the file has {half[0]}: vectors are read in pairs before and after rotation "
+                f"({', '.join(f'{a} and {b}' for a, b in VECTOR_NAMES)})"
+            )
+        if not pairs:
+            return None
+        pairs = pairs[:1] if pairs[0][0].lower() == "before" else pairs
+    befores, afters = [], []
+    for a, b in pairs:
+        x, y = np.asarray(arrays[a]), np.asarray(arrays[b])
+        if x.shape != y.shape:
+            raise InputError(
+                f"arrays {a!r} and {b!r} must have the same shape (a vector before and after "
+                f"rotation), got {x.shape} and {y.shape}"
+            )
+        if x.ndim < 2:
+            raise InputError(
+                f"array {a!r} must have shape (..., positions, head_dim), got {x.shape}"
+            )
+        befores.append(x)
+        afters.append(y)
+    if len(pairs) > 1:
+        shapes = {x.shape[-2:] for x in befores}
+        if len(shapes) > 1:
+            raise InputError(
+                f"arrays {[a for a, _ in pairs]} must have the same last two axes "
+                f"(positions, head_dim) to be read together, got {sorted(shapes)}"
+            )
+        dtype = np.result_type(*befores, *afters)
+        x = np.concatenate([v.reshape(-1, *v.shape[-2:]).astype(dtype) for v in befores])
+        y = np.concatenate([v.reshape(-1, *v.shape[-2:]).astype(dtype) for v in afters])
+        return x, y, tuple(name for pair in pairs for name in pair)
+    return befores[0], afters[0], pairs[0]
+
+
 def rope_inputs(
     arrays: Mapping[str, np.ndarray],
     *,
     cos: str | None = None,
     sin: str | None = None,
     inv_freq: str | None = None,
+    before: str | None = None,
+    after: str | None = None,
     positions: str | None = None,
     hint: str = "",
 ) -> dict[str, np.ndarray | None]:
@@ -327,25 +398,35 @@ def rope_inputs(
     ----------
     arrays : mapping of str to ndarray
         What :func:`load_arrays` returned.
-    cos, sin, inv_freq, positions : str, optional
-        Names of the arrays to use; by default found by name: ``cos`` and ``sin`` (or names
-        containing them, such as ``cos_cached``), ``inv_freq``, ``positions`` (or
-        ``position_ids``). A file with one array is read by its shape (:data:`SINGLE_ARRAY_RULE`).
+    cos, sin, inv_freq, before, after, positions : str, optional
+        Names of the arrays to use; by default found by name: vectors before and after
+        rotation (``before`` and ``after``, or transformers' ``q`` and ``q_embed`` and/or
+        ``k`` and ``k_embed``: :data:`VECTOR_NAMES`), else ``cos`` and ``sin`` (or names
+        containing them, such as ``cos_cached``), else ``inv_freq``; ``positions`` (or
+        ``position_ids``). A file with one array is read by its shape
+        (:data:`SINGLE_ARRAY_RULE`).
     hint : str
         Appended to the message when no array can be chosen (the command line's options).
 
     Returns
     -------
     dict
-        ``{"cos", "sin", "positions"}`` or ``{"inv_freq"}``.
+        ``{"before", "after", "positions"}``, ``{"cos", "sin", "positions"}`` or
+        ``{"inv_freq"}``.
 
     Raises
     ------
     InputError
-        No cos and sin, no inv_freq and not a single array of a readable shape.
+        No vectors, no cos and sin, no inv_freq and not a single array of a readable shape;
+        one vector of a pair without the other, or the two of different shapes.
     """
     positions_name = _named(arrays, positions, ("positions", "position_ids"))
     found_positions = None if positions_name is None else np.asarray(arrays[positions_name]).ravel()
+    if cos is None and sin is None and inv_freq is None:
+        vectors = find_vectors(arrays, before, after)
+        if vectors is not None:
+            x, y, _ = vectors
+            return {"before": x, "after": y, "positions": found_positions}
     cos_name = _named(arrays, cos, ("cos", "cos_cached"))
     if cos_name is not None:
         sin_name = sin or cos_name.replace("cos", "sin").replace("COS", "SIN")
@@ -360,7 +441,8 @@ def rope_inputs(
     others = [name for name in arrays if name != positions_name]
     if len(others) != 1:
         raise InputError(
-            f"the file must hold cos and sin, or inv_freq, or a single array; it has "
+            f"the file must hold vectors before and after rotation, cos and sin, inv_freq, or "
+            f"a single array; it has "
             f"{sorted(arrays)}{hint}"
         )
     array = np.asarray(arrays[others[0]])

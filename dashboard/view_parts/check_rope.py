@@ -1,10 +1,11 @@
-"""Check my RoPE, on the Check page: upload a cos/sin cache or an ``inv_freq`` (.npy, .npz,
-.safetensors) or paste an ``inv_freq``, optionally with the config.json it should implement, and
-get the rotary encoding behind it, its findings, and where it departs from the config
-(pe_core.identify_rope)."""
+"""Check my RoPE, on the Check page: upload a cos/sin cache, an ``inv_freq`` or vectors before
+and after rotation (.npy, .npz, .safetensors) or paste an ``inv_freq``, optionally with the
+config.json it should implement, and get the rotary encoding behind it, its findings, and where
+it departs from the config (pe_core.identify_rope)."""
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 
@@ -15,7 +16,15 @@ import pe_core
 from dashboard import budget, formatting, ui, uploads
 from dashboard.caching import cached
 from dashboard.figures import charts
-from pe_core._files import FORMATS, SINGLE_ARRAY_RULE, load_arrays, rope_inputs
+from pe_core._files import (
+    FORMATS,
+    SINGLE_ARRAY_RULE,
+    VECTOR_NAMES,
+    find_vectors,
+    load_arrays,
+    rope_inputs,
+)
+from pe_core.rope_identify import ROTATION_ULPS
 
 #: Characters accepted in each box: an inv_freq of 4,096 pairs, a whole config.json.
 MAX_CHARS = 100_000
@@ -24,7 +33,10 @@ DUMP_CODE = (
     "# transformers: the cache at positions 0..L-1 (and the frequencies), in two lines\n"
     "cos, sin = model.model.rotary_emb(x, torch.arange(L)[None])\n"
     'numpy.savez("cache.npz", cos=cos[0].float().numpy(), sin=sin[0].float().numpy())\n'
-    "print(model.model.rotary_emb.inv_freq.tolist())  # or paste this below"
+    "print(model.model.rotary_emb.inv_freq.tolist())  # or paste this below\n"
+    "# or a query before and after your rotation (any framework), here with transformers':\n"
+    "q_embed, _ = apply_rotary_pos_emb(q, q, cos, sin)  # q: (batch, heads, L, head_dim)\n"
+    'numpy.savez("vectors.npz", q=q.float().numpy(), q_embed=q_embed.float().numpy())'
 )
 #: What an upload may be, said once on the page (the browser refuses a larger file).
 ACCEPTED = (
@@ -34,6 +46,13 @@ ACCEPTED = (
 #: Bytes identify_rope allocates per value of a cache (about 11 measured for a float32
 #: cache, the float64 copies and the fit), rounded up: the check against the request budget.
 BYTES_PER_CACHE_VALUE = 16
+#: The same for vectors before and after rotation (per value of both): about 25 measured
+#: with one head (the cache rebuilt from them, position by column), 5 with eight.
+BYTES_PER_VECTOR_VALUE = 28
+#: Identifications kept between reruns (shared by sessions: the result is read-only) and
+#: for how long: an upload checked again with the same config is not identified again.
+IDENTIFIED_ENTRIES = 4
+IDENTIFIED_SECONDS = 15 * 60
 #: Most frequencies read (pairs: a head of 131,072 columns).
 MAX_PAIRS = 65_536
 #: Points of the error-by-position curve (a row's error is the largest in its block).
@@ -66,6 +85,8 @@ class Upload:
     inputs: dict
     #: Which arrays were read, in words ("cos and sin", "inv_freq", ...).
     words: str
+    #: A hash of the file's bytes (what the identification is cached by).
+    key: str = ""
 
 
 @cached
@@ -80,8 +101,16 @@ def read_upload(data: bytes, name: str) -> Upload:
     arrays = load_arrays(data, name, max_unpacked_bytes=uploads.MAX_BYTES, label="the file")
     inputs = rope_inputs(arrays)
     values = sum(np.size(array) for array in inputs.values() if array is not None)
-    budget.check_request(values * BYTES_PER_CACHE_VALUE, "checking its values")
-    if "inv_freq" in inputs:
+    per_value = BYTES_PER_VECTOR_VALUE if "before" in inputs else BYTES_PER_CACHE_VALUE
+    budget.check_request(values * per_value, "checking its values")
+    if "before" in inputs:
+        found = find_vectors(arrays, None, None)
+        names = " and ".join(f"{ui.escape_markdown(n)}" for n in found[2]) if found else ""
+        shape = " × ".join(f"{n:,}" for n in np.shape(inputs["before"]))
+        words = f"vectors before and after rotation ({names}), {shape} each"
+        if inputs["positions"] is not None:
+            words += ", with their positions"
+    elif "inv_freq" in inputs:
         count = formatting.counted(np.size(inputs["inv_freq"]), "frequency", "frequencies")
         words = f"inv_freq ({count})"
     else:
@@ -89,29 +118,44 @@ def read_upload(data: bytes, name: str) -> Upload:
         words = f"cos and sin, {shape} each"
         if inputs["positions"] is not None:
             words += ", with their positions"
-    return Upload(inputs=inputs, words=words)
+    return Upload(inputs=inputs, words=words, key=hashlib.blake2b(data, digest_size=16).hexdigest())
+
+
+@st.cache_resource(max_entries=IDENTIFIED_ENTRIES, ttl=IDENTIFIED_SECONDS, show_spinner=False)
+def identified(key: str, config: str | None, _inputs: dict):
+    """``pe_core.identify_rope(config=config, **inputs)`` once per upload (``key``: a hash of
+    its bytes, or the pasted text) and config, or the InputError it raised; kept as objects
+    (the result is frozen, its arrays read-only, so sessions can share it)."""
+    try:
+        return pe_core.identify_rope(config=config, **_inputs)
+    except pe_core.InputError as error:
+        return error
 
 
 def render() -> None:
     st.markdown(
-        "Upload a model's cos/sin cache or its `inv_freq`, or paste the `inv_freq` (one "
+        "Upload a model's cos/sin cache, its `inv_freq`, or a query before and after your "
+        "rotation, or paste the `inv_freq` (one "
         "frequency per pair, radians per position); add the config.json it should implement "
         "if you want it compared. The same check runs in CI: `python -m pe_core check-rope "
         "cache.npz --config config.json`."
     )
     st.code(DUMP_CODE, language="python")
     upload = st.file_uploader(
-        f"cos/sin cache or inv_freq ({ACCEPTED})",
+        f"cos/sin cache, inv_freq, or vectors before and after rotation ({ACCEPTED})",
         # Any type: the page names the file and the formats it reads instead of the browser's
         # bare "files are not allowed".
         type=None,
         key="rope_check_upload",
         max_upload_size=uploads.MAX_UPLOAD_MB,
     )
+    vector_names = ", ".join(f"`{a}` and `{b}`" for a, b in VECTOR_NAMES)
     st.caption(
-        "Arrays are found by name: `cos` and `sin` (or names holding them, as `cos_cached`), "
-        "else `inv_freq`; `positions` or `position_ids` if the rows are not positions 0, 1, "
-        "2 and so on. A file of one array (a .npy) is read by its shape: "
+        f"Arrays are found by name: vectors before and after rotation ({vector_names}; shape "
+        "(…, positions, head_dim), any number of heads), else `cos` and `sin` (or names "
+        "holding them, as `cos_cached`), else `inv_freq`; `positions` or `position_ids` if "
+        "the rows are not positions 0, 1, 2 and so on. A file of one array (a .npy) is read "
+        "by its shape: "
         f"{SINGLE_ARRAY_RULE}. Pickles (.pt, .bin) are never opened. A link to this page "
         "cannot carry an upload or pasted text: share the file."
     )
@@ -138,9 +182,12 @@ def render() -> None:
         except pe_core.InputError as error:
             st.error(f"Cannot read {name}: {ui.escape_markdown(error)}.")
             return
-        what, inputs = f"{name} ({read.words})", read.inputs
+        what, inputs, key = f"{name} ({read.words})", read.inputs, f"file {read.key}"
     elif not inv_freq_text.strip():
-        st.info(f"Upload a cos/sin cache or an inv_freq ({ACCEPTED}), or paste an inv_freq.")
+        st.info(
+            f"Upload a cos/sin cache, an inv_freq or vectors before and after rotation "
+            f"({ACCEPTED}), or paste an inv_freq."
+        )
         return
     else:
         try:
@@ -149,24 +196,35 @@ def render() -> None:
             st.error(f"Cannot read the frequencies: {error}.")
             return
         what, inputs = "The pasted inv_freq", {"inv_freq": values}
-    try:
-        with st.spinner("Checking…"):
-            found = pe_core.identify_rope(config=config, **inputs)
-    except pe_core.InputError as error:
-        st.error(f"Cannot check {what}: {ui.escape_markdown(error)}.")
+        key = "text " + hashlib.blake2b(inv_freq_text.encode(), digest_size=16).hexdigest()
+    with st.spinner("Checking…"):
+        found = identified(key, config, inputs)
+    if isinstance(found, pe_core.InputError):
+        st.error(f"Cannot check {what}: {ui.escape_markdown(found)}.")
         return
     _verdict(found, what)
     _findings(found)
-    if "cos" in inputs:
-        _error_by_position(found, inputs)
+    if found.source == "cache":
+        _error_by_position(found, error_by_position(found, inputs))
+    elif found.source == "vectors":
+        _error_by_position(found, vector_errors(key, config, found, inputs))
     _ratio_chart(found)
 
 
-def _verdict(found: pe_core.RopeIdentification, what: str) -> None:
-    """The verdict in one sentence (from the result's fields), then the core's paragraph.
+@st.cache_resource(max_entries=IDENTIFIED_ENTRIES, ttl=IDENTIFIED_SECONDS, show_spinner=False)
+def vector_errors(key: str, config: str | None, _found, _inputs: dict):
+    """:func:`error_by_position` of the cache rebuilt from vectors before and after rotation
+    (what identify_rope read them as), once per upload and config: one error per position,
+    the rebuilt cache itself not kept."""
+    from pe_core.rope_identify._vectors import _rebuild
 
-    Not cached: identify_rope's result holds read-only mappings, which st.cache_data cannot
-    pickle, and it takes under a second at the largest upload."""
+    rebuilt = _rebuild(_inputs["before"], _inputs["after"], _inputs.get("positions"))
+    cache = {"cos": rebuilt.cos, "sin": rebuilt.sin, "positions": rebuilt.positions}
+    return error_by_position(_found, cache)
+
+
+def _verdict(found: pe_core.RopeIdentification, what: str) -> None:
+    """The verdict in one sentence (from the result's fields), then the core's paragraph."""
     text = f"**{headline(found, what)}**"
     if found.matches:
         st.success(text, icon=":material/check_circle:")
@@ -243,10 +301,17 @@ def _ratio_chart(found: pe_core.RopeIdentification) -> None:
     scale = np.asarray(found.scale, dtype=np.float64)
     if scale.size < 2 or not np.all(np.isfinite(scale)) or scale.min() <= 0:
         return
+    curves = {"measured": scale}
+    rebuilt, words = _rebuilt_inv_freq(found)
+    if rebuilt is not found.inv_freq and np.size(rebuilt) == scale.size:
+        # The variant identified beside the measurement: where they part (the slowest pairs
+        # of a short or noisy upload), the measurement is imprecise, not another variant.
+        exponent = np.arange(scale.size) * 2 / found.rotary_dim
+        curves[words.removeprefix("the exact ")] = found.base**-exponent / rebuilt
     ui.chart(
         charts.curves(
             np.arange(scale.size),
-            {"slower than plain RoPE by": scale},
+            curves,
             title="Each pair against plain RoPE with the base found",
             subtitle=f"base {found.base:,.6g}, {found.rotary_dim} rotary columns: 1 where a "
             "pair is not scaled",
@@ -315,8 +380,7 @@ def _rebuilt_inv_freq(found: pe_core.RopeIdentification) -> tuple[np.ndarray, st
     return found.inv_freq, "the frequencies measured"
 
 
-def _error_by_position(found: pe_core.RopeIdentification, inputs: dict) -> None:
-    measured = error_by_position(found, inputs)
+def _error_by_position(found: pe_core.RopeIdentification, measured) -> None:
     if measured is None:
         st.caption(
             "No error by position: the config's pairs are not the upload's "
@@ -332,11 +396,31 @@ def _error_by_position(found: pe_core.RopeIdentification, inputs: dict) -> None:
     else:
         shown_positions, shown = positions, error
     worst = int(np.argmax(error))
+    values = "cos and sin"
+    rotated = found.arithmetic.rotated
+    if rotated is not None:
+        bound = (
+            ROTATION_ULPS
+            * pe_core.PRECISIONS[rotated].unit_roundoff
+            * abs(found.attention_factor or 1.0)
+        )
+        values = (
+            f"cos and sin rebuilt from the vectors (rotating in {rotated} alone moves them "
+            f"by up to {bound:.2g})"
+        )
+    mismatch = next((f.evidence for f in found.findings if "rotated_pairs" in f.evidence), None)
     st.caption(
         f"Each row's largest difference from {against} (exact angles, no rounding) over its "
-        f"{found.rotary_dim // 2} pairs' cos and sin: at most {error[worst]:.2g}, at position "
+        f"{found.rotary_dim // 2} pairs' {values}: at most {error[worst]:.2g}, at position "
         f"{positions[worst]:,.6g}"
         + (f"; each point the largest of {blocks} rows." if blocks > 1 else ".")
+        + (
+            f" This is the cache the vectors were rotated with ({mismatch['cache_layout']} "
+            f"layout); the rotation paired its columns {mismatch['rotated_pairs']}, the "
+            "mistake named above."
+            if mismatch
+            else ""
+        )
     )
     ui.chart(
         charts.curves(

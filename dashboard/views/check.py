@@ -59,8 +59,9 @@ def subtitle(config: Config) -> str:
     """The page's one-line subtitle."""
     if KIND.value(config) == "RoPE":
         return (
-            "Name the rotary encoding behind a model's cos/sin cache or inv_freq: base, scaling, "
-            "arithmetic, bugs, and where it departs from its config.json."
+            "Name the rotary encoding behind a model's cos/sin cache, its inv_freq, or a query "
+            "before and after rotation: base, scaling, arithmetic, bugs, and where it departs "
+            "from its config.json."
         )
     return (
         "Name the convention, base, arithmetic and mistake behind an encoding table from your "

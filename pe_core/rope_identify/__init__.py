@@ -6,6 +6,7 @@ from the config.json it should implement."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -17,7 +18,7 @@ from pe_core.rope_bugs import ROPE_BUGS, Finding
 from pe_core.rope_config import rope_from_config
 from pe_core.rope_identify._arithmetic import _arithmetic
 from pe_core.rope_identify._cache import _Cache, _measure, _read_cache, _squeeze_vector
-from pe_core.rope_identify._compare import _U32, _Comparison
+from pe_core.rope_identify._compare import _U32, _angles, _Comparison
 from pe_core.rope_identify._findings import Context as Context  # what a bug's detector sees
 from pe_core.rope_identify._findings import _against_config, _blind_findings, _unique
 from pe_core.rope_identify._fit import COMMON_BASES as COMMON_BASES
@@ -27,6 +28,8 @@ from pe_core.rope_identify._fit import (
     _proportional_fit,
     _snap_attention,
 )
+from pe_core.rope_identify._vectors import ROTATION_ULPS as ROTATION_ULPS
+from pe_core.rope_identify._vectors import _partners, _rebuild
 from pe_core.rope_identify.results import Departure, RopeArithmetic, RopeIdentification
 
 __all__ = ["Departure", "Finding", "RopeArithmetic", "RopeIdentification", "identify_rope"]
@@ -37,6 +40,8 @@ def identify_rope(
     sin: ArrayLike | None = None,
     *,
     inv_freq: ArrayLike | None = None,
+    before: ArrayLike | None = None,
+    after: ArrayLike | None = None,
     positions: ArrayLike | None = None,
     config: Mapping | str | bytes | None = None,
     layer_type: str | None = None,
@@ -53,10 +58,21 @@ def identify_rope(
         or after the rotary ones. float16 and bfloat16 values are recognized as such.
     inv_freq : array_like, shape (rotary_dim // 2,), optional
         Instead of a cache: the frequencies (radians per position), one per pair.
+    before, after : array_like, shape (..., n_positions, head_dim), optional
+        Instead of a cache: vectors (a query or key, one head or a batch of them) before and
+        after the rotation, as ``apply_rotary_pos_emb`` takes and returns them. The pair
+        layout is the one in which the rotation keeps every pair's norm (times the attention
+        factor); columns where ``after`` equals ``before`` do not rotate. Each pair's cos and
+        sin at each position are rebuilt as ``z_after conj(z_before) / |z_before|^2`` summed
+        over the heads, and known to the rounding of the format the vectors hold (bfloat16,
+        float16 given as such, float32 or float64), which ``arithmetic.rotated`` names. A
+        cache of one layout applied by the other layout's rotate (no pair keeps its norm) is
+        solved column by column over 2 or more heads, identified, and named as the
+        catalogue's ``wrong_pair_layout``.
     positions : array_like, optional
-        The position of each row of the cache (by default 0, 1, ...): any whole or real
-        positions, with one 1 to 3 from the smallest (a slice of a long cache, 1000 to 1063,
-        is fine).
+        The position of each row of the cache or the vectors (by default 0, 1, ...): any
+        whole or real positions, with one 1 to 3 from the smallest (a slice of a long cache,
+        1000 to 1063, is fine); for vectors, strictly increasing.
     config : mapping, or str or bytes of JSON, optional
         The config.json the data should implement, read by :func:`pe_core.rope_from_config`
         (at ``seq_len`` = the largest position + 1, as transformers' dynamic and LongRoPE
@@ -74,8 +90,10 @@ def identify_rope(
     Raises
     ------
     InputError
-        Neither a cache nor ``inv_freq`` (or both); cos and sin of different shapes; fewer
-        than 2 rows; non-finite values; positions without two 1 to 3 apart; a bad config.
+        Not exactly one of a cache, ``inv_freq`` and ``before``/``after``; cos and sin (or
+        before and after) of different shapes; fewer than 2 rows; non-finite values;
+        positions without two 1 to 3 apart; vectors that are zero, not rotated, not a
+        rotation in either layout, or positions not increasing; a bad config.
     InputTypeError
         Non-numeric arrays.
 
@@ -97,6 +115,12 @@ def identify_rope(
     the storage's rounding plus the float32 angle's, and each bug of
     :data:`pe_core.ROPE_BUGS` is asked whether it reproduces a departure.
 
+    A cache rebuilt from vectors rotated in a format of unit roundoff ``u`` is known to
+    ``8 u`` (times the attention factor) in place of the storage's rounding: the rotation
+    rounds cos, sin, both products and the sum, at most ``5.5 u`` of the pair's norm. In
+    bfloat16 that hides float32's angle rounding (``arithmetic.angles`` is then
+    "unresolved"), not the roundings of the catalogue's bugs.
+
     References
     ----------
     Su et al., "RoFormer: Enhanced Transformer with Rotary Position Embedding" (2021);
@@ -110,12 +134,36 @@ def identify_rope(
     >>> found = identify_rope(cos, sin)
     >>> found.rope_type, found.base, found.rotary_dim, found.layout, found.arithmetic.angles
     ('default', 500000.0, 128, 'halves', 'exact')
+
+    Two heads of a query at positions 0 to 63, before and after rotation in float32:
+
+    >>> import numpy as np
+    >>> q = np.random.default_rng(0).standard_normal((2, 64, 128)).astype(np.float32)
+    >>> q_embed = pe_core.apply_rope(q, 64, rope).astype(np.float32)
+    >>> found = identify_rope(before=q, after=q_embed)
+    >>> found.source, found.rope_type, found.base, found.arithmetic.words
+    ('vectors', 'default', 500000.0, 'vectors rotated in float32, exact angles')
     """
     if (cos is None) != (sin is None):
         raise InputError("cos and sin must be given together (the cache), or neither")
-    if (cos is None) == (inv_freq is None):
-        raise InputError("give either a cache (cos and sin) or inv_freq, not both or neither")
-    cache = None if cos is None else _read_cache(cos, sin, positions)
+    if (before is None) != (after is None):
+        missing = "after" if after is None else "before"
+        raise InputError(
+            f"before and after must be given together (the vectors), {missing} is missing"
+        )
+    given = (cos is not None) + (inv_freq is not None) + (before is not None)
+    if given != 1:
+        raise InputError(
+            "give one of a cache (cos and sin), inv_freq, or vectors (before and after), "
+            f"got {'none' if given == 0 else given}"
+        )
+    rebuilt = None
+    if before is not None:
+        rebuilt = _rebuild(before, after, positions)
+        cache = _read_cache(rebuilt.cos, rebuilt.sin, rebuilt.positions)
+        cache.storage, cache.unit, cache.rotated = rebuilt.rotated, rebuilt.unit, rebuilt.rotated
+    else:
+        cache = None if cos is None else _read_cache(cos, sin, positions)
     expected = None
     if config is not None:
         if cache is not None:
@@ -132,7 +180,64 @@ def identify_rope(
         expected = rope_from_config(config, layer_type=layer_type, seq_len=seq_len)
     if cache is None:
         return _identify_inv_freq(inv_freq, expected)
-    return _identify_cache(cache, expected)
+    found = _identify_cache(cache, expected)
+    if rebuilt is not None and rebuilt.rotate_pairs is not None:
+        found = _mismatched_rotate(found, rebuilt, before, after, expected)
+    return found
+
+
+def _mismatched_rotate(found, rebuilt, before, after, expected) -> RopeIdentification:
+    """The result for vectors rotated by a cache of one layout with the other layout's
+    rotate: the cache's encoding as identified, with the catalogue's wrong_pair_layout named
+    first; against a config, never a match, departing where ``after`` first differs from the
+    config's own rotation of ``before``."""
+    finding = ROPE_BUGS["wrong_pair_layout"].finding(
+        cache_layout=rebuilt.layout, rotated_pairs=rebuilt.rotate_pairs
+    )
+    findings = (finding, *(f for f in found.findings if f.name != finding.name))
+    if expected is None:
+        return replace(found, findings=findings)
+    departure = _vector_departure(before, after, rebuilt, expected)
+    return replace(
+        found,
+        findings=findings,
+        config_matches=False,
+        departure=departure,
+        likely_cause=finding.name,
+    )
+
+
+def _vector_departure(before, after, rebuilt, expected) -> Departure | None:
+    """The first position (and column) where ``after`` differs from the config's rotation of
+    ``before`` by more than the rotation's rounding (relative to the pair's norm)."""
+    x = np.asarray(before, dtype=np.float64)
+    y = np.asarray(after, dtype=np.float64)
+    n, width = x.shape[-2:]
+    x, y = x.reshape(-1, n, width), y.reshape(-1, n, width)
+    d = min(expected.rotary_dim, width)
+    partner, sign = _partners(d, expected.layout)
+    pair = np.arange(d) % (d // 2) if expected.layout == "halves" else np.arange(d) // 2
+    a = expected.attention_factor
+    unit = ROTATION_ULPS * PRECISIONS[rebuilt.rotated].unit_roundoff  # the rotation's own
+    for row in np.argsort(np.abs(rebuilt.positions), kind="stable"):
+        angles = rebuilt.positions[row] * expected.inv_freq[pair]
+        xr = x[:, row, :d]
+        wanted = a * (xr * np.cos(angles) + sign * xr[:, partner] * np.sin(angles))
+        norm = np.hypot(xr, xr[:, partner])
+        tolerance = 2 * unit * abs(a) * norm + 1e-300
+        bad = np.abs(y[:, row, :d] - wanted) > tolerance
+        if bad.any():
+            head, column = (int(v) for v in np.argwhere(bad)[0])
+            return Departure(
+                int(row),
+                column,
+                float(rebuilt.positions[row]),
+                "after",
+                float(y[head, row, column]),
+                float(wanted[head, column]),
+                float(tolerance[head, column]),
+            )
+    return None
 
 
 def _identify_cache(cache: _Cache, expected) -> RopeIdentification:
@@ -149,9 +254,11 @@ def _identify_cache(cache: _Cache, expected) -> RopeIdentification:
     measured = np.abs(signed)
     u_storage = comparison.u_storage
     # A phase read from values rounded to the storage moves by about 2u; float32 angles add
-    # their own rounding, relative to the angle.
+    # their own rounding, relative to the angle. Rotated vectors: the rotation's roundings
+    # (ROTATION_ULPS u at most together) are independent, about 2u root-sum-square.
+    u_phase = u_storage if cache.rotated is None else cache.unit * 2 / ROTATION_ULPS
     with np.errstate(divide="ignore"):
-        sigma = 2 * u_storage / (measured * reach) + 2 * _U32
+        sigma = 2 * u_phase / (measured * reach) + 2 * _U32
     still = np.all(cache.sin == 0, axis=0)
     if still.any():
         fit = _proportional_fit(measured, sigma, amplitude, still)
@@ -180,14 +287,19 @@ def _identify_cache(cache: _Cache, expected) -> RopeIdentification:
         arithmetic = RopeArithmetic(cache.storage, None, None)
         findings = []
     elif beyond_storage <= 0 and arithmetic.angles == "float32":
-        arithmetic = RopeArithmetic(cache.storage, "exact", arithmetic.inv_freq)
+        angles = "exact"
+        if cache.unit is not None and not _float32_shows(comparison, reference, amplitude):
+            angles = "unresolved"
+        arithmetic = replace(arithmetic, angles=angles)
+    if cache.rotated is not None:
+        arithmetic = replace(arithmetic, rotated=cache.rotated)
     findings += _blind_findings(context)
     config_matches, departure_found, cause = None, None, None
     if expected is not None:
         config_matches, departure_found, cause, more = _against_config(context)
         findings += more
     return RopeIdentification(
-        source="cache",
+        source="cache" if cache.rotated is None else "vectors",
         base=fit.base,
         base_fit=fit.base_fit,
         base_uncertainty=fit.base_uncertainty,
@@ -212,6 +324,18 @@ def _identify_cache(cache: _Cache, expected) -> RopeIdentification:
         likely_cause=cause,
         expected=expected,
     )
+
+
+def _float32_shows(comparison: _Comparison, inv_freq, amplitude: float) -> bool:
+    """Whether float32 angles (transformers' ``inv_freq @ position_ids``) would differ from
+    exact ones by more than the data's own precision somewhere on the sample rows: if not, the
+    data cannot tell the two apart."""
+    rows = comparison.sample
+    positions = comparison.cache.positions[rows]
+    exact = _angles(positions, inv_freq)
+    rounded = _angles(positions, inv_freq, angle_format="float32")
+    largest = np.max(np.abs(np.exp(1j * rounded) - np.exp(1j * exact))) * abs(amplitude)
+    return bool(largest > 2 * comparison.u_storage * abs(amplitude))
 
 
 def _identify_inv_freq(inv_freq, expected) -> RopeIdentification:

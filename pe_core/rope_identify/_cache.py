@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from pe_core._formats import round_to_precision
+from pe_core._formats import PRECISIONS, round_to_precision
 from pe_core._validation import _describe, as_array, as_real_array, check_size
 from pe_core.errors import InputError, InputTypeError
 
@@ -31,6 +31,16 @@ class _Cache:
     storage: str
     full_cos: np.ndarray  # the arrays as given (2-D views), for what a column holds
     full_sin: np.ndarray
+    #: Relative precision of the values when it is not their storage's rounding (a cache
+    #: rebuilt from rotated vectors: the rotation's own rounding), else None.
+    unit: float | None = None
+    #: The format vectors were rotated in, for a cache rebuilt from them; else None.
+    rotated: str | None = None
+
+    @property
+    def u_data(self) -> float:
+        """How precisely each value is known, relative to the amplitude."""
+        return PRECISIONS[self.storage].unit_roundoff if self.unit is None else self.unit
 
 
 def _squeeze(values: np.ndarray, name: str) -> np.ndarray:
@@ -196,7 +206,9 @@ def _ladder(positions: NDArray[np.float64]) -> tuple[int, NDArray[np.int64]]:
     positions)."""
     magnitude = np.abs(positions)
     exact = round_to_precision(magnitude, "bfloat16") == magnitude
-    if np.count_nonzero(exact) < 2:
+    if np.count_nonzero(exact) < 2 or _nearest(positions, np.flatnonzero(exact)) > 3:
+        # Too few such positions, or none 1 to 3 apart (a slice from position 1000: bfloat16
+        # holds only every fourth there): every position.
         exact = np.ones(positions.size, dtype=bool)
     candidates = np.flatnonzero(exact)
     base = int(candidates[np.argmin(magnitude[candidates])])
@@ -212,6 +224,15 @@ def _ladder(positions: NDArray[np.float64]) -> tuple[int, NDArray[np.int64]]:
             break
         chosen.append(following)
     return base, candidates[np.array(chosen)]
+
+
+def _nearest(positions: NDArray[np.float64], rows: NDArray[np.int64]) -> float:
+    """Distance from the smallest (in magnitude) of ``positions[rows]`` to its nearest other."""
+    chosen = positions[rows]
+    base = chosen[np.argmin(np.abs(chosen))]
+    others = np.abs(chosen - base)
+    others = others[others > 0]
+    return float(np.min(others)) if others.size else np.inf
 
 
 def _phases(cache: _Cache, rows) -> NDArray[np.float64]:

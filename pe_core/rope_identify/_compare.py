@@ -92,7 +92,7 @@ class _Comparison:
 
     def __init__(self, cache: _Cache):
         self.cache = cache
-        self.u_storage = PRECISIONS[cache.storage].unit_roundoff
+        self.u_storage = cache.u_data
         self._scans: dict = {}
         n = cache.positions.size
         base, ladder = _ladder(cache.positions)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from pe_core._formats import PRECISIONS, round_to_precision
+from pe_core._formats import round_to_precision
 from pe_core.rope import RotaryEncoding
 from pe_core.rope_bugs import ROPE_BUGS, Finding
 from pe_core.rope_identify._cache import _Cache
@@ -147,7 +147,7 @@ def _structural_departure(context: Context) -> Departure | None:
     a = expected.attention_factor
     order = np.argsort(np.abs(cache.positions), kind="stable")
     chunk = max(1, _CHUNK_VALUES // max(1, width))
-    u = PRECISIONS[cache.storage].unit_roundoff
+    u = cache.u_data
     for first in range(0, order.size, chunk):
         rows = order[first : first + chunk]
         angles = np.multiply.outer(cache.positions[rows], expected.inv_freq[pair_of])

@@ -142,7 +142,9 @@ def _fit_variant(
         )
     fast_unchanged = abs(q[0] - 1.0) <= tolerance[0]
     ramped = np.all(np.diff(q) >= -tolerance[1:] * q[1:])
-    if fast_unchanged and ramped and q[-1] > 1 + tolerance[-1]:
+    # Some pair slowed beyond its tolerance (the slowest ones are measured least precisely
+    # from short or noisy data: any pair will do).
+    if fast_unchanged and ramped and np.any(q > 1 + tolerance):
         scaled = _scaled_band(q, tolerance)
         if scaled is not None:
             factor, uncertainty = scaled
@@ -381,7 +383,8 @@ def _longrope_attention(amplitude: float, u_storage: float) -> dict | None:
         formula = math.sqrt(1 + math.log(rounded) / math.log(length))
         if best is None or abs(formula - amplitude) < abs(best[2] - amplitude):
             best = (rounded, length, formula)
-    if best is None or abs(best[2] - amplitude) > 2 * u_storage * amplitude + 1e-7:
+    if best is None or best[0] <= 1 or abs(best[2] - amplitude) > 2 * u_storage * amplitude + 1e-7:
+        # (A factor of 1 is no scaling: an amplitude a rounding above 1 is not LongRoPE's.)
         return None
     return {
         "factor": best[0],

@@ -32,7 +32,9 @@ class RopeArithmetic:
         "float32" when they differ by up to the rounding of ``p w`` computed in float32, as
         transformers computes it (``inv_freq @ position_ids`` in float32); "bfloat16" or
         "float16" when the product itself was computed in that format (matmul under
-        autocast); None for an ``inv_freq`` vector, or when no arithmetic explains a cache.
+        autocast); "unresolved" for vectors whose rotation's rounding is larger than
+        float32's angle rounding (exact and float32 explain them alike); None for an
+        ``inv_freq`` vector, or when no arithmetic explains a cache.
     inv_freq : str or None
         "bfloat16" or "float16" when the frequencies were rounded to that format; the dtype
         of an ``inv_freq`` vector given as such; None when a cache cannot tell (frequencies in
@@ -40,20 +42,33 @@ class RopeArithmetic:
     positions : str
         "exact", or "bfloat16" / "float16" when the position ids were rounded to that format
         (positions 256 and 257 become one in bfloat16).
+    rotated : str or None
+        For vectors given before and after rotation: the format they were rotated in
+        ("bfloat16", "float16", "float32", "float64"), whose rounding bounds how precisely
+        the rebuilt cos and sin are known (``storage`` is then that format too). ``angles`` is
+        "unresolved" when that rounding hides whether the angles were exact or float32.
+        None for a cache or ``inv_freq``.
     """
 
     storage: str
     angles: str | None
     inv_freq: str | None
     positions: str = "exact"
+    rotated: str | None = None
 
     @property
     def words(self) -> str:
         """The arithmetic in a few words."""
         if self.angles is None and self.inv_freq is None:
+            if self.rotated is not None:
+                return f"no arithmetic explains it (vectors rotated in {self.rotated})"
             return f"no arithmetic explains it (values stored as {self.storage})"
         parts = []
-        if self.angles == "exact":
+        if self.rotated is not None:
+            parts.append(f"vectors rotated in {self.rotated}")
+        if self.angles == "unresolved":
+            parts.append("exact or float32 angles (the rotation's rounding hides which)")
+        elif self.angles == "exact":
             parts.append("exact angles")
         elif self.angles == "float32":
             parts.append("float32 angles, as transformers computes them")
@@ -65,7 +80,8 @@ class RopeArithmetic:
             parts.append(f"inv_freq in {self.inv_freq}")
         if self.positions != "exact":
             parts.append(f"position ids rounded to {self.positions}")
-        parts.append(f"stored as {self.storage}")
+        if self.rotated is None:
+            parts.append(f"stored as {self.storage}")
         return ", ".join(parts)
 
 
@@ -80,7 +96,8 @@ class Departure:
     position : float
         The position of that row (None for ``inv_freq``).
     array : str
-        "cos", "sin" or "inv_freq".
+        "cos", "sin" or "inv_freq"; "after" for vectors rotated by a rotate whose pairs are
+        not the cache's (``column`` is then a column of the head).
     value, expected, tolerance : float
         The value found, the config's, and the largest difference the data's precision
         explains there.
@@ -101,7 +118,9 @@ class RopeIdentification:
 
     Attributes
     ----------
-    source : {"cache", "inv_freq"}
+    source : {"cache", "inv_freq", "vectors"}
+        What was given ("vectors": before and after rotation, read as the cache that rotates
+        one into the other).
     base, base_fit, base_uncertainty : float
         The base (``rope_theta``), snapped to a round value when the fit allows it, the fitted
         value and its relative uncertainty (the evidence: ``base_snapped`` says whether
@@ -204,7 +223,7 @@ class RopeIdentification:
         """The verdict in one paragraph."""
         what = _variant_words(self)
         text = f"{what}; {self.arithmetic.words}"
-        if self.source == "cache":
+        if self.source in ("cache", "vectors"):
             first, last = self.positions
             text += (
                 f"; positions {_number(first)} to {_number(last)} ({self.n_positions:,} rows), "
@@ -277,6 +296,7 @@ class RopeIdentification:
                 "angles": self.arithmetic.angles,
                 "inv_freq": self.arithmetic.inv_freq,
                 "positions": self.arithmetic.positions,
+                "rotated": self.arithmetic.rotated,
                 "words": self.arithmetic.words,
             },
             "positions": list(self.positions),

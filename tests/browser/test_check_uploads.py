@@ -158,6 +158,17 @@ def _rope_cache_npz(tmp_path: Path) -> Path:
     return path
 
 
+def _rotated_vectors_npz(tmp_path: Path) -> Path:
+    """Two heads of a query at positions 0..599 before and after Llama 3.1's rotation, in
+    float32, named as transformers' apply_rotary_pos_emb names them (q, q_embed)."""
+    config = json.loads((DATA / "hf_configs" / "llama3.1-Llama-3.1-8B-Instruct.json").read_text())
+    q = np.random.default_rng(0).standard_normal((1, 2, 600, 128)).astype(np.float32)
+    q_embed = pe_core.apply_rope(q, 600, pe_core.rope_from_config(config)).astype(np.float32)
+    path = tmp_path / "vectors.npz"
+    np.savez(path, q=q, q_embed=q_embed)
+    return path
+
+
 def _zip_bomb_npz(tmp_path: Path) -> Path:
     """An archive named .npz whose one member unpacks to 1 GiB of zeros."""
     import zipfile
@@ -169,10 +180,11 @@ def _zip_bomb_npz(tmp_path: Path) -> Path:
 
 
 def test_rope_uploads(app: AppPage, tmp_path: Path):
-    """Check my RoPE: a cache is named verdict first with its error against position; a zip
-    bomb named .npz is refused with a message naming it."""
+    """Check my RoPE: a cache, and vectors before and after rotation, are named verdict first
+    with their error against position; a zip bomb named .npz is refused with a message naming
+    it."""
     app.open("check?check=RoPE")
-    app.page.get_by_text("Upload a cos/sin cache or an inv_freq").first.wait_for()
+    app.page.get_by_text("Upload a cos/sin cache, an inv_freq or vectors").first.wait_for()
     files = app.page.locator('input[type="file"]')
     files.set_input_files(_rope_cache_npz(tmp_path))
     app.page.get_by_text("is RoPE llama3, base 500,000, 128 rotary columns").first.wait_for()
@@ -180,6 +192,15 @@ def test_rope_uploads(app: AppPage, tmp_path: Path):
     app.wait_quiet(800)
     assert app.problems() == []
     app.screenshot(SCREENSHOTS / "check_rope_upload_cache.png")
+    files.set_input_files(_rotated_vectors_npz(tmp_path))
+    app.page.get_by_text(
+        "vectors.npz (vectors before and after rotation (q and q_embed), 1 × 2 × 600 × 128 each) "
+        "is RoPE llama3, base 500,000"
+    ).first.wait_for()
+    app.page.get_by_text("cos and sin rebuilt from the vectors (rotating in float32").wait_for()
+    app.wait_quiet(800)
+    assert app.problems() == []
+    app.screenshot(SCREENSHOTS / "check_rope_upload_vectors.png")
     files.set_input_files(_zip_bomb_npz(tmp_path))
     message = "Cannot read bomb.npz: the file declares 1,073,741,824 bytes once unpacked"
     app.page.get_by_text(message).first.wait_for()

@@ -287,3 +287,101 @@ class TestRopeInputs:
         half = cos.shape[1] // 2
         found = rope_inputs({"array": np.concatenate([cos[:, :half], sin[:, :half]], axis=1)})
         assert np.array_equal(found["sin"], sin[:, :half])
+
+
+def bf16(values: np.ndarray) -> np.ndarray:
+    """``values`` rounded to bfloat16 (as float32)."""
+    return pe_core.quantize(values, "bfloat16").astype(np.float32)
+
+
+@pytest.fixture(scope="module")
+def rotated(llama, tmp_path_factory):
+    """Vectors before and after rotation: transformers' Llama 3.1 cache (bfloat16) applied
+    to bfloat16 queries as apply_rotary_pos_emb does, every operation rounded to bfloat16."""
+    _, arrays, config = llama
+    cos, sin = (bf16(arrays[f"{n}_float32"]).astype(np.float64) for n in ("cos", "sin"))
+    q = bf16(np.random.default_rng(0).standard_normal((1, 4, cos.shape[0], 128)))
+    half = 64
+    turned = np.concatenate([-q[..., half:], q[..., :half]], axis=-1)
+    q_embed = bf16(bf16(q * cos) + bf16(turned * sin))
+    folder = tmp_path_factory.mktemp("vectors")
+    write_safetensors(
+        folder / "q.safetensors",
+        {
+            "q": ("BF16", q),
+            "q_embed": ("BF16", q_embed),
+            "position_ids": ("I64", arrays["positions"][None]),
+        },
+    )
+    return folder, q, q_embed, arrays["positions"], config
+
+
+class TestVectors:
+    """check-rope on vectors before and after rotation."""
+
+    def test_q_and_q_embed_exit_0(self, rotated):
+        folder, _, _, _, config = rotated
+        result = run("check-rope", folder / "q.safetensors", "--config", config, "--json")
+        assert result.returncode == 0, result.stdout + result.stderr
+        found = json.loads(result.stdout)
+        assert (found["source"], found["rope_type"], found["base"]) == (
+            "vectors",
+            "llama3",
+            500_000.0,
+        )
+        assert found["arithmetic"]["rotated"] == "bfloat16"
+        assert found["arithmetic"]["angles"] == "unresolved"
+
+    def test_named_arrays_and_a_base_off_by_100x_exit_1(self, rotated, tmp_path):
+        _, q, _, positions, config = rotated
+        rope = pe_core.rope_frequencies(128, base=5_000.0)  # plain, at 1/100 of the base
+        after = pe_core.apply_rope(q, positions, rope).astype(np.float32)
+        np.savez(tmp_path / "x.npz", x_in=q, x_out=after, positions=positions)
+        result = run(
+            "check-rope", tmp_path / "x.npz", "--before", "x_in", "--after", "x_out",
+            "--config", config,
+        )  # fmt: skip
+        assert result.returncode == 1, result.stdout + result.stderr
+        assert "base 5,000" in result.stdout and "departs from the config" in result.stdout
+
+    def test_half_a_pair_exits_2(self, rotated, tmp_path):
+        _, q, _, _, _ = rotated
+        np.savez(tmp_path / "half.npz", q=q)
+        result = run("check-rope", tmp_path / "half.npz")
+        assert result.returncode == 2 and "'q' without 'q_embed'" in result.stderr
+
+
+class TestVectorInputs:
+    X = np.random.default_rng(1).standard_normal((2, 16, 8))
+
+    def test_before_and_after_by_name(self):
+        found = rope_inputs({"Before": self.X, "after": -self.X, "positions": np.arange(16)})
+        assert set(found) == {"before", "after", "positions"}
+        assert np.array_equal(found["after"], -self.X)
+
+    def test_q_and_k_pairs_are_one_batch(self):
+        k = self.X[:1]
+        arrays = {"q": self.X, "q_embed": self.X + 1, "k": k, "k_embed": k + 1}
+        found = rope_inputs(arrays)
+        assert found["before"].shape == (3, 16, 8)
+        assert np.array_equal(found["before"][2], k[0])
+        assert np.array_equal(found["after"][2], k[0] + 1)
+
+    def test_pairs_of_other_shapes_are_refused(self):
+        with pytest.raises(pe_core.InputError, match="'q' and 'q_embed' must have the same shape"):
+            rope_inputs({"q": self.X, "q_embed": self.X[:, :4]})
+        with pytest.raises(pe_core.InputError, match="same last two axes"):
+            rope_inputs(
+                {"q": self.X, "q_embed": self.X, "k": self.X[:, :4], "k_embed": self.X[:, :4]}
+            )
+
+    def test_a_cache_beside_a_lone_q_is_still_read(self):
+        cos, sin = pe_core.rope_cos_sin(16, pe_core.rope_frequencies(8))
+        found = rope_inputs({"cos": cos, "sin": sin, "q": self.X})
+        assert set(found) == {"cos", "sin", "positions"}
+
+    def test_names_given_must_exist(self):
+        with pytest.raises(pe_core.InputError, match="no array named 'x'"):
+            rope_inputs({"q": self.X}, before="x", after="q")
+        with pytest.raises(pe_core.InputError, match="name both arrays"):
+            rope_inputs({"q": self.X}, before="q")

@@ -196,9 +196,9 @@ class TestNotAnEncoding:
 
 class TestInvalidInput:
     def test_neither_or_both(self):
-        with pytest.raises(InputError, match="either a cache"):
+        with pytest.raises(InputError, match="give one of a cache"):
             identify_rope()
-        with pytest.raises(InputError, match="either a cache"):
+        with pytest.raises(InputError, match="give one of a cache"):
             identify_rope(np.ones((4, 2)), np.zeros((4, 2)), inv_freq=[1.0, 0.1])
 
     def test_cos_without_sin(self):
@@ -435,3 +435,13 @@ class TestAssertRopeMatches:
             warnings.simplefilter("ignore")
             assert_rope_matches(*wrong, config, positions=positions)
         assert "yarn_mscale_dropped" in str(raised.value)
+
+
+def test_a_slice_where_bfloat16_holds_every_fourth_position():
+    # Positions 1000 to 1599: bfloat16 holds only multiples of 4 and 8 there, yet the rows are
+    # one apart (the ladder then starts from every position, not only bfloat16's).
+    rope = pe_core.rope_frequencies(64, base=10_000.0)
+    positions = np.arange(1000, 1600)
+    cos, sin = pe_core.rope_cos_sin(positions, rope)
+    found = identify_rope(cos, sin, positions=positions)
+    assert (found.rope_type, found.base, found.positions) == ("default", 10_000.0, (1000.0, 1599.0))

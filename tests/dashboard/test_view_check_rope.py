@@ -186,3 +186,84 @@ def test_the_empty_page_states_the_formats_the_limits_and_links():
     assert "cannot carry an upload" in words(at.caption)
     # the upload is not in the URL
     assert set(at.query_params) <= {"view", "check"}
+
+
+class TestVectors:
+    """Vectors before and after rotation (transformers' names q and q_embed), rotated by
+    pe_core.apply_rope in float32: two heads at positions 0 to LENGTH - 1."""
+
+    BEFORE = np.random.default_rng(0).standard_normal((1, 2, LENGTH, 128)).astype(np.float32)
+    AFTER = pe_core.apply_rope(BEFORE, LENGTH, ROPE).astype(np.float32)
+
+    def test_q_and_q_embed_are_named(self):
+        at = checked("vectors.npz", npz(q=self.BEFORE, q_embed=self.AFTER), CONFIG)
+        assert not at.error
+        verdict = words(at.success)
+        assert verdict.startswith(
+            "**vectors.npz (vectors before and after rotation (q and q_embed), "
+            "1 × 2 × 600 × 128 each) matches the config within its precision: RoPE llama3, "
+            "base 500,000, 128 rotary columns.**"
+        ), verdict
+        assert "vectors rotated in float32" in words(at.markdown)
+        captions = words(at.caption)
+        assert "cos and sin rebuilt from the vectors (rotating in float32 alone" in captions
+        # apply_rope rotates exactly, then float32 rounds: within the rotation's bound
+        error = error_curve(at)
+        assert error.size == LENGTH and 0 < error.max() <= 8 * 2**-24
+
+    def test_before_and_after_with_positions_in_safetensors(self):
+        positions = np.arange(LENGTH, dtype=np.float32) + 1000
+        after = pe_core.apply_rope(self.BEFORE[0, 0], positions, ROPE).astype(np.float32)
+        data = safetensors({"before": self.BEFORE[0, 0], "after": after, "positions": positions})
+        at = checked("rotated.safetensors", data)
+        verdict = words(at.success)
+        assert "(vectors before and after rotation (before and after), 600 × 128 each, with " in (
+            verdict
+        )
+        assert "is RoPE llama3, base 500,000" in verdict
+
+    def test_q_without_q_embed_is_refused_by_name(self):
+        at = checked("half.npz", npz(q=self.BEFORE))
+        assert "'q' without 'q_embed'" in words(at.error)
+
+    def test_a_rerun_does_not_identify_again(self, monkeypatch):
+        calls = []
+        identify = pe_core.identify_rope
+
+        def counting(*args, **kwargs):
+            calls.append(1)
+            return identify(*args, **kwargs)
+
+        monkeypatch.setattr(pe_core, "identify_rope", counting)
+        check_rope.identified.clear()
+        at = checked("vectors.npz", npz(q=self.BEFORE, q_embed=self.AFTER))
+        assert len(calls) == 1 and "is RoPE llama3" in words(at.success)
+        at.run()  # a rerun with the same upload and config
+        assert len(calls) == 1 and "is RoPE llama3" in words(at.success)
+        at.text_area(key="rope_check_config").input(json.dumps(CONFIG)).run()  # a new config
+        assert len(calls) == 2 and "matches the config" in words(at.success)
+        at.text_area(key="rope_check_config").input("").run()  # the first one again: kept
+        assert len(calls) == 2 and "is RoPE llama3" in words(at.success)
+
+    def test_the_ratio_chart_draws_the_variant_beside_the_measurement(self):
+        at = checked("vectors.npz", npz(q=self.BEFORE, q_embed=self.AFTER))
+        (figure,) = [f for f in figures(at) if "against plain RoPE" in str(f["layout"]["title"])]
+        names = [trace["name"] for trace in figure["data"]]
+        assert names == ["measured", "RoPE llama3 identified"]
+        identified = decode(figure["data"][1]["y"]).astype(np.float64)
+        # llama3 factor 8: the fastest pairs unscaled, the slowest divided by 8
+        assert identified[0] == pytest.approx(1.0) and identified[-1] == pytest.approx(8.0)
+
+    def test_a_cache_applied_by_the_other_layouts_rotate_is_named(self):
+        cos, sin = pe_core.rope_cos_sin(LENGTH, ROPE)  # cat(freqs, freqs) columns
+        x = self.BEFORE.astype(np.float64)
+        turned = np.empty_like(x)  # GPT-J's rotate_every_two: pairs (2i, 2i+1)
+        turned[..., 0::2], turned[..., 1::2] = -x[..., 1::2], x[..., 0::2]
+        after = (x * cos + turned * sin).astype(np.float32)
+        at = checked("mixed.npz", npz(q=self.BEFORE, q_embed=after), CONFIG)
+        verdict = words(at.warning)
+        assert "departs from the config at position 1, column 0" in verdict, verdict
+        assert pe_core.ROPE_BUGS["wrong_pair_layout"].title in verdict
+        assert "cache_layout: halves" in words(at.markdown)
+        assert error_curve(at).size == LENGTH
+        assert "the rotation paired its columns interleaved, the mistake named" in words(at.caption)

@@ -457,6 +457,12 @@ ROPE_CACHES = [
     pe_core.rope_cos_sin(300, pe_core.rope_frequencies(16, base=500_000.0), layout="interleaved"),
     pe_core.rope_cos_sin([0, 1, 5, 1000], pe_core.rope_frequencies(6)),
 ]
+#: Vectors before and after rotation by ROPE (and by an interleaved, partial encoding).
+ROPE_BEFORE = np.random.default_rng(0).standard_normal((2, 64, 8))
+ROPE_VECTORS = [
+    (ROPE_BEFORE, pe_core.apply_rope(ROPE_BEFORE, 64, ROPE)),
+    (ROPE_BEFORE, pe_core.apply_rope(ROPE_BEFORE, 64, ROPES[1], layout="interleaved")),
+]
 SCALINGS = [
     None,
     {"rope_type": "linear", "factor": 2.0},
@@ -775,7 +781,7 @@ SPECS = {
     "identify_rope": Spec(
         pe_core.identify_rope,
         ("cos", "sin"),
-        ("inv_freq", "positions", "config", "layer_type"),
+        ("inv_freq", "before", "after", "positions", "config", "layer_type"),
         {"cos": ROPE_CACHE[0], "sin": ROPE_CACHE[1], "config": ROPE_CONFIG},
     ),
     "add_to_embeddings": Spec(
@@ -846,6 +852,8 @@ PLAUSIBLE = {
     "rope": st.sampled_from(ROPES),
     "cos": st.sampled_from([cache[0] for cache in ROPE_CACHES]),
     "sin": st.sampled_from([cache[1] for cache in ROPE_CACHES]),
+    "before": st.sampled_from([pair[0] for pair in ROPE_VECTORS]),
+    "after": st.sampled_from([pair[1] for pair in ROPE_VECTORS]),
     "q": st.sampled_from([np.ones(8), np.arange(8.0), np.ones(6)]),
     "k": st.sampled_from([None, np.ones(8), -np.arange(8.0)]),
     "layout": st.sampled_from(pe_core.LAYOUTS),
