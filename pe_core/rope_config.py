@@ -65,7 +65,10 @@ class _ConfigReading:
 
 def _model_of(config: Mapping) -> ModelRope:
     model_type = config.get("model_type")
-    return MODEL_ROPES.get(model_type, GENERIC) if isinstance(model_type, str) else GENERIC
+    model = MODEL_ROPES.get(model_type, GENERIC) if isinstance(model_type, str) else GENERIC
+    if model.unread:
+        raise InputError(f"config: model_type {model_type!r} is not read: {model.unread}")
+    return model
 
 
 def _text_part(config: Mapping) -> Mapping:

@@ -150,6 +150,9 @@ class ModelRope:
         sliding-window layers, none without a window (Cohere 2); the sliding-window layers,
         all without a window (EXAONE 4); every attention layer when
         ``position_embedding_type`` is "rope", none otherwise (Granite 4.0).
+    unread : str or None
+        Why pe_core does not read this model's RoPE (a rotation, layer rule or width it has no
+        form for): its configs are refused with this reason, not read into a wrong answer.
     """
 
     model_types: tuple[str, ...]
@@ -169,6 +172,7 @@ class ModelRope:
     softmax_mscale: bool = False
     rotates: str = "attention"
     temperature: TemperatureRule | None = None
+    unread: str | None = None
 
 
 _SLIDING_EVERY = "full_attention", "sliding_attention"
@@ -613,6 +617,52 @@ _ENTRIES = (
         default_theta=1_000_000.0,
     ),
     ModelRope(("qwen3_vl", "qwen3_vl_text"), default_theta=500_000.0),
+    # Read differently by transformers 5.24 than any entry here can say (found by
+    # benchmarks/hf_model_types.py): refused with the reason rather than misread.
+    ModelRope(
+        ("nanochat",),
+        unread="its rotate_half is cat(x2, -x1), a rotation by minus the angle, which no pair "
+        "layout here describes",
+    ),
+    ModelRope(
+        ("cohere2_moe",),
+        unread="its dense first layers use RoPE whatever their layer type, a layer rule not "
+        "read here",
+    ),
+    ModelRope(
+        ("zamba2",),
+        unread="its attention heads are 2 * hidden_size / num_attention_heads wide and its "
+        "shared hybrid blocks rotate only with use_mem_rope, rules not read here",
+    ),
+    ModelRope(
+        ("zaya",),
+        unread="its 'hybrid' layers nest their own rope parameters, a layout not read here",
+    ),
+    ModelRope(
+        ("deepseek_v4",),
+        unread="its compressed-attention layers rotate with a second set of frequencies "
+        "(compress_rope_theta), which is not read here",
+    ),
+    ModelRope(
+        ("ernie4_5_vl_moe", "ernie4_5_vl_moe_text"),
+        unread="its rotary frequencies are allotted to three position axes in its own way, "
+        "which is not read here",
+    ),
+    ModelRope(
+        ("musicflamingo",),
+        unread="its top-level head_dim belongs to the audio model, not to the language model's "
+        "rotary embedding",
+    ),
+    ModelRope(
+        ("unlimited_ocr", "unlimited_ocr_text"),
+        unread="its 'reference_sliding_attention' layer type is not read here",
+    ),
+    ModelRope(("mlcd", "mlcd_vision_model"), unread="its RoPE is 2-D (axial) vision RoPE"),
+    ModelRope(
+        ("dbrx",),
+        unread="transformers reads neither its d_model and n_heads nor its "
+        "attn_config.rope_theta (500,000) as the rotary embedding's",
+    ),
 )
 
 #: ``model_type`` -> :class:`ModelRope`; a model type not listed reads as Llama does.

@@ -294,3 +294,20 @@ def test_gemma4_sources_name_the_global_head_width():
     assert ("global_head_dim", 512, "default of gemma4_text") in {
         (s.key, s.value, s.source) for s in found.used
     }
+
+
+@pytest.mark.parametrize(
+    "model_type",
+    sorted(name for name, entry in pe_core.MODEL_ROPES.items() if entry.unread),
+)
+def test_a_model_read_differently_is_refused_with_the_reason(model_type):
+    """benchmarks/hf_model_types.py found these read by transformers 5.24 in ways no entry can
+    say: a config of one is refused, naming its model_type and why, never misread."""
+    config = {"model_type": model_type, "hidden_size": 1024, "num_attention_heads": 16}
+    reason = pe_core.MODEL_ROPES[model_type].unread
+    for read in (pe_core.rope_from_config, pe_core.rope_layers):
+        with pytest.raises(pe_core.InputError, match=f"model_type '{model_type}' is not read"):
+            read(config)
+    with pytest.raises(pe_core.InputError) as caught:
+        pe_core.rope_from_config({"model_type": "llava", "text_config": config})
+    assert reason in str(caught.value)

@@ -122,9 +122,9 @@ def test_live_gptj_inv_freq():
 def test_angle_error_is_transformers_own_position_by_position():
     """transformers' angle at a position is fl32(fl32(p) * inv_freq32) (LlamaRotaryEmbedding's
     forward); its error against the exact p*w, from the library's own inv_freq, equals
-    transformers_angle_errors exactly at every position for every layer type and
-    preset but GPT-J (below), the lab's six presets (gpt-oss-20b included) among them; for GPT-J's recovered
-    reference (a unit off in 3 pairs) within that unit times the position."""
+    transformers_angle_errors exactly at every position for every layer type and preset (the
+    lab's six, gpt-oss-20b included) but GPT-J's recovered reference (a unit off in 3 pairs):
+    there, within that unit times the position."""
     for case, rope, expected in CASES:
         angles = round_to_precision(POSITIONS[:, None] * expected[None, :], "float32")
         theirs = _error_of(angles, rope)
