@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
 import time
 import urllib.request
@@ -96,11 +97,13 @@ async def _measure(
             await asyncio.sleep(0.1)
 
     sampler = asyncio.create_task(sample())
+    cpu_before = server.cpu_seconds()
     results = await asyncio.gather(
         *(_session(server.url, query, page, out) for n in range(sessions)),
         return_exceptions=True,
     )
     out["errors"] += [f"{type(r).__name__}: {r}" for r in results if isinstance(r, Exception)]
+    out["cpu"] = server.cpu_seconds() - cpu_before  # the pages' runs and the files
     await asyncio.sleep(settle)
     out["settled"] = server.memory_kib().get("VmRSS", 0) / 1024
     if after_runs:  # a later visitor's runs: Streamlit drops orphaned download files then
@@ -131,6 +134,7 @@ def main() -> None:
         parser.error("1 to 12 sessions")
     view = registry.BY_SLUG[arguments.view]
     page = "" if view == registry.DEFAULT else view.slug
+    load = os.getloadavg()[0]
     server = StreamlitServer()
     try:
         server.start(port=arguments.port)
@@ -152,7 +156,10 @@ def main() -> None:
     sizes = {}
     for label, size, seconds in out["files"]:
         sizes.setdefault(label, []).append((size, seconds))
-    print(f"{arguments.view} ?{arguments.query}, {arguments.sessions} sessions")
+    print(
+        f"{arguments.view} ?{arguments.query}, {arguments.sessions} sessions, "
+        f"load average {load:.1f} at the start"
+    )
     for label, got in sizes.items():
         print(
             f"    {label}: {len(got)} files of {got[0][0] / 2**20:.1f} MiB, "
@@ -163,6 +170,10 @@ def main() -> None:
         f"({(peak - idle) / arguments.sessions:.0f} MiB a session), "
         f"{arguments.settle:.0f} s after the last file {out['settled']:.0f} MiB; "
         f"{len(out['errors'])} errors"
+    )
+    print(
+        f"    server CPU {out['cpu']:.1f} s ({out['cpu'] / arguments.sessions:.2f} s a session: "
+        "its page run and files)"
     )
     if arguments.after_runs:
         print(f"    after {arguments.after_runs} runs of a new session: {after:.0f} MiB")

@@ -1,7 +1,7 @@
 """Rapid reruns: one session changes a parameter many times a second (issue 40).
 
-Starts its own server on a loopback port (8700-8799 by default) with ``runner.fastReruns`` set as
-asked, opens one session on a heavy view at the top of the sidebar's ranges, then sends
+Starts its own server on a loopback port (8760 by default, 8600-8799) with ``runner.fastReruns``
+set as asked, opens one session on a heavy view at the top of the sidebar's ranges, then sends
 ``--changes`` new values of L, ``--interval`` seconds apart, without waiting for the runs, as a
 person dragging a slider does. The server's resident memory (VmRSS) and its thread count are
 sampled every 100 ms from the first change until ``--settle`` seconds after the last run ends.
@@ -106,8 +106,8 @@ def main() -> None:
         help="MALLOC_ARENA_MAX for the server (glibc): fewer arenas, less memory kept per thread",
     )
     arguments = parser.parse_args()
-    if not 8700 <= arguments.port <= 8799 or not 1 <= arguments.changes <= 200:
-        parser.error("a port in 8700-8799 and 1 to 200 changes")
+    if not 8600 <= arguments.port <= 8799 or not 1 <= arguments.changes <= 200:
+        parser.error("a port in 8600-8799 and 1 to 200 changes")
     query = "L=1000000&d=8192&base=10000"
     values = [1_000_000 - 1000 * (i + 1) for i in range(arguments.changes)]
     if arguments.malloc_arena_max is not None:

@@ -6,7 +6,7 @@ from functools import partial
 
 import streamlit as st
 
-from dashboard import claims, links, plotly_preload, registry, sidebar, ui
+from dashboard import claims, heap, links, plotly_preload, registry, sidebar, ui
 
 st.set_page_config(
     page_title="Positional Encoding Explorer",
@@ -17,6 +17,8 @@ st.set_page_config(
 )
 ui.start_run()
 claims.start_run()
+# Once per process: freed memory goes back to the system every few seconds (glibc keeps it).
+heap.start()
 
 
 def _render(view: registry.View) -> None:
