@@ -159,18 +159,28 @@ def render() -> None:
         f"{SINGLE_ARRAY_RULE}. Pickles (.pt, .bin) are never opened. A link to this page "
         "cannot carry an upload or pasted text: share the file."
     )
+    # No max_chars on the boxes: the browser would drop a longer paste without a word; the
+    # page refuses it by name instead.
     inv_freq_text = st.text_area(
-        "inv_freq (numbers separated by commas or spaces)",
+        f"inv_freq (numbers separated by commas or spaces; up to {MAX_CHARS:,} characters)",
         key="rope_check_inv_freq",
         height=100,
-        max_chars=MAX_CHARS,
     )
     config_text = st.text_area(
-        "config.json it should implement (optional)",
+        f"config.json it should implement (optional; up to {MAX_CHARS:,} characters)",
         key="rope_check_config",
         height=100,
-        max_chars=MAX_CHARS,
     )
+    for what, text, instead in (
+        ("inv_freq", inv_freq_text, ": upload the frequencies as a .npy file instead."),
+        ("config.json", config_text, "."),
+    ):
+        if len(text) > MAX_CHARS:
+            st.error(
+                f"The pasted {what} has {len(text):,} characters, more than the "
+                f"{MAX_CHARS:,} this box takes{instead}"
+            )
+            return
     config = config_text if config_text.strip() else None
     if upload is not None:
         name = ui.escape_markdown(upload.name)

@@ -267,3 +267,17 @@ class TestVectors:
         assert "cache_layout: halves" in words(at.markdown)
         assert error_curve(at).size == LENGTH
         assert "the rotation paired its columns interleaved, the mistake named" in words(at.caption)
+
+
+@pytest.mark.parametrize("box", ["rope_check_inv_freq", "rope_check_config"])
+def test_a_paste_over_the_cap_says_so(box):
+    """Issue 40: a paste longer than a box takes is refused by name (a box's own max_chars
+    would drop it and show the empty page's prompt)."""
+    at = new_app(view="check", check="RoPE")
+    at.run()
+    at.text_area(key=box).input("1e-3, " * 20_001)
+    at.run()
+    assert not at.exception
+    errors = words(at.error)
+    assert "has 120,006 characters, more than the 100,000 this box takes" in errors
+    assert not any("Upload a cos/sin cache" in i.value for i in at.info)
