@@ -1,6 +1,10 @@
-"""The wavelength chart of RoPE's pairs, drawn by the RoPE lab and the Lesson."""
+"""The wavelength chart of RoPE's pairs, drawn by the RoPE lab and the Lesson, and the key the
+lab's cached curves share an encoding by."""
 
 from __future__ import annotations
+
+import hashlib
+import pickle
 
 import pe_core
 from dashboard import formatting
@@ -33,3 +37,13 @@ def pair_figure(rope: pe_core.RotaryEncoding):
         subtitle=f"head_dim {rope.head_dim}, rotary {rope.rotary_dim}, "
         f"base {formatting.number_text(rope.base, grouping=True)}",
     )
+
+
+def encoding_key(rope: pe_core.RotaryEncoding) -> str:
+    """A short digest of everything the lab's score, bound and precision curves read of an
+    encoding: its signature (frequencies, attention and softmax factors, widths, layout,
+    variant and parameters) and transformers' float32 frequencies. Not its base, lengths or
+    layer type: two configurations that rotate alike (the sidebar's at two values of L, a
+    sequence length that changes nothing) share those curves."""
+    float32 = None if rope.inv_freq_float32 is None else rope.inv_freq_float32.tobytes()
+    return hashlib.blake2b(pickle.dumps((rope.signature, float32)), digest_size=16).hexdigest()

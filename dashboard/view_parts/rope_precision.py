@@ -14,6 +14,7 @@ from dashboard import params, ui
 from dashboard.caching import cached
 from dashboard.config import Config
 from dashboard.figures import charts
+from dashboard.view_parts.rope import encoding_key
 
 PRECISION = params.Choice(
     "rope_prec",
@@ -44,17 +45,17 @@ class PrecisionCurves:
 
 
 @cached
-def precision_curves(
-    config_text: str, seq_len: int, layer_type: str | None, dtype: str
-) -> PrecisionCurves:
-    rope = pe_core.rope_from_config(config_text, layer_type=layer_type, seq_len=seq_len or None)
+def precision_curves(key: str, dtype: str, _rope: pe_core.RotaryEncoding) -> PrecisionCurves:
+    """The angle errors of ``_rope`` in a ``dtype`` model; ``key`` is its
+    :func:`~dashboard.view_parts.rope.encoding_key` (everything they read of it: the sidebar's
+    encoding at another L shares them)."""
     low = dtype != "float32"
     return PrecisionCurves(
-        float32=pe_core.transformers_angle_errors(POSITIONS, rope),
-        rounded=pe_core.rope_angle_errors(POSITIONS, rope, "float32"),
-        model=pe_core.transformers_angle_errors(POSITIONS, rope, dtype) if low else None,
-        cast=pe_core.rope_angle_errors(POSITIONS, rope, dtype) if low else None,
-        ulps=float(pe_core.inv_freq_float32_ulps(rope).max(initial=0.0)),
+        float32=pe_core.transformers_angle_errors(POSITIONS, _rope),
+        rounded=pe_core.rope_angle_errors(POSITIONS, _rope, "float32"),
+        model=pe_core.transformers_angle_errors(POSITIONS, _rope, dtype) if low else None,
+        cast=pe_core.rope_angle_errors(POSITIONS, _rope, dtype) if low else None,
+        ulps=float(pe_core.inv_freq_float32_ulps(_rope).max(initial=0.0)),
     )
 
 
@@ -66,11 +67,11 @@ def _reached(errors: np.ndarray) -> str:
     return f"pass {MARK:g} rad by position {POSITIONS[above[0]]:,.0f}"
 
 
-def render(config: Config, config_text: str, seq_len: int, layer_type: str | None) -> None:
+def render(config: Config, rope: pe_core.RotaryEncoding) -> None:
     st.subheader("Precision: the rotation a model really applies")
     PRECISION.widget(config)
     dtype = PRECISION.value(config)
-    curves = precision_curves(config_text, seq_len, layer_type, dtype)
+    curves = precision_curves(encoding_key(rope), dtype, rope)
     units = f"{curves.ulps:.2g} float32 unit" + ("" if f"{curves.ulps:.2g}" == "1" else "s")
     how_far = (
         "here they are the exact frequencies."

@@ -20,7 +20,7 @@ from dashboard.caching import cached
 from dashboard.config import Config
 from dashboard.figures import charts, rotary
 from dashboard.view_parts import rope_code, rope_layers, rope_layouts, rope_precision
-from dashboard.view_parts.rope import pair_figure
+from dashboard.view_parts.rope import encoding_key, pair_figure
 from pe_core.families.rotary import query_and_key
 
 #: Public configurations (the rotary part of each config.json). Sources, checked 2026-11-22:
@@ -224,7 +224,10 @@ def rope_data(
     config_text: str, seq_len: int, vector: str, layer_type: str | None = None
 ) -> RopeData:
     """Everything the lab draws, for one configuration (as JSON text: a hashable key) and one
-    of its layer types (None: its only one)."""
+    of its layer types (None: its only one). The score and bound curves are computed once per
+    encoding (:func:`score_curve`, :func:`bound_curve`): another configuration that rotates
+    alike (the sidebar's at another L, a sequence length that changes nothing, another layer
+    type with the same encoding) and another q and k share them."""
     rope = pe_core.rope_from_config(config_text, layer_type=layer_type, seq_len=seq_len or None)
     if rope.head_dim > sidebar.MAX_D_MODEL:
         # Its charts, tables and downloads grow with the head: bounded as the sidebar's d_model.
@@ -252,17 +255,50 @@ def rope_data(
             target_length=rope.target_length,
         )
     reach = max(rope.target_length or 0, rope.training_length or 0, 4096)
-    # Log-spaced offsets: the decay reads on a log axis, and a linear sample of a curve that
-    # oscillates every few positions would only show its aliasing.
-    offsets = np.unique(np.round(np.geomspace(1, min(1.25 * reach, 10**7), CURVE_POINTS)))
-    q, k = query_and_key(rope, vector)
     if rope.inv_freq.tolist() == original.inv_freq.tolist() and rope.attention_factor == 1:
         versions = {"no scaling": rope}
     else:
         versions = {"before scaling": original, "after scaling": rope}
-    scores = {name: pe_core.rope_scores(offsets, r, q, k) for name, r in versions.items()}
-    bounds = {name: pe_core.rope_decay_bound(offsets, r) for name, r in versions.items()}
-    return RopeData(rope, original, offsets, scores, bounds)
+    shown = encoding_key(rope)
+    scores = {
+        name: score_curve(encoding_key(r), reach, vector, shown, r, rope)
+        for name, r in versions.items()
+    }
+    bounds = {name: bound_curve(encoding_key(r), reach, r) for name, r in versions.items()}
+    return RopeData(rope, original, score_offsets(reach), scores, bounds)
+
+
+def score_offsets(reach: int) -> np.ndarray:
+    """The offsets of the score and bound charts, for positions up to ``reach``.
+
+    Log-spaced: the decay reads on a log axis, and a linear sample of a curve that oscillates
+    every few positions would only show its aliasing.
+    """
+    return np.unique(np.round(np.geomspace(1, min(1.25 * reach, 10**7), CURVE_POINTS)))
+
+
+@cached
+def score_curve(
+    key: str,
+    reach: int,
+    vector: str,
+    shown_key: str,
+    _rope: pe_core.RotaryEncoding,
+    _shown: pe_core.RotaryEncoding,
+) -> np.ndarray:
+    """q·k after rotation by ``_rope`` at :func:`score_offsets` of ``reach`` (pe_core.rope_scores),
+    for the q and k ``vector`` of the encoding on screen, ``_shown`` (its "one pair" is the
+    slowest pair of ``_shown``, the same q and k before and after scaling). ``key`` and
+    ``shown_key`` are their :func:`encoding_key`: everything the scores read of them."""
+    q, k = query_and_key(_shown, vector)
+    return pe_core.rope_scores(score_offsets(reach), _rope, q, k)
+
+
+@cached
+def bound_curve(key: str, reach: int, _rope: pe_core.RotaryEncoding) -> np.ndarray:
+    """RoFormer's relative upper bound at :func:`score_offsets` of ``reach``
+    (pe_core.rope_decay_bound); ``key`` is ``_rope``'s :func:`encoding_key`."""
+    return pe_core.rope_decay_bound(score_offsets(reach), _rope)
 
 
 def SHARED(value) -> tuple[str, ...]:
@@ -347,7 +383,7 @@ def render(config: Config) -> None:
     _pairs(data.rope, chosen)
     _scores(config, data)
     rope_layouts.render(data.rope, chosen)
-    rope_precision.render(config, text, SEQ_LEN.value(config), layer_type)
+    rope_precision.render(config, data.rope)
     rope_code.render(text, data.rope, layer_type)
 
 

@@ -3,6 +3,8 @@ change of L recomputed 1 to 4 s of CPU per page, and six such sessions blocked e
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 import streamlit as st
@@ -103,3 +105,72 @@ def test_conventions_at_another_large_l_computes_no_profile_again(counted_profil
     at.run()
     no_errors(at)
     assert len(counted_profiles) == first_run
+
+
+@pytest.fixture
+def counted_rope_work(monkeypatch):
+    """Cold caches, and the calls of the RoPE lab's three curve computations from now on (by
+    name)."""
+    st.cache_data.clear()
+    calls = []
+    for name in ("rope_scores", "rope_decay_bound", "transformers_angle_errors"):
+        original = getattr(pe_core, name)
+
+        def counting(*args, _name=name, _original=original, **kwargs):
+            calls.append(_name)
+            return _original(*args, **kwargs)
+
+        monkeypatch.setattr(pe_core, name, counting)
+    yield calls
+    st.cache_data.clear()
+
+
+def test_the_rope_lab_computes_each_curve_once_per_encoding(counted_rope_work):
+    """A change of L moves the score and bound offsets but not the sidebar's frequencies: the
+    precision curves are shared; a change of q and k leaves the bound and precision alone."""
+    at = new_app(view="rope", L=5_000, d=64)
+    at.run()
+    no_errors(at)
+    # Scores, bound, then transformers' float32 and bfloat16 angle errors.
+    assert sorted(counted_rope_work) == [
+        "rope_decay_bound",
+        "rope_scores",
+        "transformers_angle_errors",
+        "transformers_angle_errors",
+    ]
+    counted_rope_work.clear()
+    at.number_input(key="L").set_value(6_000).run()
+    no_errors(at)
+    assert sorted(counted_rope_work) == ["rope_decay_bound", "rope_scores"]
+    counted_rope_work.clear()
+    at.segmented_control(key="rope_qk").set_value("random").run()
+    no_errors(at)
+    assert counted_rope_work == ["rope_scores"]
+    counted_rope_work.clear()
+    at.number_input(key="d").set_value(66).run()
+    no_errors(at)
+    assert len(counted_rope_work) == 4  # another head: everything again
+
+
+def test_the_encoding_key_is_what_the_curves_read():
+    from dashboard.view_parts.rope import encoding_key
+
+    def sidebar(d, L):
+        return pe_core.rope_from_config(
+            {"head_dim": d, "rope_theta": 10_000.0, "max_position_embeddings": L}
+        )
+
+    assert encoding_key(sidebar(64, 5_000)) == encoding_key(sidebar(64, 6_000))
+    assert encoding_key(sidebar(64, 5_000)) != encoding_key(sidebar(66, 5_000))
+    plain = pe_core.rope_frequencies(128, base=500_000.0)
+    yarn = pe_core.rope_frequencies(
+        128,
+        base=500_000.0,
+        scaling={"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 8192},
+    )
+    assert encoding_key(plain) != encoding_key(yarn)
+    # transformers' float32 frequencies are part of it (not of the signature).
+    rounded = dataclasses.replace(plain, inv_freq_float32=plain.inv_freq.astype(np.float32))
+    assert rounded.signature == plain.signature
+    assert (rounded.inv_freq_float32 != plain.inv_freq_float32).any()
+    assert encoding_key(rounded) != encoding_key(plain)
