@@ -1,5 +1,5 @@
-"""Giving freed memory back to the system (issue 40): glibc's ``malloc_trim(0)``, after a large
-download is built and every :data:`INTERVAL` seconds on a background thread.
+"""Giving freed memory back to the system (issue 40): glibc's ``malloc_trim(0)`` every
+:data:`INTERVAL` seconds on one background thread per process (:func:`start`, from the app).
 
 glibc's allocator keeps memory a program has freed when it sits in a heap arena below memory
 still in use, and after a large block is freed it raises its mmap threshold, so later blocks

@@ -614,6 +614,13 @@ def rope_config_sources(
     variant = ROPE_VARIANTS.get(rope.rope_type)
     taken = {*(variant.keys if variant else ()), *rope.parameters, *_ATTENTION_KEYS}
     taken |= {"rope_type", "type"}
+    # The model class's own rotary parameters, where the config gives none (gpt-oss's YaRN).
+    defaulted = {
+        where: model.defaults[where]
+        for where in ("rope_parameters", "rope_scaling")
+        if isinstance(model.defaults.get(where), Mapping) and where not in original
+    }
+    default_where = next(iter(defaulted), "")
     for key, value in given.items():
         if key == "rope_theta":
             if isinstance(inside, Mapping) and "rope_theta" in inside:
@@ -623,6 +630,8 @@ def rope_config_sources(
             continue
         if key in taken and isinstance(inside, Mapping) and key in inside:
             used.append(ConfigSource(f"{prefix}.{key}", value, "config.json"))
+        elif key in taken and key in defaulted.get(default_where, {}):
+            used.append(ConfigSource(f"{default_where}.{key}", value, f"default of {model_name}"))
     unused = [
         f"{prefix}.{key}"
         for key in (inside if isinstance(inside, Mapping) else {})

@@ -176,6 +176,17 @@ class ModelRope:
 
 
 _SLIDING_EVERY = "full_attention", "sliding_attention"
+#: gpt-oss's YaRN (its class defaults; OpenAI's privacy filter reuses it).
+_GPT_OSS_YARN = _frozen(
+    {
+        "rope_type": "yarn",
+        "factor": 32.0,
+        "beta_fast": 32.0,
+        "beta_slow": 1.0,
+        "truncate": False,
+        "original_max_position_embeddings": 4096,
+    }
+)
 #: DeepSeek V3.2-style configs: every layer is sparse (indexed) attention.
 _ALL_INDEXED = LayerPattern("indexed_attention", "indexed_attention", default=1)
 
@@ -374,14 +385,7 @@ _ENTRIES = (
         layout="interleaved",
         defaults=_frozen(
             {
-                "rope_scaling": {
-                    "rope_type": "yarn",
-                    "factor": 32.0,
-                    "beta_fast": 32.0,
-                    "beta_slow": 1.0,
-                    "truncate": False,
-                    "original_max_position_embeddings": 4096,
-                },
+                "rope_scaling": _GPT_OSS_YARN,
             }
         ),
     ),
@@ -589,14 +593,7 @@ _ENTRIES = (
                 "num_attention_heads": 64,
                 "num_hidden_layers": 36,
                 "max_position_embeddings": 131_072,
-                "rope_scaling": {
-                    "rope_type": "yarn",
-                    "factor": 32.0,
-                    "beta_fast": 32.0,
-                    "beta_slow": 1.0,
-                    "truncate": False,
-                    "original_max_position_embeddings": 4096,
-                },
+                "rope_scaling": _GPT_OSS_YARN,
             }
         ),
         layer_types=LayerPattern(*_SLIDING_EVERY, default=2),

@@ -64,6 +64,22 @@ class TestLiteralCases:
             "default of llama",
         )
 
+    def test_a_scaling_from_the_model_class_is_listed(self):
+        # gpt-oss's class applies YaRN x32 when the config has no rope_scaling of its own
+        # (transformers 5.24, models/gpt_oss/configuration_gpt_oss.py): the table says so.
+        found = _sources(rope_config_sources({"model_type": "gpt_oss"}))
+        assert found["rope_scaling.factor"] == (32.0, "default of gpt_oss")
+        assert found["rope_scaling.rope_type"] == ("yarn", "default of gpt_oss")
+        # A config's own rope_scaling replaces the class's whole: nothing of it is listed.
+        own = {"model_type": "gpt_oss", "rope_scaling": {"rope_type": "linear", "factor": 2.0}}
+        found = _sources(rope_config_sources(own))
+        assert found["rope_scaling.factor"] == (2.0, "config.json")
+        assert not [
+            key
+            for key, (_, source) in found.items()
+            if "rope_scaling" in key and source != "config.json"
+        ]
+
     def test_phi_rotary_dim_is_not_read(self):
         # transformers' PhiConfig reads partial_rotary_factor; phi-1's config.json also carries
         # the original repository's rotary_dim, which transformers ignores (5.24,
