@@ -34,7 +34,7 @@ from streamlit.proto.BackMsg_pb2 import BackMsg  # noqa: E402
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
 
 from benchmarks.harness import StreamlitServer  # noqa: E402
-from benchmarks.protocol import connect, rerun_message, run  # noqa: E402
+from benchmarks.protocol import connect, rerun_message, run, under_load  # noqa: E402
 from dashboard import registry  # noqa: E402
 
 
@@ -88,32 +88,21 @@ async def _session(url: str, query: str, page: str, out: dict) -> None:
 async def _measure(
     server, sessions: int, query: str, page: str, settle: float, after_runs: int = 0
 ) -> dict:
-    out = {"errors": [], "files": [], "rss": []}
-    done = asyncio.Event()
+    out: dict = {"files": []}
 
-    async def sample() -> None:
-        while not done.is_set():
-            out["rss"].append(server.memory_kib().get("VmRSS", 0) / 1024)
-            await asyncio.sleep(0.1)
-
-    sampler = asyncio.create_task(sample())
-    cpu_before = server.cpu_seconds()
-    results = await asyncio.gather(
-        *(_session(server.url, query, page, out) for n in range(sessions)),
-        return_exceptions=True,
-    )
-    out["errors"] += [f"{type(r).__name__}: {r}" for r in results if isinstance(r, Exception)]
-    out["cpu"] = server.cpu_seconds() - cpu_before  # the pages' runs and the files
-    await asyncio.sleep(settle)
-    out["settled"] = server.memory_kib().get("VmRSS", 0) / 1024
-    if after_runs:  # a later visitor's runs: Streamlit drops orphaned download files then
+    async def later_visitor() -> None:  # its runs make Streamlit drop orphaned download files
         async with connect(server.url) as socket:
             for _ in range(after_runs):
                 await run(socket, rerun_message("", page))
         await asyncio.sleep(5)
-    done.set()
-    await sampler
-    return out
+
+    return await under_load(
+        server,
+        (_session(server.url, query, page, out) for _ in range(sessions)),
+        out,
+        settle,
+        after=later_visitor if after_runs else None,
+    )
 
 
 def main() -> None:

@@ -9,7 +9,9 @@ a session here costs a few kilobytes and no rendering, so the server's work is w
 
 from __future__ import annotations
 
+import asyncio
 import time
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 
 import websockets  # a dependency of the server Streamlit runs on
@@ -80,3 +82,39 @@ async def run(socket, payload: bytes) -> Run:
                 result.errors.append(f"run ended with status {status}")
             result.seconds = time.perf_counter() - started
             return result
+
+
+async def under_load(
+    server,
+    sessions: Iterable[Awaitable],
+    out: dict,
+    settle: float,
+    after: Callable[[], Awaitable] | None = None,
+) -> dict:
+    """Run ``sessions`` concurrently while ``server``'s resident memory is sampled every 0.1 s.
+
+    Fills ``out`` (and returns it): "rss", the samples in MiB; "errors", each session's
+    exception; "cpu", the server's CPU seconds while the sessions ran; "settled", its RSS
+    ``settle`` seconds after them. ``after`` (still sampled) runs once that is read.
+    """
+    out.setdefault("errors", [])
+    out.setdefault("rss", [])
+    done = asyncio.Event()
+
+    async def sample() -> None:
+        while not done.is_set():
+            out["rss"].append(server.memory_kib().get("VmRSS", 0) / 1024)
+            await asyncio.sleep(0.1)
+
+    sampler = asyncio.create_task(sample())
+    cpu_before = server.cpu_seconds()
+    results = await asyncio.gather(*sessions, return_exceptions=True)
+    out["errors"] += [f"{type(r).__name__}: {r}" for r in results if isinstance(r, Exception)]
+    out["cpu"] = server.cpu_seconds() - cpu_before
+    await asyncio.sleep(settle)
+    out["settled"] = server.memory_kib().get("VmRSS", 0) / 1024
+    if after is not None:
+        await after()
+    done.set()
+    await sampler
+    return out

@@ -46,7 +46,7 @@ from streamlit.web.server.starlette.starlette_app_utils import (  # noqa: E402
 
 import pe_core  # noqa: E402
 from benchmarks.harness import StreamlitServer  # noqa: E402
-from benchmarks.protocol import connect  # noqa: E402
+from benchmarks.protocol import connect, under_load  # noqa: E402
 from dashboard import uploads  # noqa: E402
 from dashboard.config import Config  # noqa: E402
 from dashboard.exports import encoding_csv  # noqa: E402
@@ -157,27 +157,10 @@ async def _session(url: str, query: str, name: str, data: bytes, out: dict) -> N
 
 
 async def _measure(server, sessions: int, query: str, name: str, data: bytes, settle: float):
-    out: dict = {"sessions": [], "errors": [], "rss": []}
-    done = asyncio.Event()
-
-    async def sample() -> None:
-        while not done.is_set():
-            out["rss"].append(server.memory_kib().get("VmRSS", 0) / 1024)
-            await asyncio.sleep(0.1)
-
-    sampler = asyncio.create_task(sample())
-    cpu_before = server.cpu_seconds()
-    results = await asyncio.gather(
-        *(_session(server.url, query, name, data, out) for _ in range(sessions)),
-        return_exceptions=True,
+    out: dict = {"sessions": []}
+    return await under_load(
+        server, (_session(server.url, query, name, data, out) for _ in range(sessions)), out, settle
     )
-    out["errors"] += [f"{type(r).__name__}: {r}" for r in results if isinstance(r, Exception)]
-    out["cpu"] = server.cpu_seconds() - cpu_before
-    await asyncio.sleep(settle)
-    out["settled"] = server.memory_kib().get("VmRSS", 0) / 1024
-    done.set()
-    await sampler
-    return out
 
 
 def main() -> None:
