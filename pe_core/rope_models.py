@@ -187,6 +187,15 @@ _GPT_OSS_YARN = _frozen(
         "original_max_position_embeddings": 4096,
     }
 )
+#: Mistral's Llama 4 style query scaling (Ministral 3, Mistral 4): beta and the original length
+#: read from the rope parameters, from position p itself, on every rotary layer.
+_MISTRAL_QUERY_SCALING = TemperatureRule(
+    "llama_4_scaling_beta",
+    "original_max_position_embeddings",
+    shift=0,
+    layers="rope",
+    in_parameters=True,
+)
 #: DeepSeek V3.2-style configs: every layer is sparse (indexed) attention.
 _ALL_INDEXED = LayerPattern("indexed_attention", "indexed_attention", default=1)
 
@@ -302,13 +311,7 @@ _ENTRIES = (
             }
         ),
         softmax_mscale=True,
-        temperature=TemperatureRule(
-            "llama_4_scaling_beta",
-            "original_max_position_embeddings",
-            shift=0,
-            layers="rope",
-            in_parameters=True,
-        ),
+        temperature=_MISTRAL_QUERY_SCALING,
     ),
     # Mistral Large 4: sparse MLA (head_dim = qk_rope_head_dim) in adjacent pairs, no RoPE on
     # every 4th layer (no_rope_layers); its learned per-head log-position query scaling is
@@ -510,13 +513,7 @@ _ENTRIES = (
                 }
             }
         ),
-        temperature=TemperatureRule(
-            "llama_4_scaling_beta",
-            "original_max_position_embeddings",
-            shift=0,
-            layers="rope",
-            in_parameters=True,
-        ),
+        temperature=_MISTRAL_QUERY_SCALING,
     ),
     # SmolLM3: no RoPE on every 4th layer (no_rope_layers).
     ModelRope(("smollm3",), default_theta=2_000_000.0, rotates="no_rope_layers"),
