@@ -17,8 +17,6 @@ from __future__ import annotations
 import json
 import math
 import warnings
-from functools import cache
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -26,29 +24,10 @@ import pytest
 import pe_core
 from pe_core import ROPE_BUGS, InputError, InputTypeError, identify_rope
 from pe_core.testing import assert_rope_matches
+from tests.core.rope_caches import CASES, reference
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "rope_caches"
-INDEX = json.loads((DATA / "cases.json").read_text(encoding="utf-8"))
-CASES = INDEX["cases"]
 KINDS = ("float32", "bfloat16")
 UNIT = {"float32": 2.0**-24, "bfloat16": 2.0**-8}
-
-
-@cache
-def reference(case: str, kind: str):
-    """(cos, sin, positions, config, stored) of a case: stored holds inv_freq and
-    attention_scaling as transformers computed them."""
-    with np.load(DATA / f"{case}.npz", allow_pickle=False) as z:
-        arrays = {name: z[name] for name in z.files}
-    if kind == "float32":
-        cos, sin = arrays["cos_float32"], arrays["sin_float32"]
-    else:
-        cos, sin = (
-            (arrays[f"{name}_bfloat16_bits"].astype(np.uint32) << 16).view(np.float32)
-            for name in ("cos", "sin")
-        )
-    config = json.loads((DATA / f"{case}.config.json").read_text(encoding="utf-8"))
-    return cos, sin, arrays["positions"], config, arrays
 
 
 def config_rope(case: str, positions) -> pe_core.RotaryEncoding:

@@ -28,11 +28,10 @@ import pe_core
 from pe_core import ROPE_BUGS, InputError, InputTypeError, identify_rope
 from pe_core._formats import round_to_precision
 from pe_core.rope_identify._vectors import _rebuild
+from tests.core.rope_caches import CASES, INDEX
+from tests.core.rope_caches import reference as stored_reference
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "rope_caches"
 CONFIGS = Path(__file__).resolve().parents[1] / "data" / "hf_configs"
-INDEX = json.loads((DATA / "cases.json").read_text(encoding="utf-8"))
-CASES = INDEX["cases"]
 KINDS = ("float32", "bfloat16")
 UNIT = {"float32": 2.0**-24, "bfloat16": 2.0**-8, "float64": 2.0**-53}
 PARAMETERS = ("factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings")
@@ -74,19 +73,10 @@ def vectors(shape, fmt, seed=0):
 def reference(case: str, kind: str):
     """(cos, sin, positions, config) of a stored case; cos and sin in halves columns (gpt-oss's
     one column per pair repeated, as its attention's halves use it)."""
-    with np.load(DATA / f"{case}.npz", allow_pickle=False) as z:
-        arrays = {name: z[name] for name in z.files}
-    if kind == "float32":
-        cos, sin = arrays["cos_float32"], arrays["sin_float32"]
-    else:
-        cos, sin = (
-            (arrays[f"{name}_bfloat16_bits"].astype(np.uint32) << 16).view(np.float32)
-            for name in ("cos", "sin")
-        )
+    cos, sin, positions, config, arrays = stored_reference(case, kind)
     if cos.shape[1] == arrays["inv_freq"].size:
         cos, sin = np.concatenate([cos, cos], axis=1), np.concatenate([sin, sin], axis=1)
-    config = json.loads((DATA / f"{case}.config.json").read_text(encoding="utf-8"))
-    return cos.astype(np.float64), sin.astype(np.float64), arrays["positions"], config
+    return cos.astype(np.float64), sin.astype(np.float64), positions, config
 
 
 def config_rope(case, positions):
