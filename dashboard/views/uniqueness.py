@@ -133,22 +133,28 @@ def _verdict(report: pe_core.UniquenessReport, precision: str, cast: str) -> Non
 
 
 def _metrics(report: pe_core.UniquenessReport) -> None:
-    columns = st.columns(4)
-    columns[0].metric(
+    # One row that wraps, each metric as wide as its value: in four fixed columns a long pair
+    # ("3,385 & 4,095") was cut at 768 px.
+    row = st.container(horizontal=True, gap="medium")
+    row.metric(
         "Smallest distance",
         "—" if report.min_distance is None else f"{report.min_distance:.4g}",
         help=_bound_help(report),
+        width="content",
     )
-    columns[1].metric(
+    row.metric(
         "Closest pair",
         "—"
         if report.closest_pair is None
         else f"{report.closest_pair[0]:,} & {report.closest_pair[1]:,}",
+        width="content",
     )
-    columns[2].metric(
-        "Largest cosine", "—" if report.max_cosine is None else f"{report.max_cosine:.6f}"
+    row.metric(
+        "Largest cosine",
+        "—" if report.max_cosine is None else f"{report.max_cosine:.6f}",
+        width="content",
     )
-    columns[3].metric(
+    row.metric(
         "First collision",
         "none"
         if report.first_collision is None
@@ -156,6 +162,7 @@ def _metrics(report: pe_core.UniquenessReport) -> None:
         help=f"{counted(report.n_duplicates, 'position')} "
         + ("repeats" if report.n_duplicates == 1 else "repeat")
         + " an earlier encoding.",
+        width="content",
     )
 
 
