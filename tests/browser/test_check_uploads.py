@@ -21,6 +21,7 @@ from benchmarks.harness import SCREENSHOTS, AppPage
 from dashboard.config import Config
 from dashboard.exports import encoding_csv
 from tests import DATA
+from tests.payloads import zip_bomb
 
 pytestmark = pytest.mark.timeout(300)  # and `browser`, from the folder (tests/conftest.py)
 
@@ -171,11 +172,8 @@ def _rotated_vectors_npz(tmp_path: Path) -> Path:
 
 def _zip_bomb_npz(tmp_path: Path) -> Path:
     """An archive named .npz whose one member unpacks to 1 GiB of zeros."""
-    import zipfile
-
     path = tmp_path / "bomb.npz"
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr("cos.npy", b"\0" * 2**30)
+    path.write_bytes(zip_bomb("cos.npy"))
     return path
 
 

@@ -13,6 +13,7 @@ from dashboard.uploads import MAX_BYTES, UploadError, load_matrix, load_pasted
 from dashboard.views import check as check_view
 from dashboard.views import rope as rope_view
 from tests.apptest_helpers import new_app, no_errors
+from tests.payloads import zip_bomb
 
 EMPTY_PROMPT = "Upload a table"
 
@@ -24,29 +25,31 @@ def _npz() -> bytes:
 
 
 def _zip_bomb() -> bytes:
-    """A small archive that would expand to 1 GB (never opened by the page)."""
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr("table.npy", b"\0" * 2**30)
-    return buffer.getvalue()
+    """A small archive that would expand to 1 GiB (never opened by the page)."""
+    return zip_bomb("table.npy")
+
+
+def _over_the_limit() -> bytes:
+    """One byte more than the upload limit (20 MB), built when a test asks for it."""
+    return b"1" * (MAX_BYTES + 1)
 
 
 class TestMessages:
     @pytest.mark.parametrize(
-        ("name", "data", "message"),
+        ("name", "build", "message"),
         [
-            ("table.npz", _npz(), "'table.npz' is a NumPy archive of several arrays"),
-            ("bomb.npz", _zip_bomb(), "'bomb.npz' is a NumPy archive"),
-            ("table.zip", b"PK\x03\x04", "'table.zip' is an archive"),
-            ("weights.pt", b"\x80\x02", "never loads"),
-            ("notes.docx", b"x", "'notes.docx' is a format this page does not read"),
-            ("noextension", b"x", "'noextension' is a format this page does not read"),
+            ("table.npz", _npz, "'table.npz' is a NumPy archive of several arrays"),
+            ("bomb.npz", _zip_bomb, "'bomb.npz' is a NumPy archive"),
+            ("table.zip", lambda: b"PK\x03\x04", "'table.zip' is an archive"),
+            ("weights.pt", lambda: b"\x80\x02", "never loads"),
+            ("notes.docx", lambda: b"x", "'notes.docx' is a format this page does not read"),
+            ("noextension", lambda: b"x", "'noextension' is a format this page does not read"),
         ],
         ids=["npz", "zip-bomb", "zip", "pt", "docx", "no-extension"],
     )
-    def test_other_formats_name_the_file_and_the_accepted_ones(self, name, data, message):
+    def test_other_formats_name_the_file_and_the_accepted_ones(self, name, build, message):
         with pytest.raises(UploadError) as caught:
-            load_matrix(name, data)
+            load_matrix(name, build())
         assert message in str(caught.value)
         assert f"the page reads {uploads.ACCEPTED}" in str(caught.value)
         assert ".npy or .csv/.txt" in uploads.ACCEPTED and "20 MB" in uploads.ACCEPTED
@@ -62,11 +65,28 @@ class TestMessages:
         tracemalloc.stop()
         assert peak < 2**20
 
+    @pytest.mark.slow  # inflates the gibibyte
+    def test_the_bomb_is_a_real_one(self):
+        """The hand-assembled archive (tests/payloads.py) is what zipfile would write: one
+        member of 2**30 zeros, read back in full with its CRC checked at the end."""
+        data = _zip_bomb()
+        assert len(data) < 2**21
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            (member,) = archive.infolist()
+            assert (member.filename, member.file_size) == ("table.npy", 2**30)
+            assert member.compress_type == zipfile.ZIP_DEFLATED
+            unpacked = 0
+            with archive.open(member) as handle:  # raises BadZipFile on a wrong CRC
+                while chunk := handle.read(2**24):
+                    assert not chunk.strip(b"\0")
+                    unpacked += len(chunk)
+        assert unpacked == 2**30
+
     def test_too_large_names_the_limit_in_megabytes(self):
         with pytest.raises(UploadError, match=r"20,000,001 bytes, more than the limit of "):
-            load_matrix("big.csv", b"1" * (MAX_BYTES + 1))
+            load_matrix("big.csv", _over_the_limit())
         with pytest.raises(UploadError, match=r"\(20 MB\)"):
-            load_matrix("big.csv", b"1" * (MAX_BYTES + 1))
+            load_matrix("big.csv", _over_the_limit())
 
     @pytest.mark.parametrize("shape", ["(-1, 4)", "(3, -4)", "(2.5, 4)", "(True, 4)"])
     def test_an_npy_header_with_a_bad_shape_says_so(self, shape):
@@ -106,17 +126,17 @@ def _check_page():
 
 class TestPage:
     @pytest.mark.parametrize(
-        ("name", "data", "shown"),
+        ("name", "build", "shown"),
         [
-            ("table.npz", _npz(), "is a NumPy archive"),
-            ("bomb.npz", _zip_bomb(), "is a NumPy archive"),
-            ("big.csv", b"1" * (MAX_BYTES + 1), "more than the limit of 20,000,000"),
+            ("table.npz", _npz, "is a NumPy archive"),
+            ("bomb.npz", _zip_bomb, "is a NumPy archive"),
+            ("big.csv", _over_the_limit, "more than the limit of 20,000,000"),
         ],
         ids=["npz", "zip-bomb", "over-20-MB"],
     )
-    def test_an_upload_is_answered_with_what_happened(self, name, data, shown):
+    def test_an_upload_is_answered_with_what_happened(self, name, build, shown):
         at = _check_page()
-        at.file_uploader(key="check_upload").upload(name, data, "application/octet-stream")
+        at.file_uploader(key="check_upload").upload(name, build(), "application/octet-stream")
         at.run()
         assert not at.exception
         errors = " ".join(e.value for e in at.error).replace("\\", "")

@@ -7,7 +7,6 @@ from __future__ import annotations
 import io
 import json
 import struct
-import zipfile
 
 import numpy as np
 import pytest
@@ -15,7 +14,7 @@ import pytest
 import pe_core
 from dashboard import uploads
 from dashboard.view_parts import check_rope
-from tests import DATA
+from tests import DATA, payloads
 from tests.apptest_helpers import decode, figures, new_app
 
 CONFIG = json.loads((DATA / "hf_configs" / "llama3.1-Llama-3.1-8B-Instruct.json").read_text())
@@ -55,10 +54,7 @@ def safetensors(tensors: dict[str, np.ndarray]) -> bytes:
 
 def zip_bomb() -> bytes:
     """An archive named .npz whose member unpacks to 1 GiB of zeros (about 1 MB here)."""
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr("cos.npy", b"\0" * 2**30)
-    return buffer.getvalue()
+    return payloads.zip_bomb("cos.npy")
 
 
 def checked(name: str, data: bytes, config: dict | None = None):
@@ -148,25 +144,25 @@ class TestIdentified:
 
 class TestRefused:
     @pytest.mark.parametrize(
-        ("name", "data", "shown"),
+        ("name", "build", "shown"),
         [
-            ("bomb.npz", zip_bomb(), "declares 1,073,741,824 bytes once unpacked, more than"),
-            ("cache.csv", b"1,2\n3,4\n", "must be a .npy, .npz or .safetensors file"),
-            ("garbage.npz", b"PK\x03\x04 truncated", "is not a .npz file"),
-            ("garbage.safetensors", b"\x10\x00", "too short for a safetensors header"),
-            ("objects.npy", npy(np.array([{"cos": 1}], dtype=object)), "never loaded"),
-            ("empty.npy", b"", "is empty"),
-            ("big.npy", b"\x93NUMPY" + bytes(uploads.MAX_BYTES), "more than the limit of"),
+            ("bomb.npz", zip_bomb, "declares 1,073,741,824 bytes once unpacked, more than"),
+            ("cache.csv", lambda: b"1,2\n3,4\n", "must be a .npy, .npz or .safetensors file"),
+            ("garbage.npz", lambda: b"PK\x03\x04 truncated", "is not a .npz file"),
+            ("garbage.safetensors", lambda: b"\x10\x00", "too short for a safetensors header"),
+            ("objects.npy", lambda: npy(np.array([{"cos": 1}], dtype=object)), "never loaded"),
+            ("empty.npy", lambda: b"", "is empty"),
+            ("big.npy", lambda: b"\x93NUMPY" + bytes(uploads.MAX_BYTES), "more than the limit of"),
             (
                 "cos_only.npy",
-                npy(pe_core.rope_cos_sin(16, ROPE)[0]),
+                lambda: npy(pe_core.rope_cos_sin(16, ROPE)[0]),
                 "repeats each column (as a cos or a sin cache does)",
             ),
         ],
         ids=["zip-bomb", "csv", "bad-zip", "bad-safetensors", "pickle", "empty", "too-big", "cos"],
     )
-    def test_each_refusal_names_the_file_and_the_rule(self, name, data, shown):
-        at = checked(name, data)
+    def test_each_refusal_names_the_file_and_the_rule(self, name, build, shown):
+        at = checked(name, build())
         errors = words(at.error)
         assert f"Cannot read {name}: " in errors and shown in errors
         assert not at.success and not at.warning and not at.info
