@@ -1,23 +1,114 @@
-"""Settings shared by every test module: the hypothesis profile, the markers that follow the
-folders, and one scan of the installed packages for Streamlit components per test process.
+"""Settings shared by every test module: the hypothesis profile, the tiers (markers), and one scan
+of the installed packages for Streamlit components per test process.
 
-``default``: 150 examples, no deadline (shared machines are noisy: a slow example is not a bug).
-Fuzz modules set their own example counts (PE_FUZZ_EXAMPLES, PE_FUZZ_APP_EXAMPLES).
+Hypothesis profiles, chosen by ``PE_HYPOTHESIS_PROFILE`` (``ci`` when unset):
+
+- ``quick``: 10 examples a test, for the loop while working;
+- ``ci``: 150, the README's test command and CI;
+- ``nightly``: 1,500, for a scheduled run.
+
+None has a deadline (shared machines are noisy: a slow example is not a bug). The fuzz modules'
+example counts follow the profile (``settings.default.max_examples``, times a module's own
+factor) unless ``PE_FUZZ_EXAMPLES`` or ``PE_FUZZ_APP_EXAMPLES`` set them.
+
+Tiers, marked here in ``pytest_collection_modifyitems`` (the meanings are in pyproject.toml):
+
+- ``browser`` and ``fuzz``: every test in those folders;
+- ``exhaustive``: the cases of a parametrized test beyond a covering selection, chosen by
+  :func:`covering_selection` (every parameter value of the grid appears at least once among
+  the cases kept);
+- ``slow`` and ``library`` are written on the tests themselves (``@pytest.mark.slow``,
+  ``@pytest.mark.library``), where the reason is visible.
 """
 
+from __future__ import annotations
+
 import functools
+import os
+from collections import defaultdict
 from pathlib import Path
 
 import pytest
 import streamlit.components.v2.manifest_scanner as _manifest_scanner
 from hypothesis import settings
 
-settings.register_profile("default", max_examples=150, deadline=None)
-settings.load_profile("default")
+#: Examples per hypothesis test in each profile (``PE_HYPOTHESIS_PROFILE``).
+PROFILE_EXAMPLES = {"quick": 10, "ci": 150, "nightly": 1500}
+PROFILE = os.environ.get("PE_HYPOTHESIS_PROFILE", "ci")
+if PROFILE not in PROFILE_EXAMPLES:
+    raise pytest.UsageError(
+        f"PE_HYPOTHESIS_PROFILE must be one of {', '.join(PROFILE_EXAMPLES)}, not {PROFILE!r}"
+    )
+for _name, _examples in PROFILE_EXAMPLES.items():
+    settings.register_profile(_name, max_examples=_examples, deadline=None)
+settings.load_profile(PROFILE)
 
 #: Every test in these folders gets the folder's marker (``-m "not browser and not fuzz"``).
 FOLDER_MARKERS = {"browser": pytest.mark.browser, "fuzz": pytest.mark.fuzz}
 _TESTS = Path(__file__).resolve().parent
+
+
+def pytest_report_header(config):
+    return f"hypothesis profile: {PROFILE} ({PROFILE_EXAMPLES[PROFILE]} examples a test)"
+
+
+def covering_selection(cases: list[dict[str, int]]) -> list[int]:
+    """Which cases of one parametrized test cover every parameter value at least once.
+
+    Greedy set cover: take the case that covers the most (argument, value) pairs not covered
+    yet, the earliest on a tie, until every pair of the grid is covered. A full grid of sizes
+    ``n1 x n2 x ...`` keeps ``max(n1, n2, ...)`` cases; a single list keeps all of them.
+
+    Parameters
+    ----------
+    cases : list of dict
+        For each case, in collection order, the value it takes in each dimension of the grid
+        (:func:`grid_values`).
+
+    Returns
+    -------
+    list of int
+        The positions in ``cases`` of the cases kept, ascending.
+
+    Examples
+    --------
+    >>> grid = [{"a": a, "b": b} for a in range(3) for b in range(2)]
+    >>> covering_selection(grid)
+    [0, 3, 4]
+    """
+    pairs = [set(case.items()) for case in cases]
+    uncovered = set().union(*pairs)
+    kept = []
+    while uncovered:
+        best = max(range(len(cases)), key=lambda i: (len(pairs[i] & uncovered), -i))
+        kept.append(best)
+        uncovered -= pairs[best]
+    return sorted(kept)
+
+
+def grid_values(item: pytest.Item) -> dict[int, str]:
+    """The value a parametrized case takes in each ``parametrize`` call of its test (stacked
+    decorators, or a fixture's ``params``), by the call's position: the case's id for it.
+
+    pytest keeps one id per call in ``callspec._idlist`` (a private field, stable since pytest 7;
+    ``callspec.indices`` counts cases, not values). Without it every case counts as a value of
+    its own, so nothing is marked exhaustive: slower, never a test lost.
+    """
+    ids = getattr(item.callspec, "_idlist", None)
+    return dict(enumerate(ids)) if ids is not None else {0: item.callspec.id}
+
+
+def _mark_exhaustive(items: list[pytest.Item]) -> None:
+    """Mark ``exhaustive`` the cases of each parametrized test beyond its covering selection."""
+    by_function: dict[tuple, list[pytest.Item]] = defaultdict(list)
+    for item in items:
+        if getattr(item, "callspec", None) is not None:
+            by_function[(item.path, item.cls, item.originalname)].append(item)
+    for cases in by_function.values():
+        kept = set(covering_selection([grid_values(case) for case in cases]))
+        for position, case in enumerate(cases):
+            if position not in kept:
+                case.add_marker(pytest.mark.exhaustive)
 
 
 @pytest.hookimpl(tryfirst=True)  # before -m deselects by marker
@@ -28,6 +119,7 @@ def pytest_collection_modifyitems(items):
             marker = FOLDER_MARKERS.get(path.relative_to(_TESTS).parts[0])
             if marker is not None:
                 item.add_marker(marker)
+    _mark_exhaustive(items)
 
 
 # Every new AppTest scans the metadata of every installed distribution for Streamlit components

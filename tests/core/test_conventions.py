@@ -21,6 +21,7 @@ def test_numpy_snippet_reproduces_pe_core(convention, length, d_model, base):
     np.testing.assert_allclose(namespace["pe"], expected, rtol=0, atol=1e-12)
 
 
+@pytest.mark.library
 @pytest.mark.parametrize("convention", list(pe_core.CONVENTIONS))
 @pytest.mark.parametrize(("length", "d_model"), [(300, 20), (60, 7), (5, 1)])
 def test_torch_snippet_reproduces_pe_core(convention, length, d_model):

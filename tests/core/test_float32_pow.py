@@ -191,6 +191,7 @@ def _torch_avx2():
     return torch
 
 
+@pytest.mark.library
 def test_live_sleef_powf_on_random_rope_range_pairs():
     torch = _torch_avx2()
     rng = np.random.default_rng(11)
@@ -201,6 +202,7 @@ def test_live_sleef_powf_on_random_rope_range_pairs():
     assert np.all(_same(f32.sleef_powf(base, exponent), theirs))
 
 
+@pytest.mark.library
 def test_live_rope_powers_of_every_length():
     """``base ** (arange(0, 2n, 2) / 2n)`` for n = 1..200: the SLEEF head and the C library's
     tail, bit for bit."""
@@ -212,6 +214,7 @@ def test_live_rope_powers_of_every_length():
             np.testing.assert_array_equal(f32.power(base, exponent), theirs)
 
 
+@pytest.mark.library
 def test_live_tensor_to_a_python_power():
     torch = _torch_avx2()
     rng = np.random.default_rng(12)
@@ -222,6 +225,7 @@ def test_live_tensor_to_a_python_power():
         np.testing.assert_array_equal(f32.power_of(values, exponent), theirs)
 
 
+@pytest.mark.library
 @pytest.mark.parametrize("head_dim", [4, 12, 80, 128])
 @pytest.mark.parametrize("seq_len", [2049, 7_777, 1_000_001])
 def test_live_dynamic_ntk_forward_against_transformers(head_dim, seq_len):

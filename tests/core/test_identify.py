@@ -270,6 +270,7 @@ def test_huge_values_are_no_match_without_warnings(scale):
     assert not result.matches
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("shape", [(8192, 512), (512, 8192)])
 def test_the_largest_upload_is_checked_within_the_request_budget(shape):
     """The largest table an upload may hold (4,194,304 values), noise that matches nothing (every

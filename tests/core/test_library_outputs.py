@@ -378,10 +378,12 @@ def test_d2l_positional_encoding():
 # --- The libraries themselves, where they are installed -------------------------------------
 
 
+@pytest.mark.library
 class TestInstalled:
     """The same checks on tables the installed libraries compute now (skipped where a library
     is not installed: none of them is a dependency of pe_core)."""
 
+    @pytest.mark.slow
     def test_transformers_vitmae(self):
         pytest.importorskip("torch", reason="transformers' ViTMAE needs PyTorch")
         transformers = pytest.importorskip(

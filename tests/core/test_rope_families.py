@@ -177,6 +177,7 @@ def _compare(record: dict, config: dict, seq_len: int | None = None) -> None:
     assert [i for i, rope in enumerate(layers) if rope is not None] == record["rotating_layers"]
 
 
+@pytest.mark.library
 @pytest.mark.parametrize("name", ADDED)
 def test_live_families(reference, name):
     config = FAMILIES[name]["config"]
@@ -187,6 +188,7 @@ def test_live_families(reference, name):
     _compare(record, config)
 
 
+@pytest.mark.library
 @pytest.mark.parametrize("config", [INTERNLM2, INTERNVL3], ids=["InternVL2_5-8B", "InternVL3-2B"])
 def test_live_internvl_beyond_the_training_length(reference, config):
     """The dynamic scaling at 65,536 positions (twice max_position_embeddings): transformers'

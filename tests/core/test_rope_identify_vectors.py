@@ -430,6 +430,7 @@ def live_vectors(name, dtype_name, positions, apply_from=None, heads=2):
     return q.float().numpy(), q_embed.float().numpy(), config.to_dict()
 
 
+@pytest.mark.library
 @pytest.mark.parametrize("dtype_name", KINDS)
 @pytest.mark.parametrize("name", list(LIVE))
 def test_live_apply_rotary_pos_emb(name, dtype_name):
@@ -455,6 +456,7 @@ def test_live_apply_rotary_pos_emb(name, dtype_name):
     assert found.bugs == ()
 
 
+@pytest.mark.library
 @pytest.mark.parametrize("dtype_name", KINDS)
 def test_live_llama_cache_by_coheres_interleaved_rotate(dtype_name):
     # Llama 3.1's cos and sin (cat(freqs, freqs)) given to Cohere's apply_rotary_pos_emb,
@@ -469,6 +471,7 @@ def test_live_llama_cache_by_coheres_interleaved_rotate(dtype_name):
     assert (found.rope_type, found.base, found.layout) == ("llama3", 500_000.0, "halves")
 
 
+@pytest.mark.library
 def test_live_wrong_layout_is_named():
     # Cohere's interleaved rotation checked against a config of halves (Llama's): the layout.
     positions = [int(p) for p in INDEX["positions"]]

@@ -109,6 +109,7 @@ def test_inv_freq_float32_is_transformers_own():
     assert np.mean(_units_apart(rounded, theirs) == 0) < identical / theirs.size - 0.2
 
 
+@pytest.mark.library
 def test_live_gptj_inv_freq():
     torch = pytest.importorskip("torch", reason="PyTorch is installed on Python 3.11 only")
     if torch.backends.cpu.get_cpu_capability() != "AVX2":
@@ -137,6 +138,7 @@ def test_angle_error_is_transformers_own_position_by_position():
             np.testing.assert_array_equal(ours, theirs, err_msg=case)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(PRESETS))
 def test_the_labs_presets_every_position_to_65535(name):
     """The RoPE lab's six presets (gpt-oss-20b's YaRN included), every whole position from 0
@@ -238,6 +240,7 @@ LIVE = {
 }
 
 
+@pytest.mark.library
 @pytest.mark.parametrize("name", sorted(LIVE))
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16"])
 def test_live_against_transformers_rotary_class(name, dtype):

@@ -62,6 +62,7 @@ def test_bad_values_name_the_key():
         pe_core.rope_query_temperature({**SCOUT, "floor_scale": 0})
 
 
+@pytest.mark.library
 def test_live_ministral3_function_and_class_defaults():
     """transformers' own function and Ministral3Config's defaults (where it installs)."""
     torch = pytest.importorskip("torch", reason="PyTorch is installed on Python 3.11 only")

@@ -251,6 +251,7 @@ def test_the_dimension_chart_sends_each_pair_once():
         assert figure_payloads(at)[1] < most, d_model
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("view", SIDEBAR_VIEWS)
 def test_top_of_every_range(view):
     at = new_app(L=1_000_000, d=8192, base=1e9, view=view)
@@ -267,6 +268,7 @@ def test_top_of_every_range(view):
     assert max(figure_payloads(at), default=0) < 4_000_000
 
 
+@pytest.mark.slow
 def test_odd_d_model_at_a_million_positions_explains_itself():
     at = new_app(L=1_000_000, d=7, view="uniqueness")
     at.run()

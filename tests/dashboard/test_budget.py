@@ -51,6 +51,7 @@ EMBEDDINGS_LARGEST = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("view", VIEWS)
 def test_every_view_at_the_top_of_every_range_stays_within_the_budget(view):
     extra = EMBEDDINGS_LARGEST if view == "embeddings" else {}
@@ -61,6 +62,7 @@ def test_every_view_at_the_top_of_every_range_stays_within_the_budget(view):
     assert traced["peak"] < REQUEST_BYTES, f"{view}: {traced['peak'] / 2**20:.0f} MiB"
 
 
+@pytest.mark.slow
 def test_embeddings_at_the_largest_shape_issue_18():
     # Issue 18: ?d=8192&view=embeddings&emb_mode=random&emb_batch=16&emb_seq=256 built three
     # 16 x 256 x 8192 float64 arrays (about 0.8 GiB, 1.06 GiB with dropout) per request.
@@ -109,6 +111,7 @@ class TestDownloads:
         assert len(data) > 8 * exports.MAX_DOWNLOAD_ELEMENTS
         assert traced["peak"] < REQUEST_BYTES
 
+    @pytest.mark.slow
     def test_largest_csv_within_the_budget(self):
         config = Config(128, 8192, 10000.0, "vaswani")  # 2**20 values, the largest CSV
         with traced_peak() as traced:

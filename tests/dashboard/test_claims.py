@@ -200,6 +200,7 @@ def _check(claim, case):
         raise AssertionError(f"no check for the claim kind {kind!r}: add one here")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("slug", list(PAGES))
 def test_every_claim_holds_over_the_edge_grid(slug):
     shown_kinds = set()

@@ -45,6 +45,7 @@ def _clear() -> None:
     gc.collect()
 
 
+@pytest.mark.slow
 def test_sessions_stay_within_the_budget_and_leave_only_the_caches_behind():
     warm = new_app(view="heatmap")  # the imports, outside the count
     warm.run()

@@ -127,6 +127,7 @@ class TestBadFiles:
             tracemalloc.stop()
         assert peak < 32 * 2**20, f"{peak:,} bytes to refuse the file"
 
+    @pytest.mark.slow
     def test_largest_accepted_csv_stays_within_the_request_budget(self):
         from dashboard.budget import REQUEST_BYTES
 
@@ -217,7 +218,8 @@ class TestPastedText:
             load_pasted("0 " * (MAX_BYTES // 2 + 1))
 
     @settings(
-        max_examples=int(os.environ.get("PE_FUZZ_EXAMPLES", "300")),
+        # Twice the hypothesis profile's (quick 20, ci 300; tests/conftest.py): pasting is cheap.
+        max_examples=int(os.environ.get("PE_FUZZ_EXAMPLES", 2 * settings.default.max_examples)),
         deadline=None,
         suppress_health_check=[HealthCheck.too_slow],
     )

@@ -89,6 +89,7 @@ def test_families_are_chosen_in_the_link():
     assert "**RoPE**" not in _text(at)
 
 
+@pytest.mark.slow
 def test_top_of_the_range_says_what_it_draws():
     at = new_app(view="distance", d=8192, L=1_000_000)
     at.run()

@@ -116,6 +116,7 @@ def test_precision_says_where_neighbours_merge():
     assert "positions **2,048** and **2,049** are the same number" in text
 
 
+@pytest.mark.library
 @pytest.mark.parametrize("preset", list(rope_view.PRESETS))
 def test_snippets_reproduce_the_numbers(preset):
     config = rope_view.PRESETS[preset]
@@ -164,6 +165,7 @@ KNOWN = sorted(
 )
 
 
+@pytest.mark.library
 @pytest.mark.parametrize("name", KNOWN)
 def test_torch_snippet_of_each_real_config_reproduces_transformers(name):
     """The snippet for every layer type of the real config.json files (the model's own

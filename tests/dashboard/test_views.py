@@ -29,6 +29,7 @@ pytestmark = pytest.mark.timeout(600)
 PRESETS = ["Tutorial", "Lab", "d2l", "Annotated Transformer", "Attention Is All You Need"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("view", SIDEBAR_VIEWS)
 def test_each_view_under_each_preset(view):
     at = new_app(view=view)  # one session, every preset in turn (as a teacher would)

@@ -42,7 +42,9 @@ PARAM_NAMES = [*ALL_PARAMS, "view"]
 #: Query parameters Streamlit itself reads (embedding mode) and hides from st.query_params.
 STREAMLIT_RESERVED = ("embed", "embed_options")
 
-EXAMPLES = int(os.environ.get("PE_FUZZ_APP_EXAMPLES", "50"))
+#: Examples per app fuzz test (each runs the app): a third of the hypothesis profile's (quick 3,
+#: ci 50, nightly 500; tests/conftest.py), or PE_FUZZ_APP_EXAMPLES.
+EXAMPLES = int(os.environ.get("PE_FUZZ_APP_EXAMPLES", settings.default.max_examples // 3))
 APP_FUZZ = settings(
     max_examples=EXAMPLES,
     deadline=None,
@@ -375,18 +377,14 @@ CORNERS = {
 }
 
 
-def _corner_cases():
-    cases = []
-    for corner, (n, d_model, base, convention) in CORNERS.items():
-        for view in VIEWS:
-            cases.append(pytest.param(view, n, d_model, base, convention, id=f"{corner}-{view}"))
-    return cases
-
-
+# Two stacked lists, a grid of corners x views: the quick loop (tests/conftest.py) runs a
+# covering selection of it, every corner and every view at least once; CI runs all 78.
 @pytest.mark.timeout(900)
-@pytest.mark.parametrize(("view", "n", "d_model", "base", "convention"), _corner_cases())
-def test_corners_of_the_sidebar(view, n, d_model, base, convention):
+@pytest.mark.parametrize("view", list(VIEWS))
+@pytest.mark.parametrize("corner", list(CORNERS))
+def test_corners_of_the_sidebar(corner, view):
     """The corners of the sidebar's ranges, in every view (deterministic, so always run)."""
+    n, d_model, base, convention = CORNERS[corner]
     at = new_app({"L": str(n), "d": str(d_model), "base": f"{base:g}", "conv": convention})
     with logged_errors() as records:
         at.run()

@@ -52,8 +52,9 @@ CALL_CPU_SECONDS = 60.0
 ALLOWED = (pe_core.InputError,)
 OMIT = object()  # a keyword argument left at its default
 
-#: Examples per fuzz test; raise it for a deeper local run (PE_FUZZ_EXAMPLES=2000 pytest ...).
-EXAMPLES = int(os.environ.get("PE_FUZZ_EXAMPLES", "150"))
+#: Examples per fuzz test: the hypothesis profile's (PE_HYPOTHESIS_PROFILE: quick 10, ci 150,
+#: nightly 1,500; tests/conftest.py), or PE_FUZZ_EXAMPLES (PE_FUZZ_EXAMPLES=2000 pytest ...).
+EXAMPLES = int(os.environ.get("PE_FUZZ_EXAMPLES", settings.default.max_examples))
 FUZZ = settings(
     max_examples=EXAMPLES,
     deadline=None,

@@ -1,0 +1,71 @@
+"""The tiers of tests/conftest.py (issue 48): the covering selection that leaves the rest of each
+grid to the ``exhaustive`` tier keeps every parameter value, and the README's commands name
+only registered markers."""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tests import ROOT
+from tests.conftest import PROFILE_EXAMPLES, covering_selection, grid_values
+
+
+def _pairs(case):
+    return set(case.items())
+
+
+@given(
+    st.lists(
+        st.dictionaries(st.integers(0, 3), st.integers(0, 5), min_size=1, max_size=4),
+        min_size=1,
+        max_size=40,
+    )
+)
+def test_the_cases_kept_cover_every_value(cases):
+    kept = covering_selection(cases)
+    assert kept == sorted(set(kept)) and all(0 <= i < len(cases) for i in kept)
+    covered = set().union(*(_pairs(cases[i]) for i in kept))
+    assert covered == set().union(*(_pairs(case) for case in cases))
+    # No case kept for nothing: each covered a value no case kept before it had.
+    assert len(kept) <= len(covered)
+
+
+@pytest.mark.parametrize("sizes", [(5, 11, 4, 3), (2, 2), (7,), (3, 1, 6)])
+def test_a_full_grid_keeps_as_many_cases_as_its_longest_list(sizes):
+    # test_every_exact_small_table's grid (5 x 11 x 4 x 3 = 660 cases) keeps 11.
+    cases = [dict(enumerate(values)) for values in itertools.product(*map(range, sizes))]
+    assert len(covering_selection(cases)) == max(sizes)
+
+
+def test_a_list_of_rows_keeps_every_row():
+    cases = [{0: f"row{i}"} for i in range(9)]
+    assert covering_selection(cases) == list(range(9))
+
+
+@pytest.mark.parametrize("first", ["a", "b"])
+@pytest.mark.parametrize("second", ["x", "y", "z"])
+def test_grid_values_name_each_list_of_a_stacked_grid(request, first, second):
+    # pytest keeps one id per parametrize call (callspec._idlist, a private field): if an
+    # update drops it, every case would count as its own value and nothing would be left to
+    # the exhaustive tier. This fails first.
+    assert sorted(grid_values(request.node).values()) == sorted([first, second])
+
+
+def test_the_readme_commands_use_registered_markers():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    registered = set(re.findall(r'^\s*"(\w+): ', pyproject, flags=re.MULTILINE))
+    registered.add("hypothesis")  # registered by hypothesis' own pytest plugin
+    assert {"browser", "fuzz", "slow", "library", "exhaustive"} <= registered
+    for anchor in ("<!-- quick-command -->", "<!-- test-command -->"):
+        block = readme.split(anchor, 1)[1].split("```bash\n", 1)[1].split("\n```", 1)[0]
+        for expression in re.findall(r'-m "([^"]+)"', block):
+            words = set(re.findall(r"\w+", expression)) - {"and", "or", "not"}
+            assert words <= registered, (anchor, words - registered)
+        for profile in re.findall(r"PE_HYPOTHESIS_PROFILE=(\w+)", block):
+            assert profile in PROFILE_EXAMPLES, (anchor, profile)
