@@ -217,6 +217,7 @@ class TestErrors:
 
 
 class TestErrorBoundHolds:
+    @pytest.mark.slow
     @pytest.mark.parametrize(
         ("d_model", "precision", "cast"),
         [

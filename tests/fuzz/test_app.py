@@ -406,6 +406,7 @@ class _WorkBudgetExceeded(AssertionError):
     pass
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 @pytest.mark.parametrize("precision", ["bfloat16", "float32"])
 @pytest.mark.parametrize("cast", ["angles", "positions", "outputs"])
