@@ -17,10 +17,10 @@ import warnings
 from pathlib import Path
 
 from pe_core._files import SINGLE_ARRAY_RULE, VECTOR_NAMES, read_arrays, rope_inputs
-from pe_core._validation import load_json
-from pe_core.bugs import diagnose_encoding
+from pe_core._numerics.checks import load_json
 from pe_core.errors import InputError
-from pe_core.rope_identify import identify_rope
+from pe_core.rotary import identify_rope
+from pe_core.sinusoidal import diagnose_encoding
 
 __all__ = ["main"]
 
@@ -65,7 +65,7 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _check_rope(args) -> int:
+def check_rope(args) -> int:
     arrays = read_arrays(args.file)
     inputs = rope_inputs(
         arrays,
@@ -138,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     args = _parser().parse_args(argv)
     try:
-        return _check_rope(args) if args.command == "check-rope" else _identify(args)
+        return check_rope(args) if args.command == "check-rope" else _identify(args)
     except InputError as error:
         print(f"error: {error}", file=sys.stderr)
         return UNREADABLE

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pe_core._validation import MAX_ELEMENTS, load_json
+from pe_core._numerics.checks import MAX_ELEMENTS, load_json
 from pe_core.errors import InputError
 
 __all__ = ["FORMATS", "VECTOR_NAMES", "find_vectors", "load_arrays", "read_arrays", "rope_inputs"]

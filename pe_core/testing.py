@@ -6,8 +6,7 @@ from collections.abc import Mapping
 
 from numpy.typing import ArrayLike
 
-from pe_core.rope_bugs import ROPE_BUGS
-from pe_core.rope_identify import RopeIdentification, identify_rope
+from pe_core.rotary import ROPE_BUGS, RopeIdentification, identify_rope
 
 __all__ = ["assert_rope_matches"]
 

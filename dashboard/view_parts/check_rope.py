@@ -24,7 +24,7 @@ from pe_core._files import (
     load_arrays,
     rope_inputs,
 )
-from pe_core.rope_identify import ROTATION_ULPS
+from pe_core.rotary.identify import ROTATION_ULPS
 
 #: Characters accepted in each box: an inv_freq of 4,096 pairs, a whole config.json.
 MAX_CHARS = 100_000
@@ -226,7 +226,7 @@ def vector_errors(key: str, config: str | None, _found, _inputs: dict):
     """:func:`error_by_position` of the cache rebuilt from vectors before and after rotation
     (what identify_rope read them as), once per upload and config: one error per position,
     the rebuilt cache itself not kept."""
-    from pe_core.rope_identify._vectors import _rebuild
+    from pe_core.rotary.identify._vectors import _rebuild
 
     rebuilt = _rebuild(_inputs["before"], _inputs["after"], _inputs.get("positions"))
     cache = {"cos": rebuilt.cos, "sin": rebuilt.sin, "positions": rebuilt.positions}

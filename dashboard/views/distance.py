@@ -32,11 +32,13 @@ TABLE_TOKENS = 2000
 DRAWN = tuple(f for f in pe_core.FAMILIES.values() if f.scores is not None)
 FAMILIES = tuple(f.name for f in DRAWN)
 BY_NAME = {f.name: f for f in DRAWN}
-#: How the rotary pairs are shared among the axes (transformers 5.23 defaults: Qwen2-VL and
-#: Qwen3-VL language models, head_dim 128; Qwen2-VL's vision encoder, 1280 / 16 heads = 80).
+#: How the rotary pairs are shared among the axes: the Qwen2-VL and Qwen3-VL language models'
+#: class defaults (their model entries: sections, interleaving, base; head_dim 128), and
+#: Qwen2-VL's vision encoder (1280 / 16 heads = 80, VisionRotaryEmbedding's theta 10,000).
+_QWEN2_VL, _QWEN3_VL = pe_core.MODEL_ROPES["qwen2_vl"], pe_core.MODEL_ROPES["qwen3_vl"]
 LAYOUTS = {
-    "blocked (Qwen2-VL)": {"sections": (16, 24, 24), "interleaved": False, "base": 1_000_000.0},
-    "interleaved (Qwen3-VL)": {"sections": (24, 20, 20), "interleaved": True, "base": 500_000.0},
+    "blocked (Qwen2-VL)": {"model": _QWEN2_VL},
+    "interleaved (Qwen3-VL)": {"model": _QWEN3_VL},
     "axial 2-D (Qwen2-VL's vision encoder)": {"head_dim": 80, "base": 10_000.0},
 }
 MROPE_HEAD_DIM = 128
@@ -409,7 +411,7 @@ def _ids_figure(segments: tuple) -> object:
     ids = multi_axis_ids(segments)
     return charts.curves(
         np.arange(ids.shape[1]),
-        dict(zip(pe_core.mrope.AXES, ids, strict=True)),
+        dict(zip(pe_core.rotary.mrope.AXES, ids, strict=True)),
         title="Position id of each token, per axis",
         subtitle="Qwen2-VL's M-RoPE, spatial_merge_size 2",
         x_title="token",
@@ -421,20 +423,21 @@ def _ids_figure(segments: tuple) -> object:
 def _axes_figure(layout: str) -> object:
     chosen = LAYOUTS[layout]
     if "head_dim" in chosen:  # the vision encoder's 2-D RoPE: row and column, same frequencies
-        inv_freq, axes = pe_core.axial_rope_frequencies(chosen["head_dim"], base=chosen["base"])
+        base, head_dim = chosen["base"], chosen["head_dim"]
+        inv_freq, axes = pe_core.axial_rope_frequencies(head_dim, base=base)
         details = "row and column, each over half the pairs"
-        head_dim = chosen["head_dim"]
     else:
-        head_dim = MROPE_HEAD_DIM
-        inv_freq = pe_core.rope_frequencies(head_dim, base=chosen["base"]).inv_freq
+        model = chosen["model"]
+        base, head_dim = model.default_theta, MROPE_HEAD_DIM
+        inv_freq = pe_core.rope_frequencies(head_dim, base=base).inv_freq
         axes = pe_core.mrope_axes(
-            inv_freq.size, chosen["sections"], interleaved=chosen["interleaved"]
+            inv_freq.size, model.mrope.sections, interleaved=model.mrope.interleaved
         )
-        details = f"mrope_section {list(chosen['sections'])}"
+        details = f"mrope_section {list(model.mrope.sections)}"
     return rotary.pairs_by_axis(
         2 * np.pi / inv_freq,
         axes,
-        pe_core.mrope.AXES,
+        pe_core.rotary.mrope.AXES,
         title="Which axis turns each pair",
-        subtitle=f"head_dim {head_dim}, base {chosen['base']:,g}, {details}",
+        subtitle=f"head_dim {head_dim}, base {base:,g}, {details}",
     )

@@ -1,8 +1,8 @@
 """RoPE lab: rotary encodings of real models, their context-extension methods, exactly.
 
 The paper's frequencies, or a real model's, applied as a rotation to queries and keys:
-every number here comes from :mod:`pe_core.rope` (Hugging Face transformers 5.23 semantics in
-float64).
+every number here comes from :mod:`pe_core.rotary` (Hugging Face transformers 5.23 semantics
+in float64).
 """
 
 from __future__ import annotations

@@ -12,8 +12,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pe_core.bank import FrequencyBank
-from pe_core.encoding import sinusoidal_encoding
 from pe_core.families.base import Family, dot_with_last, register
+from pe_core.sinusoidal import sinusoidal_encoding
 
 __all__ = ["ADDED"]
 

@@ -16,7 +16,7 @@ from pe_core import (
     sinusoidal_encoding,
     wavelengths,
 )
-from pe_core._kernels import two_product
+from pe_core._numerics.kernels import two_product
 
 
 class TestLiteralValues:

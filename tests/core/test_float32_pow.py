@@ -1,4 +1,4 @@
-"""torch's float32 ``pow`` on an x86 CPU, emulated in NumPy (pe_core._float32).
+"""torch's float32 ``pow`` on an x86 CPU, emulated in NumPy (pe_core.rotary.float32).
 
 Reference values: tests/data/torch_pow_2_13.json, computed once with torch 2.13.0+cpu on an AVX2
 machine by benchmarks/torch_pow.py (SLEEF's Sleef_powf8_u10 on float32 tensors, and
@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import pe_core
-from pe_core import _float32 as f32
+from pe_core.rotary import float32 as f32
 from tests import DATA
 
 F32 = np.float32

@@ -37,7 +37,7 @@ from pe_core import (
     sinusoidal_encoding,
     textbook_encoding,
 )
-from pe_core._formats import round_to_precision
+from pe_core._numerics.formats import round_to_precision
 from tests import DATA, ROOT
 
 SOURCES = json.loads((DATA / "library_tables.json").read_text())

@@ -1,4 +1,4 @@
-"""Rotary encodings (pe_core.rope) against plain references of Hugging Face's formulas.
+"""Rotary encodings (pe_core.rotary.encoding) against plain references of Hugging Face's formulas.
 
 The references below are transcriptions, one pair at a time with ``math``, of the functions in
 Hugging Face transformers 5.23.0 ``src/transformers/modeling_rope_utils.py`` (``_compute_*``

@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 
 import pe_core
-from pe_core._formats import round_to_precision
-from pe_core._kernels import two_product
+from pe_core._numerics.formats import round_to_precision
+from pe_core._numerics.kernels import two_product
 from tests import DATA
 
 CORPUS = DATA / "hf_configs"

@@ -8,7 +8,7 @@ import json
 import pytest
 
 import pe_core
-from pe_core.rope_config import _encodings, _text_part, rope_config_sources
+from pe_core.rotary.config import _encodings, _text_part, rope_config_sources
 from tests import DATA
 
 REFERENCE = json.loads((DATA / "hf_configs" / "reference.json").read_text())

@@ -132,9 +132,9 @@ def test_snippets_reproduce_the_numbers(preset):
 def _run_torch_snippet(torch_code: str, rope: pe_core.RotaryEncoding) -> None:
     """The PyTorch snippet runs where PyTorch and transformers >= 5 are installed (Python 3.11
     in CI): a scaled encoding's float32 inv_freq is pe_core's inv_freq_float32 bit for bit on
-    torch's AVX2 CPU kernel (the one pe_core._float32 emulates, SLEEF's powf), within two float32
-    units on another (its power is within one; YaRN's blend can carry it to two); the default
-    one's float64 formula pe_core's to 5e-16."""
+    torch's AVX2 CPU kernel (the one pe_core.rotary.float32 emulates, SLEEF's powf), within two
+    float32 units on another (its power is within one; YaRN's blend can carry it to two); the
+    default one's float64 formula pe_core's to 5e-16."""
     pytest.importorskip("torch", reason="PyTorch is installed on Python 3.11 only")
     pytest.importorskip("transformers", minversion="5", reason="transformers >= 5")
     namespace: dict = {}

@@ -1,0 +1,168 @@
+"""What a framework's arithmetic does to RoPE's angles: the error against the exact
+``position * w`` when position ids, frequencies, their product or the cos/sin cache are rounded.
+
+transformers' RoPE computes ``inv_freq`` in float32 with its own operation order
+(:attr:`pe_core.RotaryEncoding.inv_freq_float32`), the angles ``position * inv_freq`` in float32,
+their cos and sin in float32, and casts them to the model's dtype: :func:`transformers_angle_errors`
+is that error, position by position. :func:`rope_angle_errors` is a framework that rounds every
+step to one format (positions included, as some ports do).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from pe_core._numerics.checks import check_choice, check_positions_for, check_precision, check_size
+from pe_core._numerics.formats import round_to_precision
+from pe_core._numerics.kernels import two_product
+from pe_core.rotary.encoding import RotaryEncoding, check_rope
+
+__all__ = [
+    "MODEL_DTYPES",
+    "inv_freq_float32_ulps",
+    "merged_position_ids",
+    "rope_angle_errors",
+    "transformers_angle_errors",
+]
+
+#: The dtypes a model's cos/sin cache is cast to (transformers' ``cos.to(dtype=x.dtype)``).
+MODEL_DTYPES = ("float32", "bfloat16", "float16")
+
+
+def inv_freq_float32_ulps(rope: RotaryEncoding) -> NDArray[np.float64]:
+    """Per pair, how far transformers' float32 ``inv_freq`` is from the exact frequency, in
+    float32 units of that frequency (correct rounding is at most 0.5; 0 for a pair that does not
+    rotate).
+
+    The exponent ``2i/d`` is rounded to float32 before the power, which multiplies its error by
+    ``ln(base)``: several units where ``2i/d`` is not exact in binary (head widths 80, 96, 192),
+    about one where it is (the power and the reciprocal, each rounded once):
+
+    >>> from pe_core import rope_frequencies
+    >>> for head_dim in (96, 128):
+    ...     rope = rope_frequencies(head_dim, base=1_000_000.0)
+    ...     print(head_dim, f"{inv_freq_float32_ulps(rope).max():.2f}")
+    96 5.06
+    128 1.29
+    """
+    rope = check_rope(rope)
+    exact = rope.inv_freq
+    float32 = (
+        rope.inv_freq_float32 if rope.inv_freq_float32 is not None else exact.astype(np.float32)
+    )
+    unit = np.spacing(np.abs(float32)).astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ulps = np.abs(float32.astype(np.float64) - exact) / unit
+    return np.where(exact == 0, 0.0, ulps)
+
+
+def rope_angle_errors(
+    positions: int | ArrayLike, rope: RotaryEncoding, precision: str = "float32"
+) -> NDArray[np.float64]:
+    """The largest error over pairs of the angle ``position * w`` when the position ids, the
+    frequencies and their product are rounded to ``precision``, as a framework computing in that
+    format does (radians, one value per position, as a rotation: at most pi).
+
+    The frequencies are ``rope.inv_freq`` correctly rounded (for transformers' own float32
+    frequencies, see :func:`transformers_angle_errors`). A position (or angle) beyond the
+    format's range gives inf (float16 overflows at 65,520). Implementations that cast position
+    ids to bfloat16 give 256 and 257 the same angle (see :func:`merged_position_ids`).
+    """
+    rope = check_rope(rope)
+    fmt = check_precision(precision)
+    checked = check_positions_for(rope.bank(), positions)
+    check_size(checked.n * rope.n_pairs * 2, "the angles")
+    exact, error = two_product(checked.values[:, None], rope.inv_freq[None, :])
+    # Beyond the format's range a position is inf, as a real cast gives (times a frequency that
+    # underflowed to 0: NaN, reported as inf below).
+    with np.errstate(over="ignore", invalid="ignore"):
+        rounded_positions = round_to_precision(checked.values, fmt.name)
+        rounded_freqs = round_to_precision(rope.inv_freq, fmt.name)
+        # A product of two numbers of at most 24 significant bits is exact in float64.
+        angles = round_to_precision(rounded_positions[:, None] * rounded_freqs[None, :], fmt.name)
+        errors = np.max(np.abs(_turn((angles - exact) - error)), axis=1, initial=0.0)
+    errors[~np.isfinite(rounded_positions)] = np.inf
+    return errors
+
+
+def transformers_angle_errors(
+    positions: int | ArrayLike, rope: RotaryEncoding, dtype: str = "float32"
+) -> NDArray[np.float64]:
+    """The largest error over pairs of the rotation transformers' RoPE applies at each position
+    (radians, at most pi), against the exact angle ``position * w``.
+
+    Parameters
+    ----------
+    positions : int or array_like
+        Positions (an int ``n``: 0 .. n-1), whole and below 2**24 (float32 position ids are
+        exact there).
+    rope : RotaryEncoding
+        Its ``inv_freq_float32`` (transformers' float32 frequencies, as
+        :func:`pe_core.rope_frequencies` computes them) is used; without it, ``inv_freq``
+        rounded to float32.
+    dtype : {"float32", "bfloat16", "float16"}
+        The model's dtype. "float32": the error of the float32 angle ``fl(position *
+        inv_freq)``. "bfloat16" / "float16": the error of the angle of the ``(cos, sin)`` pair
+        after the cast to that dtype (computed in float32, multiplied by the attention factor,
+        then cast): a floor of about half a unit of the format from the first positions on.
+
+    Returns
+    -------
+    ndarray of float64, shape (n_positions,)
+
+    Notes
+    -----
+    Equal to transformers' own error wherever its float32 ``inv_freq`` equals
+    ``rope.inv_freq_float32``, which follows torch's CPU arithmetic, its SLEEF ``pow``
+    included (see :mod:`pe_core.rotary.float32`): on the 56 layer types of real configurations and
+    the RoPE lab's presets in the tests, every frequency is bit-identical with transformers 5.24
+    on torch 2.13's AVX2 CPU kernel (GPT-J's reference aside: it is recovered through float32
+    sin and asin). A torch on another CPU kernel or a GPU computes its power differently, by up
+    to a unit.
+    """
+    rope = check_rope(rope)
+    dtype = check_choice(dtype, "dtype", MODEL_DTYPES)
+    checked = check_positions_for(rope.bank(), positions)
+    check_size(checked.n * rope.n_pairs * 4, "the angles")
+    inv_freq = (
+        rope.inv_freq_float32
+        if rope.inv_freq_float32 is not None
+        else rope.inv_freq.astype(np.float32)
+    ).astype(np.float64)
+    exact, error = two_product(checked.values[:, None], rope.inv_freq[None, :])
+    with np.errstate(over="ignore"):
+        positions32 = round_to_precision(checked.values, "float32")
+        angles = round_to_precision(positions32[:, None] * inv_freq[None, :], "float32")
+    with np.errstate(invalid="ignore"):
+        angle_error = (angles - exact) - error
+    if dtype != "float32":
+        scale = round_to_precision(rope.attention_factor, "float32")
+        pair = []
+        for function in (np.cos, np.sin):
+            value = round_to_precision(function(angles), "float32") * scale
+            pair.append(round_to_precision(round_to_precision(value, "float32"), dtype))
+        # The angle of the stored pair, against the float32 angle it was computed from.
+        turned = np.arctan2(pair[1], pair[0]) - np.arctan2(np.sin(angles), np.cos(angles))
+        angle_error = angle_error + _turn(turned)
+    with np.errstate(invalid="ignore"):
+        return np.max(np.abs(_turn(angle_error)), axis=1, initial=0.0)
+
+
+def _turn(angles: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Angles as rotations, in [-pi, pi): an error of a whole turn is no error (inf stays inf,
+    for a position beyond the format's range)."""
+    with np.errstate(invalid="ignore"):
+        return np.where(np.isfinite(angles), (angles + np.pi) % (2 * np.pi) - np.pi, angles)
+
+
+def merged_position_ids(precision: str) -> tuple[int, int]:
+    """The first two consecutive integer positions that ``precision`` cannot tell apart.
+
+    >>> merged_position_ids("bfloat16"), merged_position_ids("float16")
+    ((256, 257), (2048, 2049))
+    """
+    fmt = check_precision(precision)
+    # Integers are exact up to 2**p (p significand bits); 2**p + 1 is a tie that rounds to even.
+    first = 2**fmt.significand_bits
+    return first, first + 1
