@@ -267,7 +267,10 @@ def _cases():
     for key, family in P.FAMILIES.items():
         if family.scores is not None:
             add(f"family {key}", lambda f=family: f.score(40, 16))
-        add(f"family card {key}", lambda f=family: (f.name, f.note, f.citation, f.reference, f.defaults))
+        add(
+            f"family card {key}",
+            lambda f=family: (f.name, f.note, f.citation, f.reference, f.defaults),
+        )
     for path in sorted(CONFIGS.glob("*.json")):
         if path.name == "reference.json":
             continue

@@ -89,3 +89,12 @@ def column_labels(
 def counted(count: int, noun: str, plural: str | None = None) -> str:
     """``count`` and its noun, singular for one: "1 layer", "2,048 layers"."""
     return f"{count:,} {noun if count == 1 else plural or noun + 's'}"
+
+
+_MARKDOWN_SPECIAL = set("\\`*_{}[]()<>#+-.!|~$:")
+
+
+def escape_markdown(text: str) -> str:
+    """Text from a user (URL, file name) shown literally in Markdown: no links, images, math
+    or code spans can be smuggled in."""
+    return "".join("\\" + c if c in _MARKDOWN_SPECIAL else c for c in str(text))

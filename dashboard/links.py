@@ -13,7 +13,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import params, registry, sidebar
-from dashboard.ui import escape_markdown
+from dashboard.formatting import escape_markdown
 
 _CHECKED = "_link_checked"
 _WARNINGS = "_link_warnings"

@@ -21,7 +21,7 @@ import streamlit as st
 
 import pe_core
 from dashboard import formatting
-from dashboard.ui import escape_markdown
+from dashboard.formatting import escape_markdown
 
 #: Bounds, options or defaults that depend on the shared parameters (the last position is L - 1).
 Dynamic = Callable[[Any], Any]

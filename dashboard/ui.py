@@ -24,15 +24,6 @@ PLOTLY_CONFIG = {
 }
 
 
-_MARKDOWN_SPECIAL = set("\\`*_{}[]()<>#+-.!|~$:")
-
-
-def escape_markdown(text: str) -> str:
-    """Text from a user (URL, file name) shown literally in Markdown: no links, images, math
-    or code spans can be smuggled in."""
-    return "".join("\\" + c if c in _MARKDOWN_SPECIAL else c for c in str(text))
-
-
 def _style(css: str) -> str:
     """A page style (``dashboard/static/*.css``) as the ``<style>`` element ``st.html`` takes."""
     return f"<style>\n{css}</style>"

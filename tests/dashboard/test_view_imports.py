@@ -58,3 +58,25 @@ def test_no_view_or_shared_part_imports_a_view(path):
 
 def test_there_are_views_and_shared_parts():
     assert len(VIEWS) >= 10 and SHARED
+
+
+def test_params_loads_no_plotting_code():
+    """The parameters (imported by every page and by the link check) load none of the app's
+    figures or its chart helpers: a parameter is a widget and a URL key, not a drawing."""
+    import subprocess
+    import sys
+
+    loaded = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys, dashboard.params; "
+            "print(sorted(m for m in sys.modules if m.startswith(('dashboard.ui', "
+            "'dashboard.figures', 'dashboard.views'))))",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    assert loaded == "[]"

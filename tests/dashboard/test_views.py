@@ -10,7 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import pe_core
-from dashboard import claims, registry, ui
+from dashboard import claims, params, registry, ui
 from dashboard.figures import matrices
 from dashboard.views import rotation
 from tests import DATA
@@ -455,6 +455,18 @@ def test_each_view_is_registered_once_with_its_module():
     labels = [view.label for view in registry.VIEWS]
     assert len(set(slugs)) == len(slugs) and len(set(labels)) == len(labels)
     assert all(callable(view.module.render) for view in registry.VIEWS)
+
+
+@pytest.mark.parametrize("view", registry.VIEWS, ids=lambda view: view.slug)
+def test_each_page_keeps_the_page_contract(view):
+    """The contract is declared once (registry.Page) and every page module keeps it: its
+    parameters as a tuple of widgets, a subtitle and a render function; SHARED, where
+    present, a tuple of the sidebar's URL keys or a function giving them."""
+    assert isinstance(view.module, registry.Page)
+    assert isinstance(view.module.PARAMS, tuple)
+    assert all(isinstance(param, params.Param) for param in view.module.PARAMS)
+    shared = getattr(view.module, "SHARED", registry.SHARED)
+    assert callable(shared) or set(shared) <= set(registry.SHARED)
 
 
 class TestPresentationMode:
