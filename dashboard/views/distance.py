@@ -51,24 +51,41 @@ SHOWN = params.Multi(
     convert=str,
     help="The families drawn in the comparison.",
 )
+#: The families' own parameters (their defaults, options and help drive the widgets below).
+_VECTORS = next(p for p in pe_core.FAMILIES["rope"].parameters if p.name == "vectors")
+_T5 = {p.name: p for p in pe_core.FAMILIES["t5"].parameters}
 VECTOR = params.Choice(
     "dist_qk",
     "q and k of RoPE",
-    "ones",
-    options=("ones", "random", "one pair"),
+    _VECTORS.default,
+    options=_VECTORS.options,
     kind="segmented",
-    help="As in the RoPE lab: all-ones, a random pair (seed 0), or only the slowest pair.",
+    help=f"As in the RoPE lab: {_VECTORS.help.removeprefix('q and k: ')}.",
 )
 #: The widgets that set a family parameter of that name (the families' other parameters keep
 #: their defaults).
 FAMILY_WIDGETS = {"vectors": VECTOR}
 HEADS = params.Number("alibi_heads", "ALiBi heads", 8, low=1, high=256)
-BUCKETS = params.Number("t5_buckets", "T5 buckets", 32, low=2, high=1024)
-MAX_T5_DISTANCE = params.Number("t5_max", "T5 max_distance", 128, low=2, high=100_000)
+BUCKETS = params.Number(
+    "t5_buckets",
+    "T5 buckets",
+    _T5["num_buckets"].default,
+    low=2,
+    high=1024,
+    help=f"T5's num_buckets: {_T5['num_buckets'].help}.",
+)
+MAX_T5_DISTANCE = params.Number(
+    "t5_max",
+    "T5 max_distance",
+    _T5["max_distance"].default,
+    low=2,
+    high=100_000,
+    help=f"T5's max_distance: {_T5['max_distance'].help}.",
+)
 BIDIRECTIONAL = params.Toggle(
     "t5_bidir",
     "Bidirectional (encoder)",
-    True,
+    _T5["bidirectional"].default,
     help="An encoder's buckets tell keys before the query from keys after it; a decoder's "
     "put every later key in bucket 0.",
 )

@@ -33,12 +33,16 @@ class FamilyParameter:
     check : callable
         ``check(value) -> value``: the value, normalised, or :class:`~pe_core.InputError` naming
         the parameter and the rule (pe_core's own checks).
+    options : tuple or None
+        The values it takes, for a parameter that is a choice (a widget offers these); None for
+        a number or a flag.
     """
 
     name: str
     default: Any
     help: str
     check: Callable[[Any], Any]
+    options: tuple | None = None
 
 
 @dataclass(frozen=True)

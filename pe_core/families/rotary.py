@@ -25,6 +25,7 @@ VECTORS_PARAMETER = FamilyParameter(
     "ones",
     "q and k: all ones, a random pair (seed 0), or only the slowest pair",
     check_in(VECTORS, "vectors"),
+    options=VECTORS,
 )
 
 
