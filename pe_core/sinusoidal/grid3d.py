@@ -578,8 +578,9 @@ def _identify_as(table, dtype, grid: Grid3DLayout, sizes) -> Grid3DIdentificatio
             # base the other columns show the angles' arithmetic in that format (the library's
             # float32 inv_freq times the index).
             computed = Precision(PrecisionKind.COMPUTED, format=worst.format)
-            allowed = within_tolerance(computed, error, largest)
-            if worst.kind is not PrecisionKind.ROUNDED or not allowed:
+            if worst.kind is not PrecisionKind.ROUNDED:
+                return None
+            if not within_tolerance(computed, error, largest):
                 return None
             worst = computed
     else:  # no line of two tokens with a whole pair: the table is a few constant columns
