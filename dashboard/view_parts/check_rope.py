@@ -73,7 +73,7 @@ def parse_numbers(text: str) -> np.ndarray:
         try:
             values.append(float(token))
         except ValueError:
-            shown = ui.escape_markdown(token[:30])
+            shown = formatting.escape_markdown(token[:30])
             raise pe_core.InputError(f"“{shown}” is not a number") from None
     return np.asarray(values, dtype=np.float64)
 
@@ -105,7 +105,7 @@ def read_upload(data: bytes, name: str) -> Upload:
     budget.check_request(values * per_value, "checking its values")
     if "before" in inputs:
         found = find_vectors(arrays, None, None)
-        names = " and ".join(f"{ui.escape_markdown(n)}" for n in found[2]) if found else ""
+        names = " and ".join(f"{formatting.escape_markdown(n)}" for n in found[2]) if found else ""
         shape = " × ".join(f"{n:,}" for n in np.shape(inputs["before"]))
         words = f"vectors before and after rotation ({names}), {shape} each"
         if inputs["positions"] is not None:
@@ -183,14 +183,14 @@ def render() -> None:
             return
     config = config_text if config_text.strip() else None
     if upload is not None:
-        name = ui.escape_markdown(upload.name)
+        name = formatting.escape_markdown(upload.name)
         if inv_freq_text.strip():
             st.caption("The pasted inv_freq is set aside while a file is uploaded.")
         try:
             with st.spinner(f"Reading {name}…"):
                 read = read_upload(upload.getvalue(), upload.name)
         except pe_core.InputError as error:
-            st.error(f"Cannot read {name}: {ui.escape_markdown(error)}.")
+            st.error(f"Cannot read {name}: {formatting.escape_markdown(error)}.")
             return
         what, inputs, key = f"{name} ({read.words})", read.inputs, f"file {read.key}"
     elif not inv_freq_text.strip():
@@ -210,7 +210,7 @@ def render() -> None:
     with st.spinner("Checking…"):
         found = identified(key, config, inputs)
     if isinstance(found, pe_core.InputError):
-        st.error(f"Cannot check {what}: {ui.escape_markdown(found)}.")
+        st.error(f"Cannot check {what}: {formatting.escape_markdown(found)}.")
         return
     _verdict(found, what)
     _findings(found)
@@ -240,7 +240,7 @@ def _verdict(found: pe_core.RopeIdentification, what: str) -> None:
         st.success(text, icon=":material/check_circle:")
     else:
         st.warning(text, icon=":material/bug_report:")
-    st.markdown(ui.escape_markdown(found.summary()))
+    st.markdown(formatting.escape_markdown(found.summary()))
 
 
 def headline(found: pe_core.RopeIdentification, what: str) -> str:
@@ -264,14 +264,16 @@ def headline(found: pe_core.RopeIdentification, what: str) -> str:
         text = f"{what} departs from the config{where}"
         if found.likely_cause in pe_core.ROPE_BUGS:
             cause = pe_core.ROPE_BUGS[found.likely_cause].title
-            text += f"; likely cause: {ui.escape_markdown(cause)}"
+            text += f"; likely cause: {formatting.escape_markdown(cause)}"
         elif found.likely_cause == "parameters":
             text += "; likely cause: different parameters"
         return text + "."
     bugs = [f.title for f in found.findings if f.bug is not None]
     if bugs:
         return (
-            f"{what} is {encoding}, with a known bug: " + ui.escape_markdown("; ".join(bugs)) + "."
+            f"{what} is {encoding}, with a known bug: "
+            + formatting.escape_markdown("; ".join(bugs))
+            + "."
         )
     if found.matches:
         return f"{what} is {encoding}, with no known bug."
@@ -281,11 +283,12 @@ def headline(found: pe_core.RopeIdentification, what: str) -> str:
 def _findings(found: pe_core.RopeIdentification) -> None:
     for finding in found.findings:
         with st.container(border=True):
-            st.markdown(f"**{ui.escape_markdown(finding.title)}**")
+            st.markdown(f"**{formatting.escape_markdown(finding.title)}**")
             if finding.evidence:
                 st.markdown(
                     "\n".join(
-                        f"- {ui.escape_markdown(key)}: {ui.escape_markdown(_plain(value))}"
+                        f"- {formatting.escape_markdown(key)}: "
+                        f"{formatting.escape_markdown(_plain(value))}"
                         for key, value in finding.evidence.items()
                     )
                 )

@@ -76,7 +76,7 @@ def read_from(text: str, layer_type: str | None) -> None:
         )
     for message in found.warnings:
         if "layer types with different RoPE" not in message:  # the layer choice says it
-            st.caption(f":orange[transformers would warn: {ui.escape_markdown(message)}.]")
+            st.caption(f":orange[transformers would warn: {formatting.escape_markdown(message)}.]")
     with st.expander("Where each value came from"):
         frame = pd.DataFrame(
             {

@@ -8,7 +8,7 @@ import numpy as np
 import streamlit as st
 
 import pe_core
-from dashboard import params, ui, uploads
+from dashboard import formatting, params, ui, uploads
 from dashboard.caching import cached
 from dashboard.config import Config
 from dashboard.view_parts import check_rope, check_verdict
@@ -121,7 +121,7 @@ def _source(config: Config) -> tuple[str, Checked | None] | None:
     example = EXAMPLE.widget(config)
     try:
         if upload is not None:
-            name = ui.escape_markdown(upload.name)
+            name = formatting.escape_markdown(upload.name)
             with st.spinner("Checking the table…"):
                 return name, checked_upload(upload.getvalue(), upload.name)
         if len(pasted) > MAX_PASTE_CHARS:
@@ -135,11 +135,11 @@ def _source(config: Config) -> tuple[str, Checked | None] | None:
             with st.spinner("Checking the rows…"):
                 return "The pasted rows", checked_paste(pasted)
     except uploads.UploadError as error:
-        what = ui.escape_markdown(upload.name) if upload is not None else "the pasted rows"
-        st.error(f"Cannot read {what}: {ui.escape_markdown(error)}.")
+        what = formatting.escape_markdown(upload.name) if upload is not None else "the pasted rows"
+        st.error(f"Cannot read {what}: {formatting.escape_markdown(error)}.")
         return "", None
     except pe_core.InputError as error:  # read, but no encoding can have this shape
-        st.error(f"Cannot check this table: {ui.escape_markdown(error)}.")
+        st.error(f"Cannot check this table: {formatting.escape_markdown(error)}.")
         return "", None
     if example == "none":
         return None
