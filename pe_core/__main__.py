@@ -65,7 +65,7 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def check_rope(args) -> int:
+def _check_rope(args) -> int:
     arrays = read_arrays(args.file)
     inputs = rope_inputs(
         arrays,
@@ -138,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     args = _parser().parse_args(argv)
     try:
-        return check_rope(args) if args.command == "check-rope" else _identify(args)
+        return _check_rope(args) if args.command == "check-rope" else _identify(args)
     except InputError as error:
         print(f"error: {error}", file=sys.stderr)
         return UNREADABLE
