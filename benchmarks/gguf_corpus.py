@@ -397,9 +397,23 @@ def main() -> None:
     print(f"{len(manifest['files'])} files, {total:,} bytes in {args.out}")
 
 
+#: Files whose gguf-dump output is stored too (the pasted input of the CLI and the tests).
+DUMPS = ("llama3.1-8b", "qwen2.5-7b-no-freq-base", "phi3.5-longrope")
+
+
 def _store(
     out_dir, name, path, config, manifest, *, source, note, changes, mistake, config_name=None
 ):
+    if name in DUMPS:
+        import subprocess
+
+        dump = subprocess.run(
+            [sys.executable, "-m", "gguf.scripts.gguf_dump", str(path)],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        (out_dir / f"{name}.dump.txt").write_text(dump)
     prefix = stored_prefix(path)
     data = path.read_bytes()
     (out_dir / f"{name}.gguf").write_bytes(data[:prefix])

@@ -40,6 +40,7 @@ class Origin(enum.Enum):
 
     FILE = "file"  # a key or tensor of the file holds another value than the config implies
     LLAMA_CPP = "llama.cpp"  # llama.cpp runs a faithful file differently from transformers
+    INPUT = "input"  # the input lacks what the check needs (a dump has no tensor values)
 
 
 @dataclass(frozen=True)
@@ -80,7 +81,8 @@ class GgufFinding:
         unread = (
             ""
             if self.read_here
-            else f" (not read by {LLAMA_CPP_VERSION.split(' (')[0]} for this architecture: inert here, wrong for runtimes that read it)"
+            else f" (not read by {LLAMA_CPP_VERSION.split(' (')[0]} for this "
+            f"architecture: inert here, wrong for runtimes that read it)"
         )
         return (
             f"{self.key}: {self.title}{unread}. File: {self.file_value}; config: "
@@ -140,12 +142,20 @@ class GgufCheck:
     def summary(self) -> str:
         lines = []
         if self.has_config:
-            if self.matches and not any(
+            partial = any(f.origin is Origin.INPUT for f in self.findings)
+            if self.matches and partial:
+                lines.append(
+                    f"{self.architecture}: rotates as the config says as far as the input shows "
+                    f"(what is not checked is below), as {self.version} runs it with -c "
+                    f"{self.rope.n_ctx:,}."
+                )
+            elif self.matches and not any(
                 f.first_position is not None for f in self.llama_cpp_findings
             ):
                 lines.append(
                     f"{self.architecture}: rotates as the config says in every layer "
-                    f"({_group_words(self)}), as {self.version} runs it with -c {self.rope.n_ctx:,}."
+                    f"({_group_words(self)}), as {self.version} runs it with -c "
+                    f"{self.rope.n_ctx:,}."
                 )
             elif self.matches:
                 lines.append(
@@ -161,6 +171,10 @@ class GgufCheck:
                 )
             for finding in self.file_findings:
                 lines.append("- " + finding.sentence())
+            unchecked = [f for f in self.findings if f.origin is Origin.INPUT]
+            if unchecked:
+                lines.append("Not checked (the input does not hold it):")
+                lines.extend(f"- {f.key}: {f.title}" for f in unchecked)
             if self.llama_cpp_findings:
                 lines.append("llama.cpp itself (not the file) differs from transformers:")
                 for finding in self.llama_cpp_findings:
@@ -443,7 +457,8 @@ def _layer_findings(meta, rope: LlamaCppRope, layer: LlamaCppLayer, config, conf
                 Origin.FILE,
                 f"{arch}.rope.scaling.factor",
                 "another position scaling factor",
-                f"{_fmt(factor_value)} (type {_fmt(meta.key('rope.scaling.type'))}, used: 1/{1 / layer.freq_scale:g})",
+                f"{_fmt(factor_value)} (type {_fmt(meta.key('rope.scaling.type'))}, used: "
+                f"1/{1 / layer.freq_scale:g})",
                 f"{config.rope_type} factor {1 / scale:g}",
                 _override(arch, "rope.scaling.factor", "float", 1 / scale),
                 True,
@@ -466,14 +481,15 @@ def _layer_findings(meta, rope: LlamaCppRope, layer: LlamaCppLayer, config, conf
             present = name in meta.tensors or layer.factors_tensor is not None
             out.append(
                 (
-                    Origin.FILE,
+                    Origin.FILE if not present else Origin.INPUT,
                     name,
                     "the RoPE factor tensor is missing"
                     if not present
-                    else "the factor tensor's values are not in the input",
+                    else "the factor tensor's values are not in the input: not checked",
                     "absent" if not present else "values not given",
                     f"{config.rope_type} factors from {expected.min():.4g} to {expected.max():.4g}",
-                    "reconvert with llama.cpp's convert_hf_to_gguf.py (it writes this tensor from the config's rope_scaling); no --override-kv sets a tensor",
+                    "reconvert with llama.cpp's convert_hf_to_gguf.py (it writes this "
+                    "tensor from the config's rope_scaling); no --override-kv sets a tensor",
                     True,
                 )
             )
@@ -624,7 +640,8 @@ def _yarn_findings(meta, rope, layer, config):
             (
                 Origin.LLAMA_CPP,
                 "(YaRN truncate: false)",
-                "ggml always floors and ceils YaRN's correction range; the config asks for the exact one",
+                "ggml always floors and ceils YaRN's correction range; the config asks "
+                "for the exact one",
                 f"ramp over pairs {layer.correction_range()[0]:g}..{layer.correction_range()[1]:g}",
                 "an unrounded ramp",
                 "none: llama.cpp has no setting for it",
@@ -641,7 +658,8 @@ def _yarn_findings(meta, rope, layer, config):
                 (
                     Origin.LLAMA_CPP,
                     f"{arch}.rope.scaling.yarn_attn_factor",
-                    "the converter writes the config's attention_factor here, which llama.cpp does not read for this architecture",
+                    "the converter writes the config's attention_factor here, which "
+                    "llama.cpp does not read for this architecture",
                     f"{_fmt(af)} (used: cos and sin x {layer.cos_sin_factor:.6g})",
                     f"x {config.attention_factor:.6g}",
                     _override(rope.architecture, "rope.scaling.attn_factor", "float", ratio),
@@ -702,7 +720,8 @@ def check_gguf(
     notes = []
     if rope.layers_reason is not None:
         notes.append(
-            f"Note: {arch}'s per-layer RoPE in llama.cpp is not described here ({rope.layers_reason}): "
+            f"Note: {arch}'s per-layer RoPE in llama.cpp is not described here "
+            f"({rope.layers_reason}): "
             "every layer is taken to rotate with the global settings."
         )
     elif not rope.arch.per_layer_read:
@@ -755,8 +774,28 @@ def check_gguf(
         first, worst, last, (hf, hf_first) = scanned[key]
         raw = _layer_findings(meta, rope, layer, config_rope, config)
         same = _same_parameters(layer, config_rope)
+        unknown = any(item[0] is Origin.INPUT for item in raw)
+        if unknown:
+            raw = [
+                item
+                for item in raw
+                if item[0] is Origin.INPUT
+                or (
+                    item[0] is Origin.FILE
+                    and item[1].endswith(
+                        (
+                            "freq_base",
+                            "freq_base_swa",
+                            "dimension_count",
+                            "scaling.factor",
+                            "original_context_length",
+                        )
+                    )
+                )
+            ]
+            same = True  # as far as the input shows; the INPUT finding says what is unchecked
         if same:  # a key that would change the rotation cannot differ; inert ones are kept
-            raw = [item for item in raw if not item[6] or item[0] is Origin.LLAMA_CPP]
+            raw = [item for item in raw if not item[6] or item[0] is not Origin.FILE]
         elif not any(item[6] for item in raw):
             raw.append(
                 (
@@ -769,7 +808,7 @@ def check_gguf(
                     True,
                 )
             )
-        if layer.rotates and config_rope is not None:
+        if layer.rotates and config_rope is not None and not unknown:
             arithmetic.append(
                 (
                     layer.index,
@@ -786,7 +825,7 @@ def check_gguf(
                 {"layers": [], "first": None, "error": None},
             )
             entry["layers"].append(layer.index)
-            if not read or same:
+            if not read or same or unknown:
                 continue
             if first is not None and (entry["first"] is None or first < entry["first"]):
                 entry["first"] = first
@@ -896,7 +935,8 @@ def describe(meta: GgufMetadata, rope: LlamaCppRope) -> list[str]:
         if ext:
             text += (
                 f", YaRN factor {1 / scale:g} over an original {layer.n_ctx_orig:,} "
-                f"(ramp over pairs {layer.correction_range()[0]:g}..{layer.correction_range()[1]:g})"
+                f"(ramp over pairs "
+                f"{layer.correction_range()[0]:g}..{layer.correction_range()[1]:g})"
             )
         elif scale != 1:
             text += f", linear factor {1 / scale:g}"
@@ -906,7 +946,10 @@ def describe(meta: GgufMetadata, rope: LlamaCppRope) -> list[str]:
             known = _llama3_parameters(layer)
             text += f"; {tensor}: " + (known or "factors of no Llama 3 shape known here")
         elif tensor is not None:
-            text += f"; LongRoPE {tensor} (chosen for -c {rope.n_ctx:,} against original {layer.n_ctx_orig:,})"
+            text += (
+                f"; LongRoPE {tensor} (chosen for -c {rope.n_ctx:,} against original "
+                f"{layer.n_ctx_orig:,})"
+            )
         lines.append(text)
     absent = [s for s in ("rope.freq_base", "rope.dimension_count") if not meta.has_key(s)]
     if absent:
@@ -975,7 +1018,8 @@ def _longrope_choice(rope: LlamaCppRope, config) -> list[GgufFinding]:
                 Origin.LLAMA_CPP,
                 "rope_factors_long.weight",
                 "llama.cpp chooses LongRoPE's factors by the context size -c, transformers by each "
-                f"sequence's length: for sequences of at most {layer.n_ctx_orig:,} tokens transformers "
+                f"sequence's length: for sequences of at most {layer.n_ctx_orig:,} tokens "
+                f"transformers "
                 "uses the short factors",
                 f"long factors for every sequence (-c {rope.n_ctx:,} > {layer.n_ctx_orig:,})",
                 "short factors up to the original length",

@@ -138,12 +138,18 @@ class _Cursor:
         self.label = label
         self.where = "the header"
 
-    def take(self, n: int) -> memoryview:
+    def take(self, n: int) -> bytes:
+        # slices are copies (a memoryview of a memory map would keep it open past its close)
         if n < 0 or self.at + n > self.size:
             raise _Truncated(self.where)
-        view = memoryview(self.buffer)[self.at : self.at + n]
+        piece = self.buffer[self.at : self.at + n]
         self.at += n
-        return view
+        return piece
+
+    def skip(self, n: int) -> None:
+        if n < 0 or self.at + n > self.size:
+            raise _Truncated(self.where)
+        self.at += n
 
     def unpack(self, fmt: str, size: int):
         return struct.unpack(fmt, self.take(size))[0]
@@ -189,10 +195,11 @@ def _value(cursor: _Cursor, value_type: int, key: str) -> tuple[object, str]:
             size = _SCALARS[element_type][1]
             if count > (cursor.size - cursor.at) // size:
                 raise _Truncated(cursor.where)
-            raw = cursor.take(count * size)
             name = f"ARRAY[{_SCALARS[element_type][2]}]"
             if count > _KEEP_ARRAY:
+                cursor.skip(count * size)
                 return _Skipped(count), name
+            raw = cursor.take(count * size)
             values = np.frombuffer(raw, dtype=_NUMPY_SCALARS[element_type]).tolist()
             if element_type == 7:
                 values = [bool(v) for v in values]
@@ -203,9 +210,10 @@ def _value(cursor: _Cursor, value_type: int, key: str) -> tuple[object, str]:
             kept = []
             for _ in range(count):
                 length = cursor.u64()
-                raw = cursor.take(length)
                 if count <= _KEEP_ARRAY:
-                    kept.append(bytes(raw).decode("utf-8", errors="replace"))
+                    kept.append(bytes(cursor.take(length)).decode("utf-8", errors="replace"))
+                else:
+                    cursor.skip(length)
             if count > _KEEP_ARRAY:
                 return _Skipped(count), "ARRAY[STRING]"
             return tuple(kept), "ARRAY[STRING]"
@@ -501,7 +509,11 @@ def parse_gguf_dump(text: str) -> GgufMetadata:
             "'12: FLOAT32 | 1 | llama.rope.freq_base = 500000.0'), llama.cpp's loader log, or "
             "key = value lines"
         )
-    missing = [f"the whole of {key} (the dump cuts arrays after six elements)" for key in cut]
+    missing = [
+        f"the whole of {key} (the dump cuts arrays after six elements)"
+        for key in cut
+        if not key.startswith(("tokenizer.", "general."))
+    ]
     for name in GGUF_ROPE_TENSORS:
         if name in tensors:
             missing.append(f"the values of {name} (a dump lists tensors, not their values)")

@@ -25,15 +25,20 @@ CORPUS = Path(__file__).parents[1] / "data" / "gguf"
 
 
 class _InitParams(ctypes.Structure):
-    _fields_ = [("mem_size", ctypes.c_size_t), ("mem_buffer", ctypes.c_void_p),
-                ("no_alloc", ctypes.c_bool)]
+    _fields_ = [
+        ("mem_size", ctypes.c_size_t),
+        ("mem_buffer", ctypes.c_void_p),
+        ("no_alloc", ctypes.c_bool),
+    ]
 
 
 def _ggml():
     folder = os.environ.get("PE_LIBGGML")
     if not folder:
-        pytest.skip("PE_LIBGGML is not set: build libggml from llama.cpp's source (shared "
-                    "libraries) and point PE_LIBGGML at its folder to compare with ggml_rope_ext")
+        pytest.skip(
+            "PE_LIBGGML is not set: build libggml from llama.cpp's source (shared "
+            "libraries) and point PE_LIBGGML at its folder to compare with ggml_rope_ext"
+        )
     folder = Path(folder)
     try:
         base = ctypes.CDLL(str(folder / "libggml-base.so"), mode=ctypes.RTLD_GLOBAL)
@@ -79,9 +84,19 @@ def ggml_cos_sin(layer: LlamaCppLayer, positions: np.ndarray):
             values = np.ascontiguousarray(layer.freq_factors[: layer.n_pairs], dtype=np.float32)
             ctypes.memmove(base.ggml_get_data(factors), values.ctypes.data, values.nbytes)
         out = base.ggml_rope_ext(
-            ctx, x, pos, factors, layer.n_dims, layer.mode.value, layer.n_ctx_orig,
-            layer.freq_base, layer.freq_scale, layer.ext_factor, layer.attn_factor,
-            layer.beta_fast, layer.beta_slow,
+            ctx,
+            x,
+            pos,
+            factors,
+            layer.n_dims,
+            layer.mode.value,
+            layer.n_ctx_orig,
+            layer.freq_base,
+            layer.freq_scale,
+            layer.ext_factor,
+            layer.attn_factor,
+            layer.beta_fast,
+            layer.beta_slow,
         )
         graph = base.ggml_new_graph(ctx)
         base.ggml_build_forward_expand(graph, out)
@@ -108,8 +123,9 @@ FILES = [
 @pytest.mark.parametrize("name", FILES)
 def test_cos_sin_bit_for_bit_with_ggml_rope_ext(name):
     rope = llama_cpp_layers(read_gguf(CORPUS / name))
-    positions = np.concatenate([np.arange(0, 300), [4095, 4096, 8191, 8192, 32767, 65535,
-                                                     100_000, 131_071, 1_000_000]])
+    positions = np.concatenate(
+        [np.arange(0, 300), [4095, 4096, 8191, 8192, 32767, 65535, 100_000, 131_071, 1_000_000]]
+    )
     seen = set()
     for layer in rope.layers:
         signature = (layer.freq_base, layer.freq_scale, layer.ext_factor, layer.n_dims)
