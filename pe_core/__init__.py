@@ -16,6 +16,12 @@ vectors before and after rotation, and the bugs of :data:`ROPE_BUGS` it shows;
 raises AssertionError, kept out of the top level as ``numpy.testing`` is), and
 ``python -m pe_core check-rope FILE`` does it from the command line.
 
+:func:`check_gguf` says whether a GGUF file (llama.cpp's format) rotates as the config.json it
+was converted from says, as llama.cpp runs it (:data:`LLAMA_CPP_ARCHS`: llama.cpp's per-architecture
+RoPE, :func:`llama_cpp_angles`: its CPU kernel's float32 angles), reading only the file's metadata
+and RoPE tensors (:func:`read_gguf`, or gguf-dump's text with :func:`parse_gguf_dump`);
+``python -m pe_core check-gguf MODEL.gguf --config config.json`` does it from the command line.
+
 Bad input raises :class:`InputError` (a ``ValueError``; :class:`InputTypeError` for a value of
 the wrong kind is also a ``TypeError``); any other exception is a bug.
 
@@ -46,6 +52,10 @@ from pe_core.encoding import (
 )
 from pe_core.errors import InputError, InputTypeError
 from pe_core.families import FAMILIES, Coincidence, Family, FamilyParameter
+from pe_core.gguf_check import GgufCheck, GgufFinding, check_gguf
+from pe_core.gguf_file import GgufMetadata, parse_gguf_dump, read_gguf, read_gguf_bytes
+from pe_core.gguf_models import LLAMA_CPP_ARCHS, LLAMA_CPP_VERSION, LlamaCppArch
+from pe_core.gguf_rope import LlamaCppLayer, llama_cpp_angles, llama_cpp_cos_sin, llama_cpp_layers
 from pe_core.grid import GRID_LAYOUTS, GridIdentification, GridLayout, grid_encoding, identify_grid
 from pe_core.grid3d import (
     GRID3D_LAYOUTS,
@@ -114,6 +124,8 @@ __all__ = [
     "GRID3D_LAYOUTS",
     "GRID_LAYOUTS",
     "LAYOUTS",
+    "LLAMA_CPP_ARCHS",
+    "LLAMA_CPP_VERSION",
     "MAX_ELEMENTS",
     "MAX_JSON_DEPTH",
     "MAX_LEARNED_ELEMENTS",
@@ -138,6 +150,9 @@ __all__ = [
     "Finding",
     "FloatFormat",
     "FrequencyBank",
+    "GgufCheck",
+    "GgufFinding",
+    "GgufMetadata",
     "Grid3DIdentification",
     "Grid3DLayout",
     "GridIdentification",
@@ -145,6 +160,8 @@ __all__ = [
     "Identification",
     "InputError",
     "InputTypeError",
+    "LlamaCppArch",
+    "LlamaCppLayer",
     "ModelRope",
     "Precision",
     "PrecisionKind",
@@ -163,6 +180,7 @@ __all__ = [
     "apply_rope",
     "axial_rope_frequencies",
     "block_mean_encoding",
+    "check_gguf",
     "column_roles",
     "cosine_similarity",
     "diagnose_encoding",
@@ -177,6 +195,9 @@ __all__ = [
     "identify_rope",
     "inv_freq_float32_ulps",
     "learned_position_table",
+    "llama_cpp_angles",
+    "llama_cpp_cos_sin",
+    "llama_cpp_layers",
     "load_json",
     "merged_position_ids",
     "mrope_axes",
@@ -185,7 +206,10 @@ __all__ = [
     "nearest_neighbor_distances",
     "offset_similarity",
     "pairwise_limit",
+    "parse_gguf_dump",
     "quantize",
+    "read_gguf",
+    "read_gguf_bytes",
     "reference_encoding",
     "relative_rotation",
     "rope_angle_errors",
