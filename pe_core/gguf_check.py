@@ -139,36 +139,44 @@ class GgufCheck:
         """No mistake in the file (llama.cpp's own differences are said, not counted)."""
         return self.has_config and not self.file_findings
 
+    def headline(self) -> str:
+        """The verdict in one sentence (the summary's first line)."""
+        lines: list[str] = []
+        if not self.has_config:
+            return f"{self.architecture}: what {self.version} does with this file:"
+        partial = any(f.origin is Origin.INPUT for f in self.findings)
+        if self.matches and partial:
+            lines.append(
+                f"{self.architecture}: rotates as the config says as far as the input shows "
+                f"(what is not checked is below), as {self.version} runs it with -c "
+                f"{self.rope.n_ctx:,}."
+            )
+        elif self.matches and not any(
+            f.first_position is not None for f in self.llama_cpp_findings
+        ):
+            lines.append(
+                f"{self.architecture}: rotates as the config says in every layer "
+                f"({_group_words(self)}), as {self.version} runs it with -c "
+                f"{self.rope.n_ctx:,}."
+            )
+        elif self.matches:
+            lines.append(
+                f"{self.architecture}: the file holds the config's RoPE (no mistake in the "
+                f"file), but {self.version} itself rotates differently from transformers "
+                f"(below), run with -c {self.rope.n_ctx:,}."
+            )
+        else:
+            lines.append(
+                f"{self.architecture}: does NOT rotate as the config says: "
+                f"{len(self.file_findings)} mistake(s) in the file, as {self.version} runs it "
+                f"with -c {self.rope.n_ctx:,}."
+            )
+        return lines[0]
+
     def summary(self) -> str:
         lines = []
         if self.has_config:
-            partial = any(f.origin is Origin.INPUT for f in self.findings)
-            if self.matches and partial:
-                lines.append(
-                    f"{self.architecture}: rotates as the config says as far as the input shows "
-                    f"(what is not checked is below), as {self.version} runs it with -c "
-                    f"{self.rope.n_ctx:,}."
-                )
-            elif self.matches and not any(
-                f.first_position is not None for f in self.llama_cpp_findings
-            ):
-                lines.append(
-                    f"{self.architecture}: rotates as the config says in every layer "
-                    f"({_group_words(self)}), as {self.version} runs it with -c "
-                    f"{self.rope.n_ctx:,}."
-                )
-            elif self.matches:
-                lines.append(
-                    f"{self.architecture}: the file holds the config's RoPE (no mistake in the "
-                    f"file), but {self.version} itself rotates differently from transformers "
-                    f"(below), run with -c {self.rope.n_ctx:,}."
-                )
-            else:
-                lines.append(
-                    f"{self.architecture}: does NOT rotate as the config says: "
-                    f"{len(self.file_findings)} mistake(s) in the file, as {self.version} runs it "
-                    f"with -c {self.rope.n_ctx:,}."
-                )
+            lines.append(self.headline())
             for finding in self.file_findings:
                 lines.append("- " + finding.sentence())
             unchecked = [f for f in self.findings if f.origin is Origin.INPUT]
@@ -180,7 +188,7 @@ class GgufCheck:
                 for finding in self.llama_cpp_findings:
                     lines.append("- " + finding.sentence())
         else:
-            lines.append(f"{self.architecture}: what {self.version} does with this file:")
+            lines.append(self.headline())
             lines.extend("- " + d for d in self.description)
         lines.extend(self.notes)
         if self.missing:
