@@ -74,7 +74,8 @@ class GgufFinding:
             else f"angle within {ANGLE_TOLERANCE:g} rad over {self.searched:,} positions"
         )
         error = (
-            f", {self.error_at_context:.3g} rad at the context length"
+            f", {self.error_at_context:.3g} rad at position {self.searched - 1:,} (the last "
+            "searched)"
             if self.error_at_context is not None
             else ""
         )
@@ -245,6 +246,7 @@ class GgufCheck:
 
 
 def _layer_words(layers) -> str:
+    """'layer 5' or 'layers 0, 1, 2'."""
     if len(layers) == 1:
         return f"layer {layers[0]}"
     return "layers " + ", ".join(str(i) for i in layers)
@@ -439,7 +441,7 @@ def _layer_findings(meta, rope: LlamaCppRope, layer: LlamaCppLayer, config, conf
         default = (
             "10000"
             if base_suffix == "rope.freq_base" or rope.arch.swa.base == "default"
-            else "the full layers' base"
+            else f"the full layers' base, {layer.freq_base:g}"
         )
         out.append(
             (
@@ -448,8 +450,7 @@ def _layer_findings(meta, rope: LlamaCppRope, layer: LlamaCppLayer, config, conf
                 "another RoPE base"
                 if own
                 else "llama.cpp rotates these layers with the global base",
-                _key_value(meta, arch, base_suffix, default)
-                + (f" (used: {layer.freq_base:g})" if own else ""),
+                _key_value(meta, arch, base_suffix, default),
                 f"{config.base:g}",
                 _override(arch, base_suffix, "float", config.base) if own else "none in the file",
                 True,
@@ -1013,30 +1014,37 @@ def _arithmetic_note(rows: list[tuple], limit: int) -> str:
 def _longrope_choice(rope: LlamaCppRope, config) -> list[GgufFinding]:
     """LongRoPE: llama.cpp picks long or short factors by -c; transformers by the length of
     each sequence. The difference for sequences of at most the original length."""
-    out = []
-    for layer in rope.layers:
-        if layer.factors_tensor != "rope_factors_long.weight" or layer.is_swa:
-            continue
-        short = _config_layers(config, layer.n_ctx_orig)[layer.index]
-        if short is None or "short" not in str(short.parameters.get("factors_used")):
-            continue
-        first, _, last, _ = _scan(layer, short, layer.n_ctx_orig, with_hf=False)
-        out.append(
-            GgufFinding(
-                Origin.LLAMA_CPP,
-                "rope_factors_long.weight",
-                "llama.cpp chooses LongRoPE's factors by the context size -c, transformers by each "
-                f"sequence's length: for sequences of at most {layer.n_ctx_orig:,} tokens "
-                f"transformers "
-                "uses the short factors",
-                f"long factors for every sequence (-c {rope.n_ctx:,} > {layer.n_ctx_orig:,})",
-                "short factors up to the original length",
-                f"start llama.cpp with -c {layer.n_ctx_orig:,} for short inputs",
-                (layer.index,),
-                first,
-                last,
-                layer.n_ctx_orig,
-            )
+    layers = [
+        layer
+        for layer in rope.layers
+        if layer.factors_tensor == "rope_factors_long.weight" and not layer.is_swa
+    ]
+    if not layers:
+        return []
+    orig = layers[0].n_ctx_orig
+    short = _config_layers(config, orig)
+    firsts, lasts = [], []
+    for layer in layers:
+        encoding = short[layer.index]
+        if encoding is None or "short" not in str(encoding.parameters.get("factors_used")):
+            return []
+        first, _, last, _ = _scan(layer, encoding, orig, with_hf=False)
+        firsts.append(first)
+        lasts.append(last)
+    known = [f for f in firsts if f is not None]
+    return [
+        GgufFinding(
+            Origin.LLAMA_CPP,
+            "rope_factors_long.weight",
+            "llama.cpp chooses LongRoPE's factors by the context size -c, transformers by each "
+            f"sequence's length: for sequences of at most {orig:,} tokens transformers uses "
+            "the short factors",
+            f"long factors for every sequence (-c {rope.n_ctx:,} > {orig:,})",
+            "short factors up to the original length",
+            f"start llama.cpp with -c {orig:,} for inputs of at most {orig:,} tokens",
+            tuple(layer.index for layer in layers),
+            min(known) if known else None,
+            max(lasts),
+            orig,
         )
-        break
-    return out
+    ]

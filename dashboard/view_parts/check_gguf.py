@@ -12,6 +12,7 @@ import streamlit as st
 import pe_core
 from dashboard import ui, uploads
 from pe_core.gguf_check import Origin
+from pe_core.gguf_models import NON_ROTARY_ARCHS
 
 #: Characters accepted in each box: a gguf-dump output (a few hundred lines), a config.json.
 MAX_CHARS = 200_000
@@ -38,7 +39,7 @@ def checked(key: str, config: str | None, n_ctx: int | None, _data: bytes | None
 
 
 def render() -> None:
-    arches = sum(1 for a in pe_core.LLAMA_CPP_ARCHS.values() if a.mode.layout is not None)
+    arches = len(set(pe_core.LLAMA_CPP_ARCHS) - NON_ROTARY_ARCHS)
     st.markdown(
         "Does a GGUF file (llama.cpp, ollama, LM Studio, koboldcpp) rotate as the model it came "
         "from? Upload the **first megabytes** of the file (its metadata and RoPE tensors: the "
@@ -145,26 +146,32 @@ def _verdict(found, what: str) -> None:
         st.caption("Missing from the input: " + ui.escape_markdown("; ".join(found.missing)))
 
 
+def _layer_words(layers) -> str:
+    if len(layers) == 1:
+        return f"layer {layers[0]}"
+    return "layers " + ", ".join(str(i) for i in layers)
+
+
 def _finding(finding) -> None:
-    layers = ", ".join(str(i) for i in finding.layers)
+    layers = _layer_words(finding.layers)
     where = (
         f"off by more than 1e-3 rad from position **{finding.first_position:,}**"
         if finding.first_position is not None
         else "within 1e-3 rad over the searched positions"
     )
     error = (
-        f", {finding.error_at_context:.3g} rad at the context length"
+        f", {finding.error_at_context:.3g} rad at position {finding.searched - 1:,}"
         if finding.error_at_context is not None
         else ""
     )
     inert = "" if finding.read_here else " (not read by this llama.cpp: inert here)"
     st.markdown(
-        f"- `{ui.escape_markdown(finding.key)}`: {ui.escape_markdown(finding.title)}{inert}. "
+        f"- `{finding.key.replace('`', '')}`: {ui.escape_markdown(finding.title)}{inert}. "
         f"File: {ui.escape_markdown(finding.file_value)}; config: "
-        f"{ui.escape_markdown(finding.config_value)}. Layers {layers}: {where}{error}."
+        f"{ui.escape_markdown(finding.config_value)}. {layers.capitalize()}: {where}{error}."
     )
     if finding.fix.startswith("llama-cli"):
-        st.code(finding.fix, language="bash")
+        st.code(finding.fix, language="bash", wrap_lines=True)
     else:
         st.caption("Fix: " + ui.escape_markdown(finding.fix))
 
