@@ -56,6 +56,8 @@ __all__ = [
 ]
 
 F32 = np.float32
+#: Widest head read (real ones: 64 to 512 columns).
+_MAX_HEAD_DIM = 1 << 16
 #: Most positions x pairs one call of the float32 kernel computes at once.
 _BLOCK = 1 << 21
 
@@ -175,6 +177,13 @@ def _number(meta: GgufMetadata, suffix: str, default):
     return value
 
 
+def _whole(meta: GgufMetadata, suffix: str, default: int) -> int:
+    value = _number(meta, suffix, default)
+    if not isinstance(value, int):
+        raise InputError(f"{meta.architecture}.{suffix} must be a whole number, got {value!r}")
+    return value
+
+
 def _per_layer(meta: GgufMetadata, suffix: str, n_layers: int, default) -> list:
     value = meta.key(suffix)
     if isinstance(value, tuple):
@@ -244,10 +253,16 @@ def llama_cpp_layers(meta: GgufMetadata, *, n_ctx: int | None = None) -> LlamaCp
             f"width, got {n_embd!r} and {meta.key('attention.head_count')!r}"
         )
     head0 = next(h for h in heads if isinstance(h, int) and h > 0)
-    head_dim = int(_number(meta, "attention.key_length", n_embd // head0))
-    n_rot_full = int(_number(meta, "rope.dimension_count", head_dim))
-    head_dim_swa = int(_number(meta, "attention.key_length_swa", head_dim))
-    n_rot_swa = int(_number(meta, "rope.dimension_count_swa", n_rot_full))
+    head_dim = _whole(meta, "attention.key_length", n_embd // head0)
+    n_rot_full = _whole(meta, "rope.dimension_count", head_dim)
+    head_dim_swa = _whole(meta, "attention.key_length_swa", head_dim)
+    n_rot_swa = _whole(meta, "rope.dimension_count_swa", n_rot_full)
+    for label, width in (("", head_dim), ("_swa", head_dim_swa)):
+        if not 0 < width <= _MAX_HEAD_DIM:
+            raise InputError(
+                f"{name}'s head width{label} (attention.key_length{label}, or embedding_length "
+                f"/ head_count) must be 1 to {_MAX_HEAD_DIM:,}, got {width:,}"
+            )
     for label, n_rot, width in (("", n_rot_full, head_dim), ("_swa", n_rot_swa, head_dim_swa)):
         if n_rot <= 0 or n_rot % 2 or n_rot > width:
             raise InputError(
@@ -266,12 +281,18 @@ def llama_cpp_layers(meta: GgufMetadata, *, n_ctx: int | None = None) -> LlamaCp
     factor = _number(meta, "rope.scaling.factor", None)
     if factor is None:
         factor = _number(meta, "rope.scale_linear", 0.0)
+    if not math.isfinite(factor) or factor < 0:
+        raise InputError(
+            f"{name}.rope.scaling.factor must be a finite number >= 0 (0: none), got {factor!r}"
+        )
+    if not (math.isfinite(freq_base) and freq_base > 0):
+        raise InputError(
+            f"{name}.rope.freq_base must be a finite positive number, got {freq_base!r}"
+        )
     freq_scale = 1.0 if factor == 0 else float(F32(1.0) / F32(factor))
     if scaling == "none":
         freq_scale = 1.0
-    n_ctx_orig = int(
-        _number(meta, "rope.scaling.original_context_length", n_ctx_train) or n_ctx_train
-    )
+    n_ctx_orig = _whole(meta, "rope.scaling.original_context_length", n_ctx_train) or n_ctx_train
     rope_attn_factor = float(F32(_number(meta, "rope.scaling.attn_factor", 1.0)))
     reads = arch.reads
     ext_default = -1.0

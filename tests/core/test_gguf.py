@@ -314,3 +314,33 @@ class TestBadInput:
     def test_empty_text(self):
         with pytest.raises(pe_core.InputError, match="no metadata line"):
             parse_gguf_dump("hello")
+
+
+class TestDamagedFiles:
+    """Every prefix of a file, and the file with a byte changed, is read or refused with an
+    InputError: never another exception."""
+
+    def test_every_cut(self):
+        data = (CORPUS / "gemma3-4b.gguf").read_bytes()
+        outcomes = {"read": 0, "refused": 0}
+        for end in range(len(data) + 1):
+            try:
+                read_gguf_bytes(data[:end])
+                outcomes["read"] += 1
+            except pe_core.InputError:
+                outcomes["refused"] += 1
+        # readable from the end of the tensor list on (the RoPE tensors then go missing)
+        assert outcomes["read"] > 0 and outcomes["refused"] > 0
+
+    def test_changed_bytes(self):
+        data = bytearray((CORPUS / "phi3.5-longrope.gguf").read_bytes())
+        rng = np.random.default_rng(50)
+        for _ in range(3000):
+            damaged = bytearray(data)
+            for at in rng.integers(0, len(data), size=rng.integers(1, 4)):
+                damaged[at] = int(rng.integers(0, 256))
+            try:
+                meta = read_gguf_bytes(bytes(damaged))
+                check_gguf(meta, with_transformers_error=False)
+            except pe_core.InputError:
+                pass
