@@ -67,6 +67,20 @@ MODELS = {
         },
         "YaRN with truncate false (as gpt-oss's config), which llama.cpp cannot express",
     ),
+    "qwen2.5-7b-yarn-attention-factor": (
+        "qwen2.5-Qwen2.5-7B-Instruct.json",
+        2,
+        {
+            "rope_scaling": {
+                "rope_type": "yarn",
+                "factor": 4.0,
+                "original_max_position_embeddings": 32768,
+                "attention_factor": 1.0,
+            },
+            "max_position_embeddings": 131072,
+        },
+        "YaRN with an explicit attention_factor (a key transformers reads), a variant",
+    ),
     "qwen3-8b": ("qwen3-Qwen3-8B.json", 2, {}, "theta 1e6, head 128"),
     "phi3.5-longrope": (
         "phi3.5-Phi-3.5-vision-instruct-text.json",

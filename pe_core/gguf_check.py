@@ -68,11 +68,15 @@ class GgufFinding:
 
     def sentence(self) -> str:
         layers = _layer_words(self.layers)
-        where = (
-            f"angle off by more than {ANGLE_TOLERANCE:g} rad from position {self.first_position:,}"
-            if self.first_position is not None
-            else f"angle within {ANGLE_TOLERANCE:g} rad over {self.searched:,} positions"
-        )
+        if self.first_position is not None:
+            where = (
+                f"angle off by more than {ANGLE_TOLERANCE:g} rad from position "
+                f"{self.first_position:,}"
+            )
+        elif self.error_at_context is None and self.read_here:
+            where = "the angles are the config's (the difference is their magnitude)"
+        else:
+            where = f"angle within {ANGLE_TOLERANCE:g} rad over {self.searched:,} positions"
         error = (
             f", {self.error_at_context:.3g} rad at position {self.searched - 1:,} (the last "
             "searched)"
@@ -665,14 +669,16 @@ def _yarn_findings(meta, rope, layer, config):
         if abs(layer.cos_sin_factor - config.attention_factor) > 1e-6:
             out.append(
                 (
-                    Origin.LLAMA_CPP,
-                    f"{arch}.rope.scaling.yarn_attn_factor",
-                    "the converter writes the config's attention_factor here, which "
-                    "llama.cpp does not read for this architecture",
-                    f"{_fmt(af)} (used: cos and sin x {layer.cos_sin_factor:.6g})",
+                    Origin.FILE,
+                    f"{arch}.rope.scaling.attn_factor",
+                    "cos and sin scaled by YaRN's default factor: the converter wrote the "
+                    "config's attention_factor to rope.scaling.yarn_attn_factor, which "
+                    f"llama.cpp does not read for {arch}",
+                    f"{_fmt(meta.key('rope.scaling.attn_factor'))}, yarn_attn_factor "
+                    f"{_fmt(af)} (cos and sin x {layer.cos_sin_factor:.6g})",
                     f"x {config.attention_factor:.6g}",
                     _override(rope.architecture, "rope.scaling.attn_factor", "float", ratio),
-                    False,
+                    True,
                 )
             )
     return out
@@ -783,6 +789,7 @@ def check_gguf(
         first, worst, last, (hf, hf_first) = scanned[key]
         raw = _layer_findings(meta, rope, layer, config_rope, config)
         same = _same_parameters(layer, config_rope)
+        same_angles = _same_parameters(layer, config_rope, angles_only=True)
         unknown = any(item[0] is Origin.INPUT for item in raw)
         if unknown:
             raw = [
@@ -834,7 +841,7 @@ def check_gguf(
                 {"layers": [], "first": None, "error": None},
             )
             entry["layers"].append(layer.index)
-            if not read or same or unknown:
+            if not read or same_angles or unknown:
                 continue
             if first is not None and (entry["first"] is None or first < entry["first"]):
                 entry["first"] = first
@@ -969,9 +976,12 @@ def describe(meta: GgufMetadata, rope: LlamaCppRope) -> list[str]:
     return lines
 
 
-def _same_parameters(layer: LlamaCppLayer, config: RotaryEncoding | None) -> bool:
+def _same_parameters(
+    layer: LlamaCppLayer, config: RotaryEncoding | None, *, angles_only: bool = False
+) -> bool:
     """Whether llama.cpp's rotation is the config's in exact arithmetic (float32-stored values
-    aside): the same layers, columns, frequencies and factor on cos and sin."""
+    aside): the same layers, columns, frequencies and (unless ``angles_only``) factor on cos
+    and sin."""
     if (config is None) != (not layer.rotates):
         return False
     if config is None:
@@ -981,6 +991,8 @@ def _same_parameters(layer: LlamaCppLayer, config: RotaryEncoding | None) -> boo
     ours = layer.inv_freq()
     if np.any(np.abs(ours - config.inv_freq) > 4e-6 * np.abs(config.inv_freq)):
         return False
+    if angles_only:
+        return True
     return abs(layer.cos_sin_factor - config.attention_factor) <= 4e-6 * config.attention_factor
 
 

@@ -154,11 +154,12 @@ def _layer_words(layers) -> str:
 
 def _finding(finding) -> None:
     layers = _layer_words(finding.layers)
-    where = (
-        f"off by more than 1e-3 rad from position **{finding.first_position:,}**"
-        if finding.first_position is not None
-        else "within 1e-3 rad over the searched positions"
-    )
+    if finding.first_position is not None:
+        where = f"off by more than 1e-3 rad from position **{finding.first_position:,}**"
+    elif finding.error_at_context is None and finding.read_here:
+        where = "the angles are the config's (the difference is their magnitude)"
+    else:
+        where = f"within 1e-3 rad over {finding.searched:,} positions"
     error = (
         f", {finding.error_at_context:.3g} rad at position {finding.searched - 1:,}"
         if finding.error_at_context is not None

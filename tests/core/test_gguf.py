@@ -23,7 +23,12 @@ from pe_core.testing import assert_gguf_matches
 ROOT = Path(__file__).parents[2]
 CORPUS = ROOT / "tests" / "data" / "gguf"
 MANIFEST = json.loads((CORPUS / "manifest.json").read_text())
-FAITHFUL = sorted(n for n, e in MANIFEST["files"].items() if e["mistake"] is None)
+#: Faithful conversions that llama.cpp does not run as the config says, by what the converter
+#: writes: the key it should have written.
+CONVERTER_GAPS = {"qwen2.5-7b-yarn-attention-factor.gguf": "qwen2.rope.scaling.attn_factor"}
+FAITHFUL = sorted(
+    n for n, e in MANIFEST["files"].items() if e["mistake"] is None and n not in CONVERTER_GAPS
+)
 MISTAKES = sorted(n for n, e in MANIFEST["files"].items() if e["mistake"] is not None)
 
 #: The key or tensor each injected mistake must be named by.
@@ -186,6 +191,41 @@ def test_llama_cpp_own_differences_are_said_apart():
         with_transformers_error=False,
     )
     assert [f.key for f in found.llama_cpp_findings] == ["rope_factors_long.weight"]
+
+
+def overridden(meta, fix: str):
+    """The metadata after llama.cpp's ``--override-kv KEY=TYPE:VALUE`` (as the fix says)."""
+    import dataclasses
+    import re
+
+    match = re.search(r"--override-kv (\S+)=(int|float|str|bool):(\S+)", fix)
+    key, kind, value = match.groups()
+    parsed = {"int": int, "float": float, "str": str, "bool": lambda v: v == "true"}[kind](value)
+    return dataclasses.replace(meta, metadata={**meta.metadata, key: parsed})
+
+
+@pytest.mark.parametrize("name", [*MISTAKES, *CONVERTER_GAPS])
+def test_the_fix_makes_it_rotate_as_the_config_says(name):
+    meta = read_gguf(CORPUS / name)
+    found = check_gguf(meta, config_of(name), with_transformers_error=False)
+    for finding in found.file_findings:
+        if "llama-cli ... --override-kv" not in finding.fix or not finding.read_here:
+            continue
+        meta = overridden(meta, finding.fix)
+    after = check_gguf(meta, config_of(name), with_transformers_error=False)
+    fixable = all(
+        "llama-cli ... --override-kv" in f.fix for f in found.file_findings if f.read_here
+    )
+    if fixable:
+        assert [f.key for f in after.file_findings if f.read_here] == [], after.summary()
+
+
+def test_the_converter_drops_yarn_attention_factor():
+    name = "qwen2.5-7b-yarn-attention-factor.gguf"
+    found = check_gguf(read_gguf(CORPUS / name), config_of(name), with_transformers_error=False)
+    (finding,) = found.file_findings
+    assert finding.key == CONVERTER_GAPS[name] and finding.first_position is None
+    assert "yarn_attn_factor" in finding.title
 
 
 @pytest.mark.parametrize("name", MISTAKES)
