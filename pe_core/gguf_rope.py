@@ -16,8 +16,12 @@ for position ``p`` (an int32 converted to float) and pair ``i``, all in float32:
 transformers instead rounds each frequency once (``inv_freq``, from a float32 power of a float32
 exponent) and multiplies it by the position once: its angle has one rounding of the product,
 llama.cpp's ``i`` roundings of the running product plus the error of ``theta_scale`` raised to
-the ``i``-th power (``i`` times its relative error, a few float32 units: up to about 1e-5
-relative at the last pair of a 128-wide head).
+the ``i``-th power (``i`` times its relative error). Measured for a 128-wide head at base 1e6
+(Qwen2.5): 8.5e-8 relative at pair 1, 1.3e-6 at pair 32, 2.5e-6 (21 float32 units) at pair 63;
+the angle passes 1e-3 rad off the exact one from position 8,588, transformers' from 15,660
+(``check_gguf``'s arithmetic note gives these for each file). ggml's CPU kernel is matched bit
+for bit (tests/core/test_gguf_ggml.py: cos and sin of ``ggml_rope_ext`` on this machine, NORMAL
+and NEOX pairs, linear, YaRN, LongRoPE and Llama 3 factors, partial rotation).
 """
 
 from __future__ import annotations
