@@ -16,6 +16,13 @@ vectors before and after rotation, and the bugs of :data:`ROPE_BUGS` it shows;
 raises AssertionError, kept out of the top level as ``numpy.testing`` is), and
 ``python -m pe_core check-rope FILE`` does it from the command line.
 
+:func:`check_gguf` says whether a GGUF file (llama.cpp's format) rotates as the config.json it
+was converted from says, as llama.cpp runs it (:data:`LLAMA_CPP_ARCHS`: llama.cpp's
+per-architecture RoPE, :func:`llama_cpp_angles`: its CPU kernel's float32 angles), reading only
+the file's metadata and RoPE tensors (:func:`read_gguf`, or gguf-dump's text with
+:func:`parse_gguf_dump`); ``python -m pe_core check-gguf MODEL.gguf --config config.json`` does
+it from the command line.
+
 The package is in wings: :mod:`pe_core.sinusoidal` (the sinusoid, its analyses and its
 identification), :mod:`pe_core.rotary` (RoPE, its variants, model configs and identification)
 and :mod:`pe_core.families` (one module a positional family, ALiBi, T5 and learned tables
@@ -48,6 +55,8 @@ from pe_core.families import (
 from pe_core.formats import PRECISIONS, FloatFormat, quantize
 from pe_core.rotary import (
     LAYOUTS,
+    LLAMA_CPP_ARCHS,
+    LLAMA_CPP_VERSION,
     MODEL_DTYPES,
     MODEL_ROPES,
     ROPE_BUGS,
@@ -56,6 +65,11 @@ from pe_core.rotary import (
     ConfigSource,
     Departure,
     Finding,
+    GgufCheck,
+    GgufFinding,
+    GgufMetadata,
+    LlamaCppArch,
+    LlamaCppLayer,
     ModelRope,
     QueryTemperature,
     RopeArithmetic,
@@ -66,12 +80,19 @@ from pe_core.rotary import (
     RotaryEncoding,
     apply_rope,
     axial_rope_frequencies,
+    check_gguf,
     identify_rope,
     inv_freq_float32_ulps,
+    llama_cpp_angles,
+    llama_cpp_cos_sin,
+    llama_cpp_layers,
     merged_position_ids,
     mrope_axes,
     mrope_position_ids,
     multi_axis_angles,
+    parse_gguf_dump,
+    read_gguf,
+    read_gguf_bytes,
     rope_angle_errors,
     rope_config_essentials,
     rope_config_sources,
@@ -143,6 +164,8 @@ __all__ = [
     "GRID3D_LAYOUTS",
     "GRID_LAYOUTS",
     "LAYOUTS",
+    "LLAMA_CPP_ARCHS",
+    "LLAMA_CPP_VERSION",
     "MAX_ELEMENTS",
     "MAX_JSON_DEPTH",
     "MAX_LEARNED_ELEMENTS",
@@ -167,6 +190,9 @@ __all__ = [
     "Finding",
     "FloatFormat",
     "FrequencyBank",
+    "GgufCheck",
+    "GgufFinding",
+    "GgufMetadata",
     "Grid3DIdentification",
     "Grid3DLayout",
     "GridIdentification",
@@ -174,6 +200,8 @@ __all__ = [
     "Identification",
     "InputError",
     "InputTypeError",
+    "LlamaCppArch",
+    "LlamaCppLayer",
     "ModelRope",
     "Precision",
     "PrecisionKind",
@@ -192,6 +220,7 @@ __all__ = [
     "apply_rope",
     "axial_rope_frequencies",
     "block_mean_encoding",
+    "check_gguf",
     "column_roles",
     "cosine_similarity",
     "diagnose_encoding",
@@ -206,6 +235,9 @@ __all__ = [
     "identify_rope",
     "inv_freq_float32_ulps",
     "learned_position_table",
+    "llama_cpp_angles",
+    "llama_cpp_cos_sin",
+    "llama_cpp_layers",
     "load_json",
     "merged_position_ids",
     "mrope_axes",
@@ -214,7 +246,10 @@ __all__ = [
     "nearest_neighbor_distances",
     "offset_similarity",
     "pairwise_limit",
+    "parse_gguf_dump",
     "quantize",
+    "read_gguf",
+    "read_gguf_bytes",
     "reference_encoding",
     "relative_rotation",
     "rope_angle_errors",

@@ -2,10 +2,13 @@
 before and after rotation) against its config, or identify a sinusoidal table.
 
     python -m pe_core check-rope FILE [--config config.json] [--json]
+    python -m pe_core check-gguf MODEL.gguf [--config config.json] [--ctx N] [--json]
     python -m pe_core identify FILE [--json]
 
 Exit status: 0 when the data matches (the config within its precision; without a config, a known
-encoding with no bug found), 1 when it does not, 2 for input that cannot be read.
+encoding with no bug found; for a GGUF file, no RoPE mistake in the file, llama.cpp's own
+departures from transformers being reported, not counted), 1 when it does not, 2 for input that
+cannot be read.
 """
 
 from __future__ import annotations
@@ -55,6 +58,16 @@ def _parser() -> argparse.ArgumentParser:
     rope.add_argument("--after", help="name of the array of the same vectors after rotation")
     rope.add_argument("--positions", help="name of the positions array")
     rope.add_argument("--json", action="store_true", help="print the result as JSON")
+    gguf = commands.add_parser(
+        "check-gguf",
+        help="does a GGUF file rotate as its config.json says, as llama.cpp runs it (reads the "
+        "metadata and RoPE tensors only; a file cut after its metadata, or gguf-dump's text, "
+        "is enough)",
+    )
+    gguf.add_argument("file", type=Path, metavar="MODEL.gguf")
+    gguf.add_argument("--config", type=Path, help="the config.json the file was converted from")
+    gguf.add_argument("--ctx", type=int, help="llama.cpp's context size -c (default: the file's)")
+    gguf.add_argument("--json", action="store_true", help="print the result as JSON")
     table = commands.add_parser(
         "identify",
         help="name the convention, base and mistake behind a sinusoidal encoding table",
@@ -134,11 +147,72 @@ def _identify(args) -> int:
     return MATCHES if diagnosis.correct else DIFFERS
 
 
+#: Most bytes of a config.json or a pasted GGUF dump read by check-gguf.
+_MAX_TEXT_BYTES = 2_000_000
+
+
+def _bounded_text(path: Path, what: str) -> bytes:
+    try:
+        if not path.is_file():
+            raise InputError(f"{what} {str(path)!r} is not a regular file")
+        if path.stat().st_size > _MAX_TEXT_BYTES:
+            raise InputError(
+                f"{what} {str(path)!r} has {path.stat().st_size:,} bytes; at most "
+                f"{_MAX_TEXT_BYTES:,} are read"
+            )
+        return path.read_bytes()
+    except OSError as error:
+        raise InputError(f"{what} {str(path)!r} cannot be read: {error}") from None
+
+
+def _check_gguf(args) -> int:
+    from pe_core.rotary import check_gguf, parse_gguf_dump, read_gguf
+
+    path = args.file
+    try:
+        is_file = path.is_file()
+        head = path.open("rb").read(4) if is_file else b""
+    except OSError as error:
+        raise InputError(f"FILE {str(path)!r} cannot be read: {error}") from None
+    if not is_file:
+        raise InputError(f"FILE {str(path)!r} is not a regular file")
+    if head == b"GGUF":
+        meta = read_gguf(path)
+    else:
+        text = _bounded_text(path, "FILE").decode("utf-8", errors="replace")
+        if "\x00" in text or not text.strip():
+            raise InputError(
+                f"FILE {str(path)!r} is not a GGUF file (it does not start with b'GGUF') nor "
+                "the text of gguf-dump"
+            )
+        try:
+            meta = parse_gguf_dump(text)
+        except InputError:
+            raise InputError(
+                f"FILE {str(path)!r} is not a GGUF file (it starts with {head!r}, a GGUF file "
+                "with b'GGUF') nor the text of gguf-dump (no metadata line)"
+            ) from None
+    config = None
+    if args.config is not None:
+        config = load_json(_bounded_text(args.config, "--config"), name="config")
+    if args.ctx is not None and args.ctx <= 0:
+        raise InputError(f"--ctx must be a positive context size, got {args.ctx}")
+    found = check_gguf(meta, config, n_ctx=args.ctx)
+    if args.json:
+        print(json.dumps(found.to_dict(), indent=1))
+    else:
+        print(found.summary())
+    if config is None:
+        return MATCHES
+    return MATCHES if found.matches else DIFFERS
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     args = _parser().parse_args(argv)
+    commands = {"check-rope": _check_rope, "check-gguf": _check_gguf, "identify": _identify}
     try:
-        return _check_rope(args) if args.command == "check-rope" else _identify(args)
+        return commands[args.command](args)
     except InputError as error:
         print(f"error: {error}", file=sys.stderr)
         return UNREADABLE

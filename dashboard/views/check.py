@@ -11,7 +11,7 @@ import pe_core
 from dashboard import formatting, params, ui, uploads
 from dashboard.caching import cached
 from dashboard.config import Config
-from dashboard.view_parts import check_rope, check_verdict
+from dashboard.view_parts import check_gguf, check_rope, check_verdict
 from dashboard.view_parts.check_table import Checked
 from dashboard.view_parts.check_table import check_table as _check
 
@@ -41,10 +41,10 @@ KIND = params.Choice(
     "check",
     "What to check",
     "sinusoidal",
-    options=("sinusoidal", "RoPE"),
+    options=("sinusoidal", "RoPE", "GGUF"),
     kind="segmented",
-    help="A sinusoidal encoding table, or a rotary encoding's cos/sin cache or frequencies "
-    "(inv_freq).",
+    help="A sinusoidal encoding table, a rotary encoding's cos/sin cache or frequencies "
+    "(inv_freq), or a GGUF file's RoPE (llama.cpp) against its config.json.",
 )
 PARAMS = (KIND, EXAMPLE)
 
@@ -57,6 +57,11 @@ def SHARED(value) -> tuple[str, ...]:
 
 def subtitle(config: Config) -> str:
     """The page's one-line subtitle."""
+    if KIND.value(config) == "GGUF":
+        return (
+            "Does a GGUF file rotate as the config.json it came from says, as llama.cpp runs "
+            "it: layer by layer, the key that differs and the command that fixes it."
+        )
     if KIND.value(config) == "RoPE":
         return (
             "Name the rotary encoding behind a model's cos/sin cache, its inv_freq, or a query "
@@ -71,6 +76,9 @@ def subtitle(config: Config) -> str:
 
 def render(config: Config) -> None:
     KIND.widget(config)
+    if KIND.value(config) == "GGUF":
+        check_gguf.render()
+        return
     if KIND.value(config) == "RoPE":
         check_rope.render()
         return

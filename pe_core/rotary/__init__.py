@@ -3,7 +3,8 @@
 config.json read layer by layer, scores against the offset, angle errors in float32 and a
 model's dtype (with torch's own float32 arithmetic), the attention temperature beside RoPE,
 multimodal M-RoPE axes, and the identification of a cache, ``inv_freq`` or rotated vectors
-with its bug catalogue.
+with its bug catalogue; and GGUF, llama.cpp's format: what llama.cpp does with a file's RoPE
+and whether that is what its config.json says (:mod:`pe_core.rotary.gguf`).
 
 One module a topic; this front lists the wing's public names (all of them are also in
 :mod:`pe_core`). Other wings import this front, never the modules behind it.
@@ -28,6 +29,22 @@ from pe_core.rotary.encoding import (
     rope_permutation,
     yarn_correction_range,
 )
+from pe_core.rotary.gguf import (
+    LLAMA_CPP_ARCHS,
+    LLAMA_CPP_VERSION,
+    GgufCheck,
+    GgufFinding,
+    GgufMetadata,
+    LlamaCppArch,
+    LlamaCppLayer,
+    check_gguf,
+    llama_cpp_angles,
+    llama_cpp_cos_sin,
+    llama_cpp_layers,
+    parse_gguf_dump,
+    read_gguf,
+    read_gguf_bytes,
+)
 from pe_core.rotary.identify import Departure, RopeArithmetic, RopeIdentification, identify_rope
 from pe_core.rotary.models import MODEL_ROPES, ModelRope
 from pe_core.rotary.mrope import (
@@ -49,6 +66,8 @@ from pe_core.rotary.variants import ROPE_VARIANTS, RopeVariant
 
 __all__ = [
     "LAYOUTS",
+    "LLAMA_CPP_ARCHS",
+    "LLAMA_CPP_VERSION",
     "MODEL_DTYPES",
     "MODEL_ROPES",
     "ROPE_BUGS",
@@ -57,6 +76,11 @@ __all__ = [
     "ConfigSource",
     "Departure",
     "Finding",
+    "GgufCheck",
+    "GgufFinding",
+    "GgufMetadata",
+    "LlamaCppArch",
+    "LlamaCppLayer",
     "ModelRope",
     "QueryTemperature",
     "RopeArithmetic",
@@ -67,12 +91,19 @@ __all__ = [
     "RotaryEncoding",
     "apply_rope",
     "axial_rope_frequencies",
+    "check_gguf",
     "identify_rope",
     "inv_freq_float32_ulps",
+    "llama_cpp_angles",
+    "llama_cpp_cos_sin",
+    "llama_cpp_layers",
     "merged_position_ids",
     "mrope_axes",
     "mrope_position_ids",
     "multi_axis_angles",
+    "parse_gguf_dump",
+    "read_gguf",
+    "read_gguf_bytes",
     "rope_angle_errors",
     "rope_config_essentials",
     "rope_config_sources",

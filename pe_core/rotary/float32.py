@@ -102,7 +102,7 @@ def power_of(values: NDArray[np.float32], exponent: float) -> NDArray[np.float32
 
 
 @functools.cache
-def _c_library() -> ctypes.CDLL | None:
+def c_library() -> ctypes.CDLL | None:
     """The C math library torch's scalar ``std::pow`` calls (None where it cannot be found)."""
     names = {"linux": ["libm.so.6"], "darwin": ["libSystem.dylib"]}.get(sys.platform, [])
     names += [n for n in (ctypes.util.find_library("m"), ctypes.util.find_library("c")) if n]
@@ -121,7 +121,7 @@ def c_powf(base: np.float32, exponent: NDArray[np.float32]) -> NDArray[np.float3
     """The C library's ``powf(base, e)`` for each ``e`` (one call each: for the few elements of
     a vectorized loop's tail). Without a C library to call, NumPy's float32 power, which is
     usually the same ``powf`` (on an AVX2 Linux machine; not where NumPy has its own)."""
-    library = _c_library()
+    library = c_library()
     exponent = np.asarray(exponent, dtype=F32)
     if library is None:  # pragma: no cover - every supported platform has one
         with np.errstate(all="ignore"):
@@ -131,7 +131,7 @@ def c_powf(base: np.float32, exponent: NDArray[np.float32]) -> NDArray[np.float3
 
 def c_pow(values: NDArray[np.float32], exponent: float) -> NDArray[np.float64]:
     """The C library's double ``pow(v, exponent)`` for each float32 ``v`` (see :func:`c_powf`)."""
-    library = _c_library()
+    library = c_library()
     values = np.asarray(values, dtype=F32)
     if library is None:  # pragma: no cover - every supported platform has one
         with np.errstate(all="ignore"):
@@ -162,13 +162,13 @@ def tensor(values: ArrayLike) -> NDArray[np.float32]:
 # src/libm/sleefsimdsp.c (the non-AVX-512 branch of logkf: the AVX-512 build takes the exponent
 # and mantissa from vgetexp / vgetmant instead, the same values for normal inputs as far as the
 # arithmetic shows, but not run here). Each float32 +, -, *, / rounds once, as NumPy's float32
-# does; an FMA rounds a*b + c once, which _fma reproduces exactly.
+# does; an FMA rounds a*b + c once, which fma reproduces exactly.
 
 _F64 = np.float64
 _I32 = np.int32
 
 
-def _fma(a: NDArray[np.float32], b: NDArray[np.float32], c: NDArray[np.float32]) -> NDArray:
+def fma(a: NDArray[np.float32], b: NDArray[np.float32], c: NDArray[np.float32]) -> NDArray:
     """``fmaf(a, b, c)``: ``a*b + c`` rounded once to float32.
 
     ``a*b`` is exact in float64 (two 24-bit significands); ``s = fl64(a*b + c)`` and its error
@@ -233,25 +233,25 @@ def _normalize(t):  # dfnormalize_vf2_vf2
 
 def _mul_pair(x, y):  # dfmul_vf2_vf2_vf2
     s = x[0] * y[0]
-    return s, _fma(x[0], y[1], _fma(x[1], y[0], _fma(x[0], y[0], -s)))
+    return s, fma(x[0], y[1], fma(x[1], y[0], fma(x[0], y[0], -s)))
 
 
 def _mul_pair_float(x, y):  # dfmul_vf2_vf2_vf
     s = x[0] * y
-    return s, _fma(x[1], y, _fma(x[0], y, -s))
+    return s, fma(x[1], y, fma(x[0], y, -s))
 
 
 def _square(x):  # dfsqu_vf2_vf2
     s = x[0] * x[0]
-    return s, _fma(x[0] + x[0], x[1], _fma(x[0], x[0], -s))
+    return s, fma(x[0] + x[0], x[1], fma(x[0], x[0], -s))
 
 
 def _divide(n, d):  # dfdiv_vf2_vf2_vf2
     t = F32(1) / d[0]
     s = n[0] * t
-    u = _fma(t, n[0], -s)
-    v = _fma(-d[1], t, _fma(-d[0], t, F32(1)))
-    return s, _fma(s, v, _fma(n[1], t, u))
+    u = fma(t, n[0], -s)
+    v = fma(-d[1], t, fma(-d[0], t, F32(1)))
+    return s, fma(s, v, fma(n[1], t, u))
 
 
 def _log_kernel(d):
@@ -264,8 +264,8 @@ def _log_kernel(d):
     e = np.where(tiny, e - 64, e)
     x = _divide(_split_sum(F32(-1), m), _split_sum(F32(1), m))
     x2 = _square(x)
-    t = _fma(F32(0.240320354700088500976562), x2[0], F32(0.285112679004669189453125))
-    t = _fma(t, x2[0], F32(0.400007992982864379882812))
+    t = fma(F32(0.240320354700088500976562), x2[0], F32(0.285112679004669189453125))
+    t = fma(t, x2[0], F32(0.400007992982864379882812))
     c = (F32(0.66666662693023681640625), F32(3.69183861259614332084311e-09))
     s = _mul_pair_float(
         (F32(0.69314718246459960938), F32(-1.904654323148236017e-09)), e.astype(F32)
@@ -298,10 +298,10 @@ def _exp_kernel(d):
     s = _add2_pair_float(s, qf * F32(-1.428606765330187045e-06))
     s = _normalize(s)
     u = F32(0.00136324646882712841033936)
-    u = _fma(u, s[0], F32(0.00836596917361021041870117))
-    u = _fma(u, s[0], F32(0.0416710823774337768554688))
-    u = _fma(u, s[0], F32(0.166665524244308471679688))
-    u = _fma(u, s[0], F32(0.499999850988388061523438))
+    u = fma(u, s[0], F32(0.00836596917361021041870117))
+    u = fma(u, s[0], F32(0.0416710823774337768554688))
+    u = fma(u, s[0], F32(0.166665524244308471679688))
+    u = fma(u, s[0], F32(0.499999850988388061523438))
     t = _add_pair(s, _mul_pair_float(_square(s), u))
     t = _add_float_pair(F32(1), t)
     u = _ldexp(t[0] + t[1], q)

@@ -46,6 +46,10 @@ PUBLIC = [
     "rope_scores", "similarity_matrix", "sinusoidal_bank", "sinusoidal_encoding",
     "t5_relative_buckets", "textbook_encoding", "transformers_angle_errors", "uniqueness_report",
     "wavelengths", "yarn_correction_range",
+    # GGUF (issue 50)
+    "GgufCheck", "GgufFinding", "GgufMetadata", "LLAMA_CPP_ARCHS", "LLAMA_CPP_VERSION",
+    "LlamaCppArch", "LlamaCppLayer", "check_gguf", "llama_cpp_angles", "llama_cpp_cos_sin",
+    "llama_cpp_layers", "parse_gguf_dump", "read_gguf", "read_gguf_bytes",
 ]  # fmt: skip
 
 
