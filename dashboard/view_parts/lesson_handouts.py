@@ -36,13 +36,13 @@ h1 { font-size: 1.7rem; margin-bottom: 0.2rem; }
 h2 { font-size: 1.25rem; margin: 1.6rem 0 0.4rem; break-after: avoid; }
 h3 { font-size: 1.05rem; margin: 1rem 0 0.3rem; break-after: avoid; }
 .lead { color: #4b5563; }
-.step { break-inside: avoid-page; border-top: 1px solid #d1d5db; padding-top: 0.4rem; }
+.step { break-inside: avoid; border-top: 1px solid #d1d5db; padding-top: 0.4rem; }
 .formula { margin: 0.5rem 0; overflow-x: auto; font-size: 1.05rem; }
 math { font-size: 1.05em; }
 ol.options { list-style: upper-alpha; padding-left: 1.6rem; }
 ol.options li { margin: 0.2rem 0; }
 .write { border-bottom: 1px solid #9ca3af; height: 1.9rem; }
-.sketch { border: 1px solid #9ca3af; border-radius: 4px; height: 9rem; position: relative;
+.sketch { border: 1px solid #9ca3af; border-radius: 4px; height: 7rem; position: relative;
   margin: 0.4rem 0 0.2rem; }
 .sketch .x { position: absolute; bottom: 0.2rem; left: 0; right: 0; text-align: center;
   font-size: 0.8rem; color: #6b7280; }
@@ -57,7 +57,8 @@ table.notation td { padding: 0.15rem 0.6rem; border-bottom: 1px solid #e5e7eb;
 table.notation td:first-child { font-style: italic; white-space: nowrap; }
 @page { margin: 16mm 14mm; }
 @media print {
-  body { margin: 0; max-width: none; font-size: 11pt; }
+  body { margin: 0; max-width: none; font-size: 10.5pt; line-height: 1.35; }
+  h2 { margin-top: 0.8rem; }
   .page { break-before: page; }
   a { color: inherit; text-decoration: none; }
 }
@@ -137,8 +138,7 @@ def worksheet() -> str:
             _formula(step),
             f"<p><b>Predict:</b> {html.escape(step.question)}</p>",
             f"<ol class='options'>{options}</ol>",
-            "<p>My prediction (letter) and why:</p><div class='write'></div>"
-            "<div class='write'></div>",
+            "<p>My prediction (letter) and why:</p><div class='write'></div>",
             "<p>Sketch what you expect the chart to show:</p>"
             f"<div class='sketch'><span class='y'>↑ {html.escape(y_title)}</span>"
             f"<span class='x'>{html.escape(x_title)} →</span></div>",

@@ -256,12 +256,12 @@ def test_an_out_of_range_value_typed_shows_the_value_in_force(app: AppPage):
 
 
 def test_heatmap_image_hover_reads_the_cell(app: AppPage):
-    # Issue 9 / 14: the default 2,048 x 512 encoding drawn as an image at full resolution; the
+    # Issue 9 / 14: the paper's 2,048 x 512 encoding drawn as an image at full resolution; the
     # hover names the position, the column's pair, role, frequency and wavelength, and a value
     # within the stated bound of the exact one.
     import pe_core
 
-    app.open()
+    app.open("?L=2048&d=512")
     canvas = app.page.locator(".pe-canvas")
     box = canvas.bounding_box()
     row, column = 1000, 3
@@ -292,7 +292,7 @@ def test_similarity_image_hover_reads_the_pair(app: AppPage):
 
     import pe_core
 
-    app.open("similarity")
+    app.open("similarity?L=2048&d=512")
     canvas = app.page.locator(".pe-canvas")
     canvas.scroll_into_view_if_needed()
     box = canvas.bounding_box()

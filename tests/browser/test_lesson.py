@@ -210,3 +210,46 @@ def test_presentation_mode_has_no_text_under_18_px(app: AppPage):
     found += [("recap", *small) for small in app.page.evaluate(SMALL_TEXT_JS)]
     assert found == []
     app.assert_clean()
+
+
+#: Font sizes of the text inside the image charts' shadow roots (heatmaps): [size, text].
+IMAGE_TEXT_JS = """() => {
+  const found = [];
+  for (const host of document.querySelectorAll('[data-pe-image]')) {
+    const root = host.shadowRoot || host;
+    for (const el of root.querySelectorAll('.pe-axis, .pe-xname, .pe-yname, .pe-title,'
+                                           + ' .pe-subtitle')) {
+      if (!el.textContent.trim()) continue;
+      found.push([parseFloat(getComputedStyle(el).fontSize), el.textContent.slice(0, 30)]);
+    }
+  }
+  return found;
+}"""
+#: Font sizes of the colour bars' text of the Plotly charts on the page.
+COLOUR_BAR_TEXT_JS = """() =>
+  Array.from(document.querySelectorAll('.js-plotly-plot .colorbar text'))
+    .map(t => [parseFloat(getComputedStyle(t).fontSize), t.textContent])"""
+#: The tick labels of every log axis of the Plotly charts on the page.
+LOG_TICKS_JS = """() => Array.from(document.querySelectorAll('.js-plotly-plot')).flatMap(plot =>
+  Object.entries(plot._fullLayout).filter(([k, a]) => /^[xy]axis/.test(k) && a.type === 'log')
+    .flatMap(([k]) => Array.from(plot.querySelectorAll(`.${k.replace('axis', '')}tick text`))
+      .map(t => t.textContent)))"""
+
+
+def test_presentation_mode_scales_every_chart_s_text_and_writes_log_ticks_one_way(app: AppPage):
+    """Issue 52: the heatmaps' axes and colour bars stayed at about 10 px in presentation mode
+    (they are drawn by the page, not by Plotly); log axes wrote "1e+4" beside "100"."""
+    app.page.set_viewport_size({"width": 1920, "height": 1080})
+    for view in ("heatmap", "similarity?L=2048&d=512"):  # the similarity image: from 1,024
+        app.open(f"{view}{'&' if '?' in view else '?'}present=true")
+        found = app.page.evaluate(IMAGE_TEXT_JS)
+        assert found, view
+        assert [f for f in found if f[0] < 18] == [], view
+    # A Plotly heatmap's colour bar (the embeddings and their sum with the encoding).
+    app.open("embeddings?present=true")
+    bars = app.page.evaluate(COLOUR_BAR_TEXT_JS)
+    assert bars and [b for b in bars if b[0] < 18] == [], bars
+    app.open("wavelengths?present=true")
+    ticks = app.page.evaluate(LOG_TICKS_JS)
+    assert ticks and not [t for t in ticks if "e" in t.lower()], ticks
+    app.assert_clean()

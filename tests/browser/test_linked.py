@@ -75,7 +75,7 @@ def _wait_for_caption(app: AppPage, text: str, *, shown: bool = True) -> None:
 
 
 def test_an_offset_clicked_on_the_profile_is_marked_in_the_matrix(app: AppPage):
-    app.open("similarity")
+    app.open("similarity?L=2048&d=512")  # the image of a sampled matrix
     _click(app, 0, 300, 0)  # the closed form's line, near offset 300 (the matrix is an image)
     _wait_for_caption(app, "(clicked): cosine")
     offset = int(_captions(app).split("Offset δ = ")[1].split(" ")[0].replace(",", ""))
