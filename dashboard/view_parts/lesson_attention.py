@@ -52,7 +52,8 @@ def _order_explanation(config: Config) -> str:
         "of words.\n\n"
         "A decoder (GPT and most language models) masks attention so that each word sees only "
         f"itself and the words before it: reversing then changes the outputs "
-        f"({_share(found[causal])}), because each word sees other words. Models with no "
+        f"({_share(found[causal])}), because each word now sees another set of words (the "
+        "first one, itself alone; reversed, the whole sentence). Models with no "
         "position code at all learn some order from that mask (Haviv et al. 2022), yet "
         "nearly every model gives positions explicitly: a transformer gives each position k "
         "a vector PE(k), of the same width as the word vectors, and adds it to the word at "
@@ -97,8 +98,10 @@ ORDER = Step(
     answer=_order_answer,
     explanation=_order_explanation,
     chart=_order_figure,
-    formula=r"\begin{gathered}\mathrm{Attn}(X) = \mathrm{softmax}\!\left(\frac{(XW_Q)(XW_K)^\top}"
-    r"{\sqrt{d_{\mathrm{head}}}}\right) XW_V \\ \mathrm{Attn}(PX) = P\,\mathrm{Attn}(X)"
+    # No fraction: in one, the subscripts would be drawn at half size (under 18 px when
+    # projected).
+    formula=r"\begin{gathered}\mathrm{Attn}(X) = \mathrm{softmax}\big(XW_Q\,(XW_K)^\top"
+    r" / \sqrt{d_{\mathrm{head}}}\,\big)\, XW_V \\ \mathrm{Attn}(PX) = P\,\mathrm{Attn}(X)"
     r"\end{gathered}",
     takeaway=_order_takeaway,
     notes="Ask for a show of hands before revealing: many expect no layer to keep its outputs. "
@@ -224,9 +227,9 @@ SENTENCE_STEP = Step(
     slug="inside-attention",
     title="Where an added encoding enters attention",
     text="Attention scores each pair of words: the query q = x W_Q of one word against the key "
-    "κ = x W_K of another, q·κ/√d_head. With an added encoding, x is the word's vector plus "
-    f"PE(k). This step: one head, d_head {HEAD.d_model}, random word vectors and projections "
-    "(seed 0), on your sentence.",
+    "κ = y W_K of another, q·κ/√d_head. With an added encoding, the words' vectors x and y "
+    "are their embeddings plus PE at their positions. This step: one head, d_head "
+    f"{HEAD.d_model}, random word vectors and projections (seed 0), on your sentence.",
     question="Without position codes, do two copies of the same word get the same scores?",
     options=(
         "Yes: the same row and column of scores, wherever each copy stands",
@@ -236,8 +239,8 @@ SENTENCE_STEP = Step(
     explanation=_sentence_explanation,
     chart=_sentence_figures,
     formula=r"\begin{aligned}q\cdot\kappa &= \big(x + \mathit{PE}(k{+}\delta)\big)\,W\,"
-    r"\big(x' + \mathit{PE}(k)\big)^\top, \quad W = W_Q W_K^\top \\ &= x W x'^\top + "
-    r"x W \mathit{PE}(k)^\top + \mathit{PE}(k{+}\delta) W x'^\top + "
+    r"\big(y + \mathit{PE}(k)\big)^\top, \quad W = W_Q W_K^\top \\ &= x W y^\top + "
+    r"x W \mathit{PE}(k)^\top + \mathit{PE}(k{+}\delta) W y^\top + "
     r"\mathit{PE}(k{+}\delta) W \mathit{PE}(k)^\top\end{aligned}",
     takeaway=_sentence_takeaway,
     notes="Let a student type a sentence with a repeated word. The formula (W = W_Q W_Kᵀ) is the "

@@ -90,17 +90,18 @@ def asked_position(config: Config) -> int:
 #: The answers, and how the explanation names each.
 ANSWERS = (
     (
-        "Only the learned table: it has no row there; the others are computed at every position",
-        "Only the learned table",
+        "Only the learned table fails, with no row there; the others are computed, so nothing "
+        "is new",
+        "Only the learned table fails",
     ),
     (
-        "The learned table has no row, and the sinusoid and RoPE reach angles never seen in "
-        "training; ALiBi only extends its line",
-        "The learned table, the sinusoid and RoPE",
+        "The learned table has no row; the sinusoid and RoPE put slow pairs at angles never "
+        "seen in training; ALiBi's bias just continues its line",
+        "The learned table has no row, the sinusoid and RoPE reach new angles, ALiBi goes on",
     ),
     (
-        "All four break down the same way: none has a value past the training length",
-        "All four",
+        "All four fail alike: none has a value past the training length",
+        "All four fail alike",
     ),
 )
 
@@ -140,12 +141,14 @@ def _explanation(config: Config) -> str:
         f"{step_number('wavelengths')}). A model never learned what to make of those. Press, "
         "Smith and Lewis (2022) trained the same language model with each and measured it "
         "on longer texts: with the sinusoid it got worse right past the training length, "
-        "with RoPE soon after; context-extension methods (the RoPE lab's scaling variants) "
+        "with RoPE somewhat later; context-extension methods (the RoPE lab's scaling variants) "
         "stretch the slow pairs back into the range seen. ALiBi adds no vector: it subtracts "
         f"m·δ from the score of a key δ positions back (m = {slope:.3g} here), the same line "
-        "at every length: a key twice as far is penalised twice as much, and nothing of a new "
-        "kind appears, which is why it was designed to train short and test long. Each panel "
-        "has its own axis: the quantities differ."
+        f"at every length. Its bias at δ = {asked_position(config):,} "
+        f"(−{slope * asked_position(config):.2f}) is lower than any in training "
+        f"(−{slope * (length - 1):.2f}), but of the same kind: a key twice as far is penalised "
+        "twice as much, far keys weigh less as they did, which is why it was designed to "
+        "train short and test long. Each panel has its own axis: the quantities differ."
     )
 
 
@@ -198,8 +201,8 @@ EXTRAPOLATION = Step(
     "vector: it subtracts m·δ from the score of a key δ positions back (Press et al. 2022). "
     f"This step: a model trained on sequences of T = {training_length(BEYOND):,} positions, "
     f"d_model {BEYOND.d_model}, base {BEYOND.base_text}, meets longer ones.",
-    question=f"At position {asked_position(BEYOND):,}, past the training length, which "
-    "encodings hand attention something it never saw in training?",
+    question=f"At position {asked_position(BEYOND):,}, past the training length, what does "
+    "each encoding hand attention?",
     options=_options,
     answer=_answer,
     explanation=_explanation,

@@ -86,7 +86,9 @@ SINUSOIDS = Step(
     chart=lambda config: sinusoids.position_figure(config, first_and_last_pair(config), 0, 100),
     formula=r"\begin{gathered}\mathit{PE}(k, 2i) = \sin(k\,\omega_i), \quad "
     r"\mathit{PE}(k, 2i+1) = \cos(k\,\omega_i) \\ "
-    r"\omega_i = \mathrm{base}^{-2i/d_{\mathrm{model}}}\end{gathered}",
+    # d for d_model in the exponent: a subscript there is drawn at half size, too small to read
+    # when projected.
+    r"\omega_i = \mathrm{base}^{-2i/d}, \quad d = d_{\mathrm{model}}\end{gathered}",
     takeaway=_sinusoids_takeaway,
     notes="Before revealing, ask what ω_0 is (base⁰ = 1: one radian per position). The "
     "binary-counter picture is the one to leave them with: fast bits for fine position, slow "
@@ -260,8 +262,8 @@ def _wavelength_text(config: Config) -> str:
     return (
         "Pair i repeats every λ_i = 2π/ω_i positions, its wavelength. At the paper's d_model "
         f"{config.d_model} and base {config.base_text} the fastest pair repeats every "
-        f"{lengths[0]:.3g} positions and the slowest every {lengths[-1]:,.0f}. The paper "
-        f"trained on sequences of about {config.n_positions:,} positions."
+        f"{lengths[0]:.3g} positions and the slowest every {lengths[-1]:,.0f}. Take a "
+        f"sequence of {config.n_positions:,} positions."
     )
 
 
@@ -312,8 +314,8 @@ WAVELENGTHS = Step(
     answer=_wavelength_answer,
     explanation=_wavelength_explanation,
     chart=_wavelength_figure,
-    formula=r"\lambda_i = \frac{2\pi}{\omega_i} = 2\pi\cdot\mathrm{base}^{2i/d_{\mathrm{model}}}, "
-    r"\qquad \frac{\lambda_{i+1}}{\lambda_i} = \mathrm{base}^{2/d_{\mathrm{model}}}",
+    formula=r"\lambda_i = \frac{2\pi}{\omega_i} = 2\pi\cdot\mathrm{base}^{2i/d}, \qquad "
+    r"\frac{\lambda_{i+1}}{\lambda_i} = \mathrm{base}^{2/d}, \qquad d = d_{\mathrm{model}}",
     takeaway=_wavelength_takeaway,
     notes="The wrong answer most students give is the one with equal steps: they picture the "
     "wavelengths spread evenly up to the slowest. Ask them to take logarithms: log λ_i is "

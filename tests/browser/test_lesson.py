@@ -242,6 +242,9 @@ def test_presentation_mode_scales_every_chart_s_text_and_writes_log_ticks_one_wa
     app.page.set_viewport_size({"width": 1920, "height": 1080})
     for view in ("heatmap", "similarity?L=2048&d=512"):  # the similarity image: from 1,024
         app.open(f"{view}{'&' if '?' in view else '?'}present=true")
+        app.page.wait_for_function(
+            "() => document.querySelector('[data-pe-image][data-pe-drawn]') !== null"
+        )
         found = app.page.evaluate(IMAGE_TEXT_JS)
         assert found, view
         assert [f for f in found if f[0] < 18] == [], view

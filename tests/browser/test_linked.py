@@ -142,7 +142,7 @@ def test_a_pair_clicked_on_the_circles_is_outlined_in_the_rotation_matrix(app: A
 
 
 def test_a_rope_pair_clicked_is_shaded_in_the_layouts_chart(app: AppPage):
-    app.open("rope")
+    app.open("rope?d=512")
     _click(app, 0, 3, 1)  # pair 3's marker on the wavelength chart (head of 512 columns)
     _wait_for_caption(app, "Pair 3 (unchanged), clicked")
     assert "6.9993" in _captions(app)  # λ_3 = 2π / 10000^(-6/512)

@@ -243,7 +243,7 @@ class TestTheAnswersAreTrue:
         found = lesson_families.beyond_training(config)
         assert found.unseen[at] == unseen
         assert found.missing() == ("learned",)
-        assert right_answer(step).startswith("The learned table has no row, and the sinusoid")
+        assert right_answer(step).startswith("The learned table has no row; the sinusoid")
 
     def test_tensor2tensor_reaches_two_pi_base(self):
         longest = pe_core.wavelengths(512, base=10_000.0, convention="tensor2tensor")[-1]
