@@ -12,6 +12,7 @@ import plotly.graph_objects as go
 from dashboard.figures.base import (
     BLUE,
     CONVENTION_DASHES,
+    DARK_GRAY,
     GRAY,
     GREEN,
     LINE_COLOURS,
@@ -265,12 +266,14 @@ def panels_past_a_boundary(
     subtitle: str = "",
     height: int = 620,
     presence: Collection[str] = (),
+    mark: tuple[float, str] | None = None,
 ) -> go.Figure:
     """Panels one above the other on a shared x, each with its own y axis (one quantity per
     axis, titled by its key in ``panels``): each line solid before ``boundary`` and dashed grey
     from it on, the region past it shaded, and each panel's ``notes`` entry written above it,
     from the boundary on. A panel named in ``presence`` shows where its values exist (1) and
-    where they do not (NaN), with no scale."""
+    where they do not (NaN), with no scale. ``mark`` (x, name): a dotted line through every
+    panel at x, named under the last."""
     names = list(panels)
     n = len(names)
     gap = 0.09  # room above each panel for its note
@@ -328,6 +331,19 @@ def panels_past_a_boundary(
                 "layer": "below",
             }
         )
+        if mark is not None:
+            shapes.append(
+                {
+                    "type": "line",
+                    "xref": f"x{suffix}",
+                    "yref": f"y{suffix} domain",
+                    "x0": mark[0],
+                    "x1": mark[0],
+                    "y0": 0,
+                    "y1": 1,
+                    "line": {"color": DARK_GRAY, "width": 1.5, "dash": "dot"},
+                }
+            )
         if notes.get(name):
             annotations.append(
                 {
@@ -343,6 +359,20 @@ def panels_past_a_boundary(
                     "showarrow": False,
                 }
             )
+    if mark is not None:  # its name inside the last panel, at the bottom
+        annotations.append(
+            {
+                "text": mark[1],
+                "xref": f"x{'' if n == 1 else n}",
+                "yref": f"y{'' if n == 1 else n} domain",
+                "x": mark[0],
+                "y": 0.02,
+                "xanchor": "left",
+                "yanchor": "bottom",
+                "xshift": 4,
+                "showarrow": False,
+            }
+        )
     # Above the first panel, left of the line: its name.
     annotations.append(
         {

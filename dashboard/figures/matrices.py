@@ -133,7 +133,7 @@ def matrix_panels(
         title=title,
         height=height,
         annotations=annotations,
-        margin={"t": 95 if n > 1 else 70},
+        margin={"t": 95 if n > 1 else 85},
         yaxis=index_axis(
             row_title, n_rows, autorange="reversed", showgrid=False, **_labelled(row_labels)
         ),

@@ -194,7 +194,7 @@ def _sentence_figures(config: Config, text: str):
     return tuple(
         matrices.matrix_panels(
             {name: scores},
-            title=f"One head's scores q·κ/√d_head, {name}",
+            title=f"{name[0].upper()}{name[1:]}<br><sup>one head's scores q·κ/√d_head</sup>",
             symmetric_range=limit,
             row_title="query word",
             # A long sentence's words would overlap under a narrow panel: positions there, the
@@ -240,7 +240,7 @@ SENTENCE_STEP = Step(
     chart=_sentence_figures,
     formula=r"\begin{aligned}q\cdot\kappa &= \big(x + \mathit{PE}(k{+}\delta)\big)\,W\,"
     r"\big(y + \mathit{PE}(k)\big)^\top, \quad W = W_Q W_K^\top \\ &= x W y^\top + "
-    r"x W \mathit{PE}(k)^\top + \mathit{PE}(k{+}\delta) W y^\top + "
+    r"x W \mathit{PE}(k)^\top \\ &\quad + \mathit{PE}(k{+}\delta) W y^\top + "
     r"\mathit{PE}(k{+}\delta) W \mathit{PE}(k)^\top\end{aligned}",
     takeaway=_sentence_takeaway,
     notes="Let a student type a sentence with a repeated word. The formula (W = W_Q W_Kᵀ) is the "

@@ -134,8 +134,8 @@ def _explanation(config: Config) -> str:
         "learned table "
         f"holds one trained vector per position, {length:,} rows here (GPT-2 has 1,024): from "
         f"position {length:,} on there is no row, and a longer text does not fit. The sinusoid "
-        "and RoPE are computed at every position, and their curves run on smoothly, but past "
-        f"the dashed line up to {unseen} of their {pairs} pairs (d_model {config.d_model}, "
+        "and RoPE are computed at every position, and their curves run on smoothly, but in the "
+        f"shaded region up to {unseen} of their {pairs} pairs (d_model {config.d_model}, "
         f"base {config.base_text}) stand at angles no training position showed: the pairs "
         f"that turned less than once within {length:,} positions (step "
         f"{step_number('wavelengths')}). A model never learned what to make of those. Press, "
@@ -180,6 +180,7 @@ def _figure(config: Config):
         subtitle=f"query at position δ, key at 0; trained on positions 0 to {length - 1:,}",
         x_title="offset δ between query and key (positions)",
         presence=("learned table<br>its rows",),
+        mark=(asked_position(config), f"position {asked_position(config):,}"),
     )
 
 

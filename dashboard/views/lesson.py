@@ -127,7 +127,9 @@ def subtitle(config: Config) -> str:
 
 #: The keyboard, and the link between the projected window and the lecturer's.
 _KEYS = st.components.v2.component("pe_lesson_keys", js=static.text("lesson_keys.js"))
-#: The Lesson's page style: compact in presentation mode, so that a step is one screen.
+#: The Lesson's page style (lesson.css), and in presentation mode a compact one, so that a step
+#: is one screen (lesson_present.css).
+STYLE = f"<style>\n{static.text('lesson.css')}</style>"
 PRESENT_STYLE = f"<style>\n{static.text('lesson_present.css')}</style>"
 
 
@@ -135,8 +137,7 @@ def render(config: Config) -> None:
     presenting = sidebar.presenting()
     notes = bool(NOTES.value(config))
     _keep_answers()
-    if presenting:
-        st.html(PRESENT_STYLE)
+    st.html(STYLE + (PRESENT_STYLE if presenting else ""))
     left, right = st.columns(2)
     with left:
         ui.explain(
@@ -165,7 +166,9 @@ def render(config: Config) -> None:
     _keys(number, presenting, notes)
     if not presenting:
         label = "Recap" if number == RECAP else f"Step {number} of {len(STEPS)}"
-        st.progress(min(number, len(STEPS)) / len(STEPS), text=label)
+        st.container(key="lesson_progress").progress(
+            min(number, len(STEPS)) / len(STEPS), text=label
+        )
     if notes:
         _notes(number)
     if number == RECAP:
@@ -320,10 +323,11 @@ def _step(number: int, step: Step, presenting: bool) -> None:
     ask, show = st.columns([5, 7], gap="large") if presenting else (st.container(),) * 2
     with ask:
         st.subheader(f"{number}. {step.title}")
+        text = st.empty()  # above the step's own inputs, written once they are read
         values = tuple(
             param.widget(config, on_change=_clear_answer, args=(step,)) for param in step.inputs
         )
-        st.markdown(text_of(step, values))
+        text.markdown(text_of(step, values))
         st.latex(formula_of(step, values))
         try:
             options = options_of(step, config, values)
