@@ -358,8 +358,9 @@ RELATIVE = Step(
     answer=1,
     explanation=_relative_explanation,
     chart=lambda config: similarity.profile_figure(config, "dot"),
-    formula=r"\mathit{PE}(k+\delta) = M(\delta)\,\mathit{PE}(k), \qquad "
-    r"\mathit{PE}(k)\cdot \mathit{PE}(k+\delta) = \sum_i \cos(\delta\,\omega_i)",
+    formula=r"\begin{gathered}\mathit{PE}(k+\delta) = M(\delta)\,\mathit{PE}(k) \\ "
+    r"\mathit{PE}(k)\cdot \mathit{PE}(k+\delta) = \sum_i \cos(\delta\,\omega_i)"
+    r"\end{gathered}",
     takeaway=_relative_takeaway,
     notes="The proof fits on the board: sin(a+b) and cos(a+b) expand into sin a, cos a times "
     "constants of b. M(δ) is block-diagonal, one 2×2 rotation per pair. Point out the sin "
