@@ -282,7 +282,7 @@ def _handouts() -> None:
         data=lesson_handouts.answer_key,
         file_name="positional-encodings-answer-key.html",
         mime="text/html",
-        key="lesson_answer_key",
+        key="lesson_handout_answers",
         on_click="ignore",
         type="tertiary",
         icon=":material/print:",
