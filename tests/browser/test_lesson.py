@@ -256,3 +256,31 @@ def test_presentation_mode_scales_every_chart_s_text_and_writes_log_ticks_one_wa
     ticks = app.page.evaluate(LOG_TICKS_JS)
     assert ticks and not [t for t in ticks if "e" in t.lower()], ticks
     app.assert_clean()
+
+
+def test_the_two_handouts_download_and_print(app: AppPage, tmp_path):
+    """Issue 52: the worksheet and the answer key download from the page and print (Chromium's
+    own print to PDF, A4), each well under 2 MB; the worksheet holds no answer."""
+    app.open("lesson")
+    main = app.page.locator('[data-testid="stMain"]')
+    printed = {}
+    for label in ("Worksheet for the class", "Answer key with notes"):
+        with app.page.expect_download() as download:
+            main.get_by_role("button", name=re.compile(re.escape(label))).click()
+        path = tmp_path / download.value.suggested_filename
+        download.value.save_as(path)
+        text = path.read_text(encoding="utf-8")
+        assert text.startswith("<!DOCTYPE html>") and path.stat().st_size < 2_000_000
+        page = app.page.context.new_page()
+        page.goto(path.as_uri())
+        pdf = page.pdf(format="A4", print_background=True)
+        page.close()
+        printed[label] = text
+        assert pdf.startswith(b"%PDF") and len(pdf) > 10_000
+    worksheet = printed["Worksheet for the class"]
+    for step in lesson.STEPS:
+        assert step.question.split(",")[0] in worksheet
+    assert "✓" not in worksheet and "<svg" not in worksheet
+    answers = printed["Answer key with notes"]
+    assert answers.count("<li class=right>") == len(lesson.STEPS)
+    app.assert_clean()
