@@ -415,6 +415,18 @@ class Multi(Param):
         )
 
 
+@dataclass(frozen=True)
+class Renamed:
+    """A URL key that links had before its parameter took another: a link with ``old`` opens
+    as if it named ``param`` with ``translate(raw)`` (the raw text in the new key's terms, such
+    as a step's new number; text it does not know it returns as it is, for the check to judge).
+    A view lists its renamed keys in ``RENAMED``."""
+
+    old: str
+    param: Param
+    translate: Callable[[str], str]
+
+
 # --- A link's values, checked once per session -------------------------------------------------
 
 

@@ -60,6 +60,11 @@ class View:
     def params(self) -> tuple:
         return tuple(self.module.PARAMS)
 
+    @property
+    def renamed(self) -> tuple:
+        """The URL keys its parameters had in older links (``params.Renamed``)."""
+        return tuple(getattr(self.module, "RENAMED", ()))
+
     def shared(self, value: Callable[[Any], Any] | None = None) -> tuple[str, ...]:
         """The sidebar's parameters this view reads (a view may read them in one mode only:
         the RoPE lab, when its source is the sidebar). ``value`` gives a parameter's value

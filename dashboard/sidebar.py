@@ -33,11 +33,17 @@ def _base_choices(_config=None) -> list[float]:
     return base_options(current)
 
 
+#: What a page opens on when a link names no values: small enough that the heatmap shows every
+#: position and every column (300 x 64: one row a pixel, the slow columns visible), long enough
+#: that bfloat16 position ids collide (from 256 on, on the Uniqueness page). The paper's 2,048 x
+#: 512 is one click away (PAPER_BUTTON), and a link that names its values opens them.
+DEFAULT_POSITIONS, DEFAULT_D_MODEL = 300, 64
+
 POSITIONS = params.Number(
     "L",
     "Number of positions L",
-    2048,
-    help="Positions 0 to L−1 (1 to 1,000,000).",
+    DEFAULT_POSITIONS,
+    help="Positions 0 to L−1 (1 to 1,000,000). The paper's model: 2,048.",
     low=1,
     high=MAX_POSITIONS,
     bounded_widget=False,
@@ -45,9 +51,9 @@ POSITIONS = params.Number(
 D_MODEL = params.Number(
     "d",
     "d_model",
-    512,
+    DEFAULT_D_MODEL,
     help="Width of the encoding (1 to 8,192). The − and + buttons step by 2, so an even d_model "
-    "stays even; odd values follow the convention's rule.",
+    "stays even; odd values follow the convention's rule. The paper's model: 512.",
     low=1,
     high=MAX_D_MODEL,
     step=2,
@@ -123,6 +129,14 @@ PRESETS: dict[str, Preset] = {
     ]
 }
 CUSTOM = "Custom"
+#: The preset the sidebar's one button applies.
+PAPER = PRESETS["Attention Is All You Need"]
+
+
+def _apply_paper() -> None:
+    """Callback of the paper's button: its configuration, as the preset sets it."""
+    st.session_state["preset"] = PAPER.name
+    _apply_preset()
 
 
 def current() -> Config:
@@ -205,6 +219,15 @@ def render(view) -> None:
             preset = PRESETS.get(st.session_state["preset"])
             if preset is not None:
                 st.caption(preset.note)
+            if preset is not PAPER:
+                st.button(
+                    "The paper's configuration (2,048 × 512)",
+                    key="paper_configuration",
+                    on_click=_apply_paper,
+                    icon=":material/article:",
+                    help="2,048 positions, d_model 512, base 10,000, as in Attention Is All "
+                    "You Need: the preset of the same name.",
+                )
         for key in SHARED_WIDGETS:
             if key in shared:
                 SHARED_WIDGETS[key].widget()

@@ -102,11 +102,20 @@ def _presented(fig: go.Figure) -> dict:
         axis["tickfont"] = {**axis.get("tickfont", {}), **size}
         if axis.get("type") == "log":
             # A log axis draws its 2s and 5s and its powers' exponents smaller than the ticks
-            # (13.5 and 16 px at 18): in a room, only the decades, written 1e-4.
-            axis.update(minorloglabels="none", exponentformat="e")
+            # (13.5 and 16 px at 18): in a room, only the decades, each written out the same
+            # way (10,000 and 0.001; "e" wrote 1e+4 beside 100).
+            axis.update(minorloglabels="none", exponentformat="none", separatethousands=True)
         axis["title"] = {**axis.get("title", {}), "font": size}
         layout[name] = axis
     layout["legend"] = {**layout.get("legend", {}), "font": size}
+    # A heatmap's colour bar sets its own text size too (Streamlit's theme, about 12 px).
+    data = [
+        {**trace, "colorbar": _presented_colour_bar(trace.get("colorbar") or {})}
+        if trace.get("type") == "heatmap" or "colorbar" in trace
+        else trace
+        for trace in spec["data"]
+    ]
+    spec = {**spec, "data": data}
     # The legend below the plot grows with its text: room for a line per entry.
     entries = sum(1 for t in spec["data"] if t.get("name") and t.get("showlegend", True))
     if entries:
@@ -137,6 +146,18 @@ def _presented(fig: go.Figure) -> dict:
     # 26 px: the subtitle, drawn in <sup> at 70% of it, stays at 18 px.
     layout["title"] = {**title, "font": {**title.get("font", {}), "size": PRESENT_FONT + 8}}
     return {**spec, "layout": layout}
+
+
+def _presented_colour_bar(bar: dict) -> dict:
+    """A colour bar's ticks and title at presentation mode's size, the bar wider."""
+    size = {"size": PRESENT_FONT}
+    title = bar.get("title") or {}
+    return {
+        **bar,
+        "tickfont": {**(bar.get("tickfont") or {}), **size},
+        "title": {**title, "font": {**(title.get("font") or {}), **size}},
+        "thickness": max(bar.get("thickness", 12), 18),
+    }
 
 
 #: Light or dark, as the browser draws the page: read from the page's background colour (the

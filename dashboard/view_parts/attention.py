@@ -19,15 +19,20 @@ WIDTH = 16
 SEED = 0
 
 
-def _attention(x: np.ndarray, projections: tuple[np.ndarray, ...]) -> np.ndarray:
-    """softmax(Q Kᵀ / √d) V: one head, with the layer's query, key and value projections."""
+def _attention(
+    x: np.ndarray, projections: tuple[np.ndarray, ...], *, causal: bool = False
+) -> np.ndarray:
+    """softmax(Q Kᵀ / √d) V: one head, with the layer's query, key and value projections;
+    ``causal``: each word attends to itself and the words before it only (a decoder's mask)."""
     d = x.shape[1]
     wq, wk, wv = projections
-    q, k, v = x @ wq, x @ wk, x @ wv
-    scores = q @ k.T / np.sqrt(d)
+    queries, keys, values = x @ wq, x @ wk, x @ wv
+    scores = queries @ keys.T / np.sqrt(d)
+    if causal:
+        scores = np.where(np.tril(np.ones(scores.shape, dtype=bool)), scores, -np.inf)
     weights = np.exp(scores - scores.max(axis=1, keepdims=True))
     weights /= weights.sum(axis=1, keepdims=True)
-    return weights @ v
+    return weights @ values
 
 
 def _recurrent(x: np.ndarray, weights: tuple[np.ndarray, ...]) -> np.ndarray:
@@ -46,9 +51,19 @@ def _convolution(x: np.ndarray, kernels: tuple[np.ndarray, ...]) -> np.ndarray:
     return np.tanh(sum(padded[j : j + x.shape[0]] @ kernel for j, kernel in enumerate(kernels)))
 
 
+def _causal_attention(x: np.ndarray, projections: tuple[np.ndarray, ...]) -> np.ndarray:
+    """Self-attention with a decoder's causal mask."""
+    return _attention(x, projections, causal=True)
+
+
 #: The layers of the lesson's first step, by name: each maps the words' vectors (one row a
 #: word, in the sentence's order) to one output a word.
-LAYERS = ("recurrent network (RNN)", "convolution, window 3", "self-attention")
+LAYERS = (
+    "recurrent network (RNN)",
+    "convolution, window 3",
+    "self-attention",
+    "causal self-attention",
+)
 WITH_POSITIONS = "self-attention + PE(k)"
 
 
@@ -84,6 +99,8 @@ def reversal_changes(width: int = WIDTH, base: float = 10_000.0) -> Reversal:
         LAYERS[0]: (_recurrent, scaled(2), 0.0),
         LAYERS[1]: (_convolution, scaled(3), 0.0),
         LAYERS[2]: (_attention, attention, 0.0),
+        # The same layer with a decoder's mask: each word sees the words before it only.
+        LAYERS[3]: (_causal_attention, attention, 0.0),
         # The same attention layer, the encoding added to the words at positions 0, 1, 2...
         WITH_POSITIONS: (
             _attention,
@@ -241,11 +258,28 @@ def sentence_scores(words: tuple[str, ...], width: int = HEAD_WIDTH) -> Sentence
     scaling, no dropout) and one head with random query and key projections (seed 0)."""
     config = Config(len(words), width, 10_000.0, "vaswani")
     data = embedding_data(config, (words,), (0, 0), SEED, WORD_STD, False, 0.0, 0)
-    rng = np.random.default_rng(SEED)
-    wq, wk = rng.standard_normal((2, width, width)) / np.sqrt(width)
+    wq, wk = head_projections(width)
 
     def scores(x: np.ndarray) -> np.ndarray:
         x = x.astype(np.float64)
         return (x @ wq) @ (x @ wk).T / np.sqrt(width)
 
     return SentenceScores(words, scores(data.embeddings[0]), scores(data.total[0]))
+
+
+def head_projections(width: int = HEAD_WIDTH) -> tuple[np.ndarray, np.ndarray]:
+    """The query and key projections W_Q and W_K of the head of :func:`sentence_scores`."""
+    rng = np.random.default_rng(SEED)
+    wq, wk = rng.standard_normal((2, width, width)) / np.sqrt(width)
+    return wq, wk
+
+
+def position_term(n_positions: int, offset: int = 1, width: int = HEAD_WIDTH) -> np.ndarray:
+    """The term of the score that holds positions alone, PE(k + offset) W_Q W_Kᵀ PE(k)ᵀ / √width,
+    for k = 0 .. n_positions - 1 - offset, with the projections of :func:`sentence_scores`:
+    one value per k (a function of the offset alone would give one value)."""
+    wq, wk = head_projections(width)
+    table = pe_core.sinusoidal_encoding(n_positions, width)
+    queries = table[offset:] @ wq
+    keys = table[: n_positions - offset] @ wk
+    return np.sum(queries * keys, axis=1) / np.sqrt(width)

@@ -1,7 +1,7 @@
-"""The Lesson's steps inside attention: why attention needs positions (against an RNN and a
-convolution), RoPE's rotated query and key, positions in one head's scores on the student's
-own sentence, and whether the position survives to upper layers. The numbers come from the
-small random layers of :mod:`dashboard.view_parts.attention`."""
+"""The Lesson's steps inside attention: why attention needs positions (against an RNN, a
+convolution and a decoder's mask), where an added encoding enters one head's scores on the
+student's own sentence, whether it survives to upper layers, and RoPE's rotated query and key.
+The numbers come from the small random layers of :mod:`dashboard.view_parts.attention`."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from dashboard import params
 from dashboard.config import Config
 from dashboard.figures import charts, matrices
 from dashboard.view_parts import attention
+from dashboard.view_parts.lesson_sinusoids import step_number
 from dashboard.view_parts.lesson_step import SMALL, Step
 
 # --- Why attention needs positions -----------------------------------------------------------
@@ -27,24 +28,37 @@ def _order_answer(config: Config) -> int:
     return attention.LAYERS.index(unchanged[0])
 
 
+def _share(value: float) -> str:
+    """A change as a percentage; a change of rounding's size says so (it is not 0)."""
+    if value == 0 or value >= 0.005:
+        return f"{value:.0%}"
+    return f"{value:.0%} ({value:.0e}, rounding)" if value < 1e-9 else f"{value:.1%}"
+
+
 def _order_explanation(config: Config) -> str:
     found = attention.reversal_changes().changes
-    rnn, convolution, plain = attention.LAYERS
+    rnn, convolution, plain, causal = attention.LAYERS
     sentence = " ".join(attention.SENTENCE)
     reversed_ = " ".join(attention.SENTENCE[i] for i in attention.SHUFFLE)
     return (
         f"{_order_options(config)[_order_answer(config)]}. Each layer, with random weights "
-        f"(seed 0), ran on “{sentence}” and "
-        f"on “{reversed_}”; the chart shows how much a word's output changed (the largest "
-        "change over the words, as a share of the output's length). The RNN reads the words "
-        "one after another, so its state after a word holds what came before: "
-        f"{found[rnn]:.0%}. The convolution sees each word with its neighbours, left from "
-        f"right: {found[convolution]:.0%}. Self-attention compares every word with every other "
-        f"and sums the results, whatever their order: {found[plain]:.0%} (they differ by "
-        f"{found[plain]:.0e}, rounding). It sees a bag of words.\n\n"
-        "So a transformer gives each position k a vector PE(k), of the same width as the "
-        "word vectors, and adds it to the word at that position. The same attention layer "
-        f"with PE(k) added: {found[attention.WITH_POSITIONS]:.0%}. The order now reaches it."
+        f"(seed 0), ran on “{sentence}” and on “{reversed_}”; the chart shows how much a "
+        "word's output changed (the largest change over the words, as a share of the "
+        "output's length). The RNN reads the words one after another, so its state after a "
+        f"word holds what came before: {_share(found[rnn])}. The convolution sees each word "
+        f"with its neighbours, left from right: {_share(found[convolution])}. Self-attention "
+        "compares every word with every other and sums the results, whatever their order: "
+        f"{_share(found[plain])}. Without a mask (as in an encoder such as BERT) it sees a bag "
+        "of words.\n\n"
+        "A decoder (GPT and most language models) masks attention so that each word sees only "
+        f"itself and the words before it: reversing then changes the outputs "
+        f"({_share(found[causal])}), because each word now sees another set of words (the "
+        "first one, itself alone; reversed, the whole sentence). Models with no "
+        "position code at all learn some order from that mask (Haviv et al. 2022), yet "
+        "nearly every model gives positions explicitly: a transformer gives each position k "
+        "a vector PE(k), of the same width as the word vectors, and adds it to the word at "
+        f"that position. The same attention layer, unmasked, with PE(k) added: "
+        f"{_share(found[attention.WITH_POSITIONS])}. The order now reaches it."
     )
 
 
@@ -59,69 +73,47 @@ def _order_figure(config: Config):
     )
 
 
-ORDER = Step(
-    "Why does attention need positions at all?",
-    "A recurrent network (RNN) reads a sentence one word after another; a convolution looks "
-    "at each word with a window of its neighbours; self-attention, the transformer's layer, "
-    "compares all the words at once.",
-    "Reverse the words of a sentence. Which layer gives each word exactly the same output as "
-    "before?",
-    _order_options,
-    _order_answer,
-    _order_explanation,
-    _order_figure,
-    "sinusoids",
-    SMALL,
-    {"at": "0, 1, 10, 50"},
-)
-
-# --- RoPE ------------------------------------------------------------------------------------
-
-
-def _rope_explanation(config: Config) -> str:
-    found = attention.rotated_scores(config.d_model, config.base)
-    starts = ", ".join(f"{n:,}" for n in attention.ROPE_STARTS)
+def _order_takeaway(config: Config) -> str:
+    found = attention.reversal_changes().changes
+    rnn, _, plain, _ = attention.LAYERS
     return (
-        "Rotary encodings (RoPE) add nothing to the word vector: each attention head rotates "
-        "each pair of its query and of its key by k·ω_i at position k, the sinusoid's angles. "
-        f"The chart rotates one query and one key (head_dim {config.d_model}, base "
-        f"{config.base_text}) with the key at positions {starts} and the query δ after it: the "
-        f"three curves of q·k are one (they differ by {found.spread:.1e}, rounding), because a "
-        "rotation by the query's angle and one by the key's leave only their difference. The "
-        "score depends on the offset δ alone."
+        "Unmasked self-attention treats the words as a set: reversing them changed its outputs "
+        f"by {_share(found[plain])}, an RNN's by {_share(found[rnn])}. Adding PE(k) to each "
+        f"word brings the order in ({_share(found[attention.WITH_POSITIONS])})."
     )
 
 
-def _rope_figure(config: Config):
-    found = attention.rotated_scores(config.d_model, config.base)
-    return charts.curves(
-        found.offsets,
-        found.scores,
-        title="q·k after RoPE, the key at three positions",
-        subtitle="one random query and key; the query δ positions after the key",
-        x_title="offset δ (positions)",
-        y_title="score q·k",
-    )
-
-
-ROPE = Step(
-    "Then RoPE",
-    "Most language models today do not add a position vector at all.",
-    "In a rotary encoding (RoPE), what happens to the word vector?",
-    (
-        "A position vector is added to it",
-        "Its queries and keys are rotated by angles k·ω_i",
-        "The position is concatenated to it",
-    ),
-    1,
-    _rope_explanation,
-    _rope_figure,
-    "rope",
-    Config(2048, 128, 10_000.0, "vaswani"),
-    {},
+ORDER = Step(
+    slug="why-positions",
+    title="Why does attention need positions at all?",
+    text="A recurrent network (RNN) reads a sentence one word after another; a convolution "
+    "looks at each word with a window of its neighbours; self-attention, the transformer's "
+    "layer, compares every word with every other at once, and a decoder's causal mask lets "
+    f"each word see only the words before it. This step: the {len(attention.SENTENCE)} words "
+    f"of “{' '.join(attention.SENTENCE)}”, each a random vector of {attention.WIDTH} numbers, "
+    "each layer with random weights (seed 0).",
+    question="Reverse the words of a sentence. Which layer gives each word exactly the same "
+    "output as before?",
+    options=_order_options,
+    answer=_order_answer,
+    explanation=_order_explanation,
+    chart=_order_figure,
+    # No fraction: in one, the subscripts would be drawn at half size (under 18 px when
+    # projected).
+    formula=r"\begin{gathered}\mathrm{Attn}(X) = \mathrm{softmax}\big(XW_Q\,(XW_K)^\top"
+    r" / \sqrt{d_{\mathrm{head}}}\,\big)\, XW_V \\ \mathrm{Attn}(PX) = P\,\mathrm{Attn}(X)"
+    r"\end{gathered}",
+    takeaway=_order_takeaway,
+    notes="Ask for a show of hands before revealing: many expect no layer to keep its outputs. "
+    "The formula is the whole argument: reorder the rows of X by a permutation P and the "
+    "unmasked layer's output rows are reordered the same way. The causal mask breaks that "
+    "symmetry, which is why NoPE decoders work at all; do not spend long on it. About 5 "
+    "minutes.",
+    view=None,  # no page repeats this experiment
+    config=SMALL,
 )
 
-# --- Your own sentence -----------------------------------------------------------------------
+# --- Positions inside attention, on the student's own sentence -------------------------------
 
 
 def _check_sentence(text: str, config=None) -> None:
@@ -134,7 +126,8 @@ SENTENCE = params.Text(
     "the cat sat on the mat",
     max_chars=120,
     rule=_check_sentence,
-    help="Type a word twice to see what the head makes of its two copies.",
+    help="Type a word twice to see what the head makes of its two copies. A new sentence asks "
+    "for a new prediction.",
 )
 #: The head's encoding: its width, at the paper's base.
 HEAD = Config(attention.MAX_WORDS, attention.HEAD_WIDTH, 10_000.0, "vaswani")
@@ -155,27 +148,36 @@ def _sentence_answer(config: Config, text: str) -> int:
 def _sentence_explanation(config: Config, text: str) -> str:
     words = attention.words_of(text)
     found = attention.sentence_scores(words)
+    term = attention.position_term(config.n_positions, 1, config.d_model)
     head = (
-        f"One attention head (width {config.d_model}, random query and key projections, "
+        f"One attention head (d_head {config.d_model}, random query and key projections, "
         "seed 0) scores each word, on a row as the query, against each word, on a column as "
         f"the key. The word vectors are random too (standard deviation {attention.WORD_STD:g}, "
         "seed 0, as on the Embeddings page): a trained head's scores mean something, these "
         "show only where the position enters. "
     )
+    mixed = (
+        "\n\nThe formula shows how: the added PE(k) enters the score in three of four terms, "
+        "two of them mixed with the words by W_Q and W_K. Even the term of positions alone, "
+        "PE(k + δ) W_Q W_Kᵀ PE(k)ᵀ, is not a function of the offset: with this head, for "
+        f"δ = 1 it ranges from {term.min():.2f} to {term.max():.2f} over k = 0 … "
+        f"{term.size - 1}. Step {step_number('rope')} puts the positions into the score "
+        "another way."
+    )
     if not found.repeated:
-        return head + (
-            "Your sentence repeats no word, so the chart cannot show two copies: type one "
-            "word twice (as in “the cat sat on the mat”)."
+        return (
+            head + "Your sentence repeats no word, so the chart cannot show two copies: type one "
+            "word twice (as in “the cat sat on the mat”)." + mixed
         )
     word, positions = next(iter(found.repeated.items()))
     at = ", ".join(str(k) for k in positions[:-1]) + f" and {positions[-1]}"
-    return head + (
-        f"Without position codes, “{word}” at positions {at} gets the same row and the same "
+    return (
+        head + f"Without position codes, “{word}” at positions {at} gets the same row and the same "
         f"column of scores (they differ by {found.gap(found.without, positions):.1g}): the head "
         "cannot tell the copies apart, nor say which word came first. With PE(k) added to the "
         f"word at position k, their scores differ by up to "
         f"{found.gap(found.with_positions, positions):.2f}: the same word at another place is "
-        "a different query and a different key."
+        "a different query and a different key." + mixed
     )
 
 
@@ -183,21 +185,29 @@ def _sentence_explanation(config: Config, text: str) -> str:
 WORDS_UNDER = 8
 
 
-def _sentence_figure(config: Config, text: str):
+def _sentence_figures(config: Config, text: str):
     found = attention.sentence_scores(attention.words_of(text))
     labels = [f"{k} {word}" for k, word in enumerate(found.words)]
     limit = float(max(np.abs(found.without).max(), np.abs(found.with_positions).max()))
-    return matrices.matrix_panels(
-        {"without position codes": found.without, "with PE(k) added": found.with_positions},
-        title="One head's scores q·k/√d on your sentence",
-        symmetric_range=limit,
-        row_title="query word",
-        # A long sentence's words would overlap under a narrow panel: positions there, the
-        # rows name their words.
-        column_title="key word" if len(labels) <= WORDS_UNDER else "key word (its position)",
-        row_labels=labels,
-        column_labels=labels if len(labels) <= WORDS_UNDER else None,
-        height=max(380, 200 + 28 * len(labels)),
+    # Two charts, not two panels of one: side by side on a wide screen, one under the other on
+    # a phone (two panels of one chart were 90 px wide there).
+    return tuple(
+        matrices.matrix_panels(
+            {name: scores},
+            title=f"{name[0].upper()}{name[1:]}<br><sup>one head's scores q·κ/√d_head</sup>",
+            symmetric_range=limit,
+            row_title="query word",
+            # A long sentence's words would overlap under a narrow panel: positions there, the
+            # rows name their words.
+            column_title="key word" if len(labels) <= WORDS_UNDER else "key word (its position)",
+            row_labels=labels,
+            column_labels=labels if len(labels) <= WORDS_UNDER else None,
+            height=max(380, 200 + 28 * len(labels)),
+        )
+        for name, scores in (
+            ("without position codes", found.without),
+            ("with PE(k) added", found.with_positions),
+        )
     )
 
 
@@ -205,22 +215,40 @@ def _sentence_link(text: str) -> dict[str, object]:
     return {"emb_text": text, "emb_std": attention.WORD_STD, "emb_scale": False}
 
 
+def _sentence_takeaway(config: Config, text: str) -> str:
+    return (
+        "Without positions, two copies of a word get the same scores; an added PE(k) enters "
+        "the score mixed with the words by W_Q and W_K, and not as a function of the offset "
+        "alone."
+    )
+
+
 SENTENCE_STEP = Step(
-    "Positions inside attention, on your own sentence",
-    "Attention scores each pair of words: the query q = x·W_Q of one word against the key "
-    "k = x·W_K of another, q·k/√d. The position enters through x, the word's vector plus "
-    "PE(k).",
-    "Without position codes, do two copies of the same word get the same scores?",
-    (
+    slug="inside-attention",
+    title="Where an added encoding enters attention",
+    text="Attention scores each pair of words: the query q = x W_Q of one word against the key "
+    "κ = y W_K of another, q·κ/√d_head. With an added encoding, the words' vectors x and y "
+    "are their embeddings plus PE at their positions. This step: one head, d_head "
+    f"{HEAD.d_model}, random word vectors and projections (seed 0), on your sentence.",
+    question="Without position codes, do two copies of the same word get the same scores?",
+    options=(
         "Yes: the same row and column of scores, wherever each copy stands",
         "No: each copy gets scores of its own",
     ),
-    _sentence_answer,
-    _sentence_explanation,
-    _sentence_figure,
-    "embeddings",
-    HEAD,
-    _sentence_link,
+    answer=_sentence_answer,
+    explanation=_sentence_explanation,
+    chart=_sentence_figures,
+    formula=r"\begin{aligned}q\cdot\kappa &= \big(x + \mathit{PE}(k{+}\delta)\big)\,W\,"
+    r"\big(y + \mathit{PE}(k)\big)^\top, \quad W = W_Q W_K^\top \\ &= x W y^\top + "
+    r"x W \mathit{PE}(k)^\top \\ &\quad + \mathit{PE}(k{+}\delta) W y^\top + "
+    r"\mathit{PE}(k{+}\delta) W \mathit{PE}(k)^\top\end{aligned}",
+    takeaway=_sentence_takeaway,
+    notes="Let a student type a sentence with a repeated word. The formula (W = W_Q W_Kᵀ) is the "
+    "motivation for RoPE: an added code reaches the score only mixed with the words, and even "
+    "its positions-only term depends on k, not on δ alone. About 7 minutes.",
+    view="embeddings",
+    config=HEAD,
+    link=_sentence_link,
     inputs=(SENTENCE,),
 )
 
@@ -252,7 +280,7 @@ def _layers_explanation(config: Config) -> str:
     return (
         f"One word vector at positions 0 to {found.copies - 1}, plus PE(k): the copies differ "
         f"by their positions alone, by {found.with_residual[0]:.0%} of their length at the "
-        f"input. Through {top} layers with random weights (seed 0; width {found.width}; "
+        f"input. Through {top} layers with random weights (seed 0; d_model {found.width}; "
         "attention then an MLP, each after a layer norm), each layer adding its output to its "
         f"input, x + f(x): after layer {top} they still differ by "
         f"{found.with_residual[-1]:.0%}. The residual connection carries x, and with it "
@@ -267,7 +295,8 @@ def _layers_explanation(config: Config) -> str:
         )
         + "This is an illustration with random weights: a trained model writes into the "
         "stream what it learned, but in every transformer the residual stream carries PE(k) "
-        "up. RoPE (step 6) needs no carrying: it rotates q and k inside every layer."
+        f"up. RoPE (step {step_number('rope')}) needs no carrying: it rotates q and κ inside "
+        "every layer."
     )
 
 
@@ -281,21 +310,129 @@ def _layers_figure(config: Config):
         },
         title="How far apart the copies of one word at different positions stay",
         subtitle=f"{found.copies} copies, {found.layers[-1]} random layers; 0: they are one vector",
-        x_title="layer (0: the input, word + PE(k))",
+        x_title="layer ℓ (0: the input, word + PE(k))",
         y_title="spread (% of length)",
     )
 
 
+def _layers_takeaway(config: Config) -> str:
+    found = _stack(config)
+    return (
+        f"The residual connection x + f(x) carries PE(k) up: after {found.layers[-1]} random "
+        f"layers the copies of a word still differed by {found.with_residual[-1]:.0%}, and "
+        + (
+            "without it they became one vector."
+            if found.without_residual[-1] < 1e-12
+            else f"without it by {found.without_residual[-1]:.1%}."
+        )
+    )
+
+
 LAYERS = Step(
-    "Does position information survive to upper layers?",
-    "The encoding is added once, below the first layer. Feed a stack of layers one word "
-    "repeated: the copies differ only by their PE(k).",
-    f"{attention.STACK_LAYERS} layers up, do the copies still differ: is the position still there?",
-    LAYERS_OPTIONS,
-    _layers_answer,
-    _layers_explanation,
-    _layers_figure,
-    "embeddings",
-    Config(attention.STACK_COPIES, attention.STACK_WIDTH, 10_000.0, "vaswani"),
-    {"emb_text": " ".join(["the"] * attention.STACK_COPIES), "emb_std": 1.0, "emb_scale": False},
+    slug="upper-layers",
+    title="Does position information survive to upper layers?",
+    text="The encoding is added once, below the first layer. Feed a stack of layers one word "
+    f"repeated {attention.STACK_COPIES} times: the copies differ only by their PE(k). This "
+    f"step: d_model {attention.STACK_WIDTH}, {attention.STACK_LAYERS} layers with random "
+    "weights (seed 0).",
+    question=f"{attention.STACK_LAYERS} layers up, do the copies still differ: is the position "
+    "still there?",
+    options=LAYERS_OPTIONS,
+    answer=_layers_answer,
+    explanation=_layers_explanation,
+    chart=_layers_figure,
+    formula=r"x^{(\ell+1)} = x^{(\ell)} + f_\ell\big(x^{(\ell)}\big), \qquad "
+    r"x^{(0)} = \mathrm{word} + \mathit{PE}(k)",
+    takeaway=_layers_takeaway,
+    notes="A question students ask after the first steps: the code is added once, so why is "
+    "it not washed out? The residual stream is the answer; the collapse without it is the "
+    "rank collapse of pure attention. Random weights: say so. About 4 minutes.",
+    view="embeddings",
+    config=Config(attention.STACK_COPIES, attention.STACK_WIDTH, 10_000.0, "vaswani"),
+    link={
+        "emb_text": " ".join(["the"] * attention.STACK_COPIES),
+        "emb_std": 1.0,
+        "emb_scale": False,
+    },
+)
+
+# --- RoPE ------------------------------------------------------------------------------------
+
+
+def _rope_answer(config: Config) -> int:
+    found = attention.rotated_scores(config.d_model, config.base)
+    size = max(float(np.abs(curve).max()) for curve in found.scores.values())
+    return 1 if found.spread <= 1e-9 * size else 2
+
+
+def _rope_explanation(config: Config) -> str:
+    found = attention.rotated_scores(config.d_model, config.base)
+    starts = ", ".join(f"{n:,}" for n in attention.ROPE_STARTS)
+    return (
+        f"No: the three curves of q·κ, for the key at positions {starts}, are one (they "
+        f"differ by {found.spread:.1e}, rounding), drawn on top of each other. A rotation by "
+        "the query's angle and one by the key's leave only their difference: "
+        "⟨R(k + δ) q, R(k) κ⟩ = ⟨q, R(−δ) κ⟩. The score depends on the offset δ alone, "
+        "in every layer, with nothing added to the word vector, and the words' own q and κ "
+        "still decide how large it is.\n\n"
+        "R(k) turns each pair (q_2i, q_2i+1) anticlockwise. The relative-position step's "
+        "M(δ) turned the (sin, cos) points clockwise only because the sinusoid writes sin "
+        "before cos: with the two coordinates swapped, M(δ) is R(δ), the same rotation."
+    )
+
+
+def _rope_figure(config: Config):
+    found = attention.rotated_scores(config.d_model, config.base)
+    return charts.curves(
+        found.offsets,
+        found.scores,
+        title="q·κ after RoPE, the key at three positions",
+        subtitle="one random query and key; the query δ positions after the key; the three "
+        "lines lie on top of one another",
+        x_title="offset δ (positions)",
+        y_title="score q·κ",
+        overlapping=True,
+    )
+
+
+def _rope_takeaway(config: Config) -> str:
+    return (
+        "RoPE rotates each pair of q and κ by k·ω_i at their position k: the score "
+        "⟨R(k + δ) q, R(k) κ⟩ = ⟨q, R(−δ) κ⟩ depends on the offset δ only, in every layer."
+    )
+
+
+ROPE = Step(
+    slug="rope",
+    title="Then RoPE: rotate the query and the key",
+    text=lambda config: (
+        "Most language models today add no vector to the word. Rotary "
+        "position embeddings (RoPE, Su et al. 2021) rotate each pair (2i, 2i+1) of the query q and "
+        "of the key κ, inside every attention head, by the angle k·ω_i of their own position k, "
+        f"with the sinusoid's frequencies. This step: one random query and key, d_head "
+        f"{config.d_model}, base {config.base_text}; the key at position "
+        + ", ".join(f"{n:,}" for n in attention.ROPE_STARTS[:-1])
+        + f" or {attention.ROPE_STARTS[-1]:,}, the query δ positions after it."
+    ),
+    question="Move the key (and with it the query) from position 0 to 1,000 or 10,000. Does "
+    "the score q·κ change?",
+    options=(
+        "Yes: far along the sequence the score is weaker",
+        "No: it depends on the offset δ only",
+        "Yes: it depends on both positions, not on δ alone",
+    ),
+    answer=_rope_answer,
+    explanation=_rope_explanation,
+    chart=_rope_figure,
+    formula=r"\begin{gathered}R(k) = \mathrm{diag}_i\begin{pmatrix}\cos k\omega_i & "
+    r"-\sin k\omega_i\\ \sin k\omega_i & \cos k\omega_i\end{pmatrix} \\ "
+    r"\big\langle R(k{+}\delta)\,q,\; R(k)\,\kappa\big\rangle = "
+    r"\big\langle q,\; R(-\delta)\,\kappa\big\rangle\end{gathered}",
+    takeaway=_rope_takeaway,
+    notes="Connect back: the added encoding mixed with the words and had to be carried up; "
+    "RoPE is applied in every layer and leaves only δ. The rotation-direction remark answers "
+    "the sharp student who compares M(δ) with R. The lab: the RoPE lab's presets show real "
+    "models' bases and scaling. About 7 minutes.",
+    view="rope",
+    config=Config(2048, 128, 10_000.0, "vaswani"),
 )

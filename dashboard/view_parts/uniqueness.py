@@ -45,6 +45,8 @@ def representable_positions(n_positions: int, precision: str, cast: str) -> int:
     if cast == "outputs":
         return n_positions
     threshold = pe_core.PRECISIONS[precision].overflow_threshold
+    if not math.isfinite(threshold):  # float64: nothing a position can reach overflows
+        return n_positions
     return int(min(n_positions, math.ceil(threshold)))
 
 

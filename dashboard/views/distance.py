@@ -173,15 +173,17 @@ def subtitle(config: Config) -> str:
 
 def render(config: Config) -> None:
     ui.explain(
-        "Attention turns scores q·k into weights with a softmax, which ignores a constant added "
+        "Attention turns scores q·κ (query q, key κ) into weights with a softmax, which ignores "
+        "a constant added "
         "to all the scores of one query. So what a positional family does to attention is how "
         "it makes the score change as the key moves away from the query. Added sinusoids and "
-        "learned tables put the position into the token's vector; RoPE rotates q and k so "
+        "learned tables put the position into the token's vector; RoPE rotates q and κ so "
         "that only the distance enters the score; ALiBi and T5 add a bias that depends on the "
-        "distance alone; NoPE adds nothing and leaves order to the causal mask.",
-        r"\mathrm{softmax}_j\!\left(\frac{q_i\cdot k_j}{\sqrt{d}} + b(i - j)\right),\quad "
-        r"b_{\mathrm{ALiBi}}(d) = -m_h\,d,\quad b_{\mathrm{T5}}(d) = "
-        r"\beta_h[\mathrm{bucket}(d)]",
+        "distance alone; NoPE adds nothing and leaves order to the causal mask. Here δ is the "
+        "distance: the query's position minus the key's.",
+        r"\mathrm{softmax}_{\kappa}\!\left(\frac{q\cdot\kappa}{\sqrt{d_{\mathrm{head}}}} + "
+        r"b(\delta)\right),\quad b_{\mathrm{ALiBi}}(\delta) = -m_h\,\delta,\quad "
+        r"b_{\mathrm{T5}}(\delta) = \beta_h[\mathrm{bucket}(\delta)]",
     )
     _comparison(config)
     _alibi(config)
@@ -228,7 +230,7 @@ def _comparison(config: Config) -> None:
             )
     undrawn = " ".join(f.note for f in pe_core.FAMILIES.values() if f.scores is None)
     st.markdown(
-        f"Each curve is score(d) − score(0), divided by its largest magnitude over the "
+        f"Each curve is score(δ) − score(0), divided by its largest magnitude over the "
         f"distances 0 to {largest:,} (L − 1"
         + (f", at most {MAX_DISTANCE:,}" if config.n_positions - 1 > MAX_DISTANCE else "")
         + "), so that the shapes compare; 0 means scored like the query's own position. "
@@ -246,8 +248,8 @@ def _comparison_figure(config: Config, settings: tuple, shown: tuple) -> object:
         title="How the score changes with distance",
         subtitle=f"d_model {config.d_model:,}, base {config.base_text}; "
         f"RoPE q, k: {dict(settings)['vectors']}",
-        x_title="distance d = query position − key position",
-        y_title="score(d) − score(0), scaled",
+        x_title="distance δ = query position − key position",
+        y_title="score(δ) − score(0), scaled",
         height=420,
     )
 
@@ -277,7 +279,7 @@ def _slopes_figure(n_heads: int) -> object:
         np.arange(1, n_heads + 1),
         slopes,
         title="Slope m of each head",
-        subtitle="bias −m·d on a key d positions back (Press et al., get_slopes)",
+        subtitle="bias −m·δ on a key δ positions back (Press et al., get_slopes)",
         x_title="head h",
         y_title="slope m",
         log_y=True,

@@ -1,51 +1,43 @@
 """A first lecture: an ordered walk through the views, each step a question to predict before
-the chart is revealed, and cards for the misconceptions people write about.
+the chart is revealed, then a recap with what the lecture showed, the misconceptions people
+write about and questions to check it; a worksheet and an answer key to print.
 
 The steps live in ``dashboard/view_parts/lesson_*.py`` by topic (the encoding itself, inside
-attention, the families). Their charts are the other views' own figure builders at the step's
-parameters, or plain charts of numbers computed by pe_core and by small seeded NumPy layers
-(``view_parts/attention.py``), and every number in the text is computed at those parameters, so
-a step says what its chart shows.
+attention, the families), their order in ``lesson_plan.py``. Their charts are the other views'
+own figure builders at the step's parameters, or plain charts of numbers computed by pe_core
+and by small seeded NumPy layers (``view_parts/attention.py``), and every number in the text is
+computed at those parameters, so a step says what its chart shows.
+
+In presentation mode a step is one screen at 1920 × 1080 (its question beside its chart), the
+arrow keys and a clicker's PageUp and PageDown move between steps, and a second window with
+the lecturer's notes (``lesson_notes=true``) follows the projected one.
 """
 
 from __future__ import annotations
 
-import html
+import functools
 from urllib.parse import urlencode
 
-import numpy as np
 import streamlit as st
 
 import pe_core
-from dashboard import caching, params, registry, sidebar, ui
+from dashboard import caching, params, registry, sidebar, static, ui
 from dashboard.config import Config
-from dashboard.view_parts import attention, lesson_attention, lesson_families, lesson_sinusoids
+from dashboard.view_parts import lesson_handouts, lesson_plan
+from dashboard.view_parts.lesson_plan import RECAP, STEPS
 from dashboard.view_parts.lesson_step import (
-    PAPER,
     Step,
     answer_of,
-    chart_of,
     explanation_of,
+    figures_of,
+    formula_of,
     link_values,
+    notes_of,
     options_of,
+    takeaway_of,
+    text_of,
 )
-
-#: The lecture, in order. Steps 1 to 6 keep the numbers they had before steps 7 to 9 came:
-#: a link to one of them still opens the same step.
-STEPS: tuple[Step, ...] = (
-    lesson_attention.ORDER,
-    lesson_sinusoids.SINUSOIDS,
-    lesson_sinusoids.WAVELENGTHS,
-    lesson_sinusoids.SEVERAL,
-    lesson_sinusoids.RELATIVE,
-    lesson_attention.ROPE,
-    lesson_attention.SENTENCE_STEP,
-    lesson_attention.LAYERS,
-    lesson_families.EXTRAPOLATION,
-)
-
-#: The last stop after the steps: what the lecture showed, and questions to check it.
-RECAP = len(STEPS) + 1
+from dashboard.view_parts.lesson_text import MISCONCEPTIONS, NOTATION, check_questions
 
 
 def _step_label(number: int) -> str:
@@ -58,16 +50,45 @@ def _step_number(text: str) -> int:
 
 
 STEP = params.Choice(
-    "step",
+    "lesson_step",
     "Step",
     1,
     options=tuple(range(1, RECAP + 1)),
     format_func=_step_label,
     kind="segmented",
     convert=_step_number,
-    help="The steps of a first lecture, in order.",
+    help="The steps of a first lecture, in order. The arrow keys move between them.",
 )
-PARAMS = (STEP, *(param for step in STEPS for param in step.inputs))
+NOTES = params.Toggle(
+    "lesson_notes",
+    "Lecturer notes",
+    False,
+    help="The notes for each step, for the lecturer's own screen: open this page in a second "
+    "window with the notes on, and it follows the projected window (in the same browser), "
+    "whichever of the two you move.",
+)
+
+
+def _step_before_52(raw: str) -> str:
+    """A step as links numbered it before the lecture's order changed (``step=3``: what is now
+    step 4), in the new numbering; other text as it is."""
+    try:
+        old = _step_number(raw)
+    except ValueError:
+        return raw
+    if 1 <= old <= len(lesson_plan.STEPS_BEFORE_52) + 1:
+        return _step_label(lesson_plan.number_before_52(old))
+    return raw
+
+
+#: Links written before the steps took their teaching order said ``step=N`` in the old order.
+RENAMED = (params.Renamed("step", STEP, _step_before_52),)
+PARAMS = (STEP, NOTES, *(param for step in STEPS for param in step.inputs))
+
+
+def answer_key(step: Step) -> str:
+    """The session key of the step's prediction (by its name, not its number)."""
+    return f"lesson_answer_{step.slug}"
 
 
 def link_of(step: Step, values: tuple | None = None) -> str:
@@ -101,164 +122,171 @@ def subtitle(config: Config) -> str:
     number = STEP.value(config)
     where = "the recap" if number == RECAP else f"step {number}: {STEPS[number - 1].title}"
     end = "" if where.endswith(("?", ".")) else "."
-    return (
-        f"A first lecture in {len(STEPS)} steps and a recap; now {where}{end} Each step uses its "
-        "own parameters, not the sidebar's."
-    )
+    return f"A first lecture in {len(STEPS)} steps and a recap; now {where}{end}"
+
+
+#: The keyboard, and the link between the projected window and the lecturer's.
+_KEYS = st.components.v2.component("pe_lesson_keys", js=static.text("lesson_keys.js"))
+#: The Lesson's page style (lesson.css), and in presentation mode a compact one, so that a step
+#: is one screen (lesson_present.css).
+STYLE = f"<style>\n{static.text('lesson.css')}</style>"
+PRESENT_STYLE = f"<style>\n{static.text('lesson_present.css')}</style>"
 
 
 def render(config: Config) -> None:
-    ui.explain(
-        "A walk through the views for a first lecture. Each step asks a question: predict the "
-        "answer, then the chart and the explanation appear. Each step uses its own parameters "
-        "(the sidebar's are not used here); its button opens the full view with them in a new "
-        "tab. Below the steps, short cards answer the misconceptions people write about.",
-    )
-    number = STEP.widget(config)
+    presenting = sidebar.presenting()
+    notes = bool(NOTES.value(config))
+    _keep_answers()
+    st.html(STYLE + (PRESENT_STYLE if presenting else ""))
+    left, right = st.columns(2)
+    with left:
+        ui.explain(
+            "A walk through the views for a first lecture. Each step asks a question: predict "
+            "the answer, then the chart and the explanation appear. The arrow keys move "
+            "between the steps (and a clicker's PageUp and PageDown in presentation mode). "
+            "Each step uses its own parameters, not the sidebar's; its button opens the full "
+            "view with them in a new tab. The recap sums up, with the misconceptions people "
+            "write about. The worksheet and the answer key at the bottom print on paper.",
+            expanded=False,
+        )
+    with right, st.expander("Notation: the letters used here and on every page"):
+        st.markdown(NOTATION)
+    controls = st.container(horizontal=True, vertical_alignment="bottom")
+    with controls:
+        number = STEP.widget(config, label_visibility="collapsed" if presenting else "visible")
+        st.button(
+            "Start again",
+            key="lesson_reset",
+            on_click=_reset,
+            icon=":material/restart_alt:",
+            type="tertiary",
+            help="Forget every prediction and the sentence typed, and go back to step 1.",
+        )
+        NOTES.widget(config)
+    _keys(number, presenting, notes)
+    if not presenting:
+        label = "Recap" if number == RECAP else f"Step {number} of {len(STEPS)}"
+        st.container(key="lesson_progress").progress(
+            min(number, len(STEPS)) / len(STEPS), text=label
+        )
+    if notes:
+        _notes(number)
     if number == RECAP:
-        st.progress(1.0, text="Recap")
         _recap()
     else:
-        st.progress(number / RECAP, text=f"Step {number} of {len(STEPS)}")
-        _step(number, STEPS[number - 1])
+        _step(number, STEPS[number - 1], presenting)
     _previous_next(number)
-    st.download_button(
-        "The whole lesson as one page, for handing out (HTML)",
-        data=printout,
-        file_name="positional-encodings-lesson.html",
-        mime="text/html",
-        key="lesson_printout",
-        on_click="ignore",
-        type="tertiary",
-        icon=":material/print:",
-    )
-    _misconceptions()
+    _handouts()
 
 
-def check_questions() -> tuple[tuple[str, str], ...]:
-    """The recap's questions and their answers, each number computed."""
-    paper = PAPER
-    lengths = pe_core.wavelengths(paper.d_model, base=paper.base, convention=paper.convention)
-    several = lesson_sinusoids.SEVERAL.config
-    closest = lesson_sinusoids.closest(several, 2)
-    order = attention.reversal_changes().changes
-    rnn, _, plain = attention.LAYERS
-    stack = attention.residual_stack()
-    beyond = lesson_families.BEYOND
-    rows = lesson_families.training_length(beyond)
-    return (
-        (
-            "Why does self-attention need position codes, when a recurrent network does not?",
-            "An RNN reads the words in order: reversing the sentence changed a word's output "
-            f"by up to {order[rnn]:.0%}. Self-attention compares all the words at once, as a "
-            f"set: {order[plain]:.0%}"
-            + (", each word's output the same." if order[plain] < 1e-9 else ".")
-            + " With PE(k) added to the "
-            f"word at position k: {order[attention.WITH_POSITIONS]:.0%}.",
-        ),
-        (
-            "Why does each frequency have both a sin and a cos column?",
-            "Because then moving every position by δ turns each (sin, cos) pair by the angle "
-            "δ·ω_i: one rotation M(δ), the same for every position k. With a sin alone, "
-            "sin(k + δ) needs cos(k), which the encoding would not hold.",
-        ),
-        (
-            f"At d_model {paper.d_model} and base {paper.base_text}, after how many positions "
-            "does the fastest pair repeat, and the slowest?",
-            f"The fastest every {lengths[0]:.3g} positions (2π), the slowest every "
-            f"{lengths[-1]:,.0f}.",
-        ),
-        (
-            f"With one pair (d_model 2), which two of positions 0 to {several.n_positions - 1:,} "
-            "come closest, and why does the encoding use many pairs?",
-            f"Positions {closest.closest_pair[0]:,} and {closest.closest_pair[1]:,}, at distance "
-            f"{closest.min_distance:.2g}: one frequency comes back near where it started. "
-            "Each added pair turns at another speed and separates them.",
-        ),
-        (
-            "What does a rotary encoding (RoPE) rotate, and what does the score then depend on?",
-            "The query and the key of each head, pair by pair, by k·ω_i at position k; their "
-            "dot product then depends on the offset between the two positions only.",
-        ),
-        (
-            f"The encoding is added below the first layer. How does it reach layer "
-            f"{stack.layers[-1]}?",
-            "Through the residual connections: each layer adds its output to its input, "
-            "x + f(x), so what the first layer got, the word plus PE(k), is carried up. In "
-            "the lesson's random stack the copies of one word still differed by "
-            f"{stack.with_residual[-1]:.0%} after layer "
-            f"{stack.layers[-1]}; without the residual connections "
-            + (
-                "they were one vector."
-                if stack.without_residual[-1] < 1e-12
-                else f"{stack.without_residual[-1]:.1%}."
-            ),
-        ),
-        (
-            f"Trained on {rows:,} positions, which of the sinusoid, a learned table, RoPE and "
-            "ALiBi has no value at all past that length?",
-            f"A learned table: it holds {rows:,} rows, one per position, and nothing past "
-            "them. The sinusoid and RoPE are computed at any position (their slow pairs "
-            "reach angles not seen in training); ALiBi's −m·d goes on as the same line.",
-        ),
+_KEYS_KEY = "lesson_keys"
+
+
+def _keys(number: int, presenting: bool, notes: bool) -> None:
+    """The keyboard and the other window's component, told the step on screen; a key press
+    (or the other window moving) asks for another step."""
+    _KEYS(
+        key=_KEYS_KEY,
+        data={"step": number, "last": RECAP, "present": presenting, "sync": presenting or notes},
+        on_go_change=_go_from_keys,
+        height=0,
     )
+
+
+def _go_from_keys() -> None:
+    """Callback of the keyboard: the step it asks for (before the step control is drawn)."""
+    wanted = (st.session_state.get(_KEYS_KEY) or {}).get("go")
+    if isinstance(wanted, int) and 1 <= wanted <= RECAP:
+        st.session_state[STEP.key] = wanted
+
+
+def _keep_answers() -> None:
+    """The predictions of the steps not on screen, kept for when the lecture comes back to
+    them (Streamlit forgets the value of a widget that a run does not draw)."""
+    for step in STEPS:
+        key = answer_key(step)
+        if key in st.session_state:
+            st.session_state[key] = st.session_state[key]
+
+
+def _reset() -> None:
+    """Callback of Start again: no prediction made, the sentence as it was, step 1."""
+    for step in STEPS:
+        st.session_state.pop(answer_key(step), None)
+        for param in step.inputs:
+            st.session_state[param.key] = param.default
+    st.session_state[STEP.key] = 1
+
+
+def _clear_answer(step: Step) -> None:
+    """A new value of a step's input asks for a new prediction."""
+    st.session_state.pop(answer_key(step), None)
+
+
+def _notes(number: int) -> None:
+    """The lecturer's notes of the step on screen: what to say, the answer, what comes next."""
+    with st.container(border=True):
+        if number == RECAP:
+            st.markdown(
+                "**Lecturer notes: recap.** Read the takeaways aloud, then let the class "
+                "answer the check questions in pairs before opening them. Hand out the answer "
+                "key at the end, the worksheet at the start."
+            )
+            return
+        step = STEPS[number - 1]
+        following = STEPS[number].title if number < len(STEPS) else "the recap"
+        options = options_of(step)
+        st.markdown(
+            f"**Lecturer notes: step {number}, {step.title}** (next: {following})\n\n"
+            f"{notes_of(step)}\n\n**Answer:** {options[answer_of(step)]}\n\n"
+            f"**Takeaway:** {takeaway_of(step)}"
+        )
 
 
 def _recap() -> None:
-    """What the steps showed, and questions to check it (each answer computed, shown on demand)."""
+    """What the steps showed, the misconceptions, and questions to check it (each answer
+    computed, shown on demand)."""
     st.subheader("Recap")
+    st.markdown("**What the lecture showed**")
     st.markdown(
-        "\n".join(f"{i}. **{step.title}**: {step.question}" for i, step in enumerate(STEPS, 1))
+        "\n".join(f"{i}. **{step.title}** {takeaway_of(step)}" for i, step in enumerate(STEPS, 1))
     )
-    questions = check_questions()
+    st.markdown("**Misconceptions**")
+    for row in range(0, len(MISCONCEPTIONS), 2):
+        pair = MISCONCEPTIONS[row : row + 2]
+        for column, card in zip(st.columns(2), pair, strict=False):
+            with column.container(border=True):
+                st.markdown(f"**{card.title}**")
+                st.markdown(card.text())
     st.markdown("**Check yourself**")
-    for number, (question, answer) in enumerate(questions, 1):
+    for number, (question, answer) in enumerate(check_questions(), 1):
         with st.expander(f"{number}. {question}"):
             st.markdown(answer)
 
 
-def printout() -> str:
-    """The whole lesson as one HTML page for handing out: each step's question, its answer,
-    the explanation and the chart, then the recap's questions with their answers."""
-
-    def paragraphs(text: str) -> str:
-        return "".join(f"<p>{html.escape(part)}</p>" for part in text.split("\n\n"))
-
-    parts = [
-        "<!DOCTYPE html><html><head><meta charset='utf-8'>"
-        "<title>Positional encodings: a first lecture</title>"
-        "<style>body{font-family:sans-serif;max-width:60rem;margin:2rem auto;line-height:1.5}"
-        "h2{margin-top:2.5rem}.answer{font-weight:bold}</style></head><body>",
-        "<h1>Positional encodings: a first lecture</h1>",
-    ]
-    for number, step in enumerate(STEPS, start=1):
-        config = step.config
-        options = options_of(step, config)
-        right = options[answer_of(step, config)]
-        given = "".join(
-            f"<p><b>{html.escape(param.label)}:</b> {html.escape(str(value))}</p>"
-            for param, value in zip(step.inputs, step.defaults(), strict=True)
-        )
-        parts += [
-            f"<h2>{number}. {html.escape(step.title)}</h2>",
-            paragraphs(step.text),
-            given,
-            f"<p><b>Predict:</b> {html.escape(step.question)}</p><ul>",
-            *(
-                f"<li{' class=answer' if option == right else ''}>{html.escape(option)}</li>"
-                for option in options
-            ),
-            "</ul>",
-            paragraphs(explanation_of(step)),
-            chart_of(step).to_html(full_html=False, include_plotlyjs=number == 1),
-        ]
-    parts.append("<h2>Recap: check yourself</h2><ol>")
-    parts += [
-        f"<li><p>{html.escape(q)}</p><p class=answer>{html.escape(a)}</p></li>"
-        for q, a in check_questions()
-    ]
-    parts.append("</ol></body></html>")
-    return "\n".join(parts)
+def _handouts() -> None:
+    """The worksheet (questions with room to predict, no answers) and the answer key."""
+    left, right = st.columns(2)
+    left.download_button(
+        "Worksheet for the class (HTML, prints on A4 or Letter)",
+        data=lesson_handouts.worksheet,
+        file_name="positional-encodings-worksheet.html",
+        mime="text/html",
+        key="lesson_worksheet",
+        on_click="ignore",
+        type="tertiary",
+        icon=":material/print:",
+    )
+    right.download_button(
+        "Answer key with notes and a formula sheet (HTML, prints)",
+        data=lesson_handouts.answer_key,
+        file_name="positional-encodings-answer-key.html",
+        mime="text/html",
+        key="lesson_handout_answers",
+        on_click="ignore",
+        type="tertiary",
+        icon=":material/print:",
+    )
 
 
 def _go_to(number: int) -> None:
@@ -289,88 +317,60 @@ def _previous_next(number: int) -> None:
         )
 
 
-def _step(number: int, step: Step) -> None:
+def _step(number: int, step: Step, presenting: bool) -> None:
     config = step.config
-    st.subheader(f"{number}. {step.title}")
-    st.markdown(step.text)
-    values = tuple(param.widget(config) for param in step.inputs)
-    try:
-        options = options_of(step, config, values)
-        right = options[answer_of(step, config, values)]
-    except pe_core.InputError as error:  # a step's own input that it cannot use
-        st.warning(f"{error}.")
-        return
-    chosen = st.radio(
-        f"**Predict:** {step.question}",
-        options,
-        index=None,
-        key=f"lesson_answer_{number}",
-    )
-    if chosen is None:
-        st.info("Predict first: choose an answer to see the chart and why.")
-    else:
-        if chosen == right:
+    # In presentation mode the question beside the chart: one screen at 1920 × 1080.
+    ask, show = st.columns([5, 7], gap="large") if presenting else (st.container(),) * 2
+    with ask:
+        st.subheader(f"{number}. {step.title}")
+        text = st.empty()  # above the step's own inputs, written once they are read
+        values = tuple(
+            param.widget(config, on_change=_clear_answer, args=(step,)) for param in step.inputs
+        )
+        text.markdown(text_of(step, values))
+        st.latex(formula_of(step, values))
+        try:
+            options = options_of(step, config, values)
+            right = options[answer_of(step, config, values)]
+        except pe_core.InputError as error:  # a step's own input that it cannot use
+            st.warning(f"{error}.")
+            return
+        chosen = st.radio(
+            f"**Predict:** {step.question}", options, index=None, key=answer_key(step)
+        )
+        if chosen is None:
+            st.info("Predict first: choose an answer to see the chart and why.")
+        elif chosen == right:
             st.success(f"Right: {right}.")
         else:
             st.info(f"Not quite: the answer is “{right}”.")
-        st.markdown(explanation_of(step, values))
-        ui.chart(caching.figure(_chart, number, values), f"lesson_step_{number}")
-    st.link_button(
-        f"Open {_view_label(step.view)} with these parameters",
-        link_of(step, values),
-        icon=":material/open_in_new:",
-    )
+    if chosen is None:
+        return
+    with show:
+        count = _figure_count(number)  # the same for any value of a step's inputs
+        columns = st.columns(count) if count > 1 else (st.container(),)
+        for j, column in enumerate(columns):
+            with column:
+                figure = caching.figure(_chart, number, values, j)
+                ui.chart(figure, f"lesson_step_{number}" + (f"_{j}" if j else ""))
+    st.markdown(explanation_of(step, values))
+    if step.view is not None:
+        st.link_button(
+            f"Open {_view_label(step.view)} with these parameters",
+            link_of(step, values),
+            icon=":material/open_in_new:",
+        )
 
 
-def _chart(number: int, values: tuple):
-    return chart_of(STEPS[number - 1], values)
+def _chart(number: int, values: tuple, j: int):
+    """The step's ``j``-th figure (each cached on its own)."""
+    return figures_of(STEPS[number - 1], values)[j]
+
+
+@functools.cache
+def _figure_count(number: int) -> int:
+    return len(figures_of(STEPS[number - 1]))
 
 
 def _view_label(slug: str) -> str:
     return registry.BY_SLUG[slug].label
-
-
-# --- Misconceptions ------------------------------------------------------------------------
-
-
-def _tensor2tensor_longest(d_model: int, base: float) -> float:
-    return float(pe_core.wavelengths(d_model, base=base, convention="tensor2tensor")[-1])
-
-
-def _misconceptions() -> None:
-    st.subheader("Misconceptions")
-    d, base = PAPER.d_model, PAPER.base
-    paper_longest = lesson_sinusoids.longest(PAPER)
-    t2t_longest = _tensor2tensor_longest(d, base)
-    cards = (
-        (
-            "The encoding is added, not concatenated",
-            "The paper adds PE(k) to the word's embedding (section 3.5: “we add positional "
-            "encodings to the input embeddings”); both have d_model columns, and the sum "
-            "is what the first layer sees. Concatenating would widen every vector.",
-        ),
-        (
-            "GPT-2's positions are learned, not sinusoidal",
-            "GPT-2 (and BERT) keep a trained table, one row per position (`wpe`, "
-            "`nn.Embedding(n_positions, n_embd)`), and cannot go past its last row. The "
-            "sinusoid is computed, needs no training and has a value at every position.",
-        ),
-        (
-            "“Wavelengths up to 10000·2π” holds for the tensor2tensor spacing only",
-            f"With the paper's own formula, ω_i = base^(-2i/d), the slowest pair at d_model "
-            f"{d} has λ ≈ {paper_longest:,.0f} positions, below 2π·{base:,g} ≈ "
-            f"{2 * np.pi * base:,.0f}. tensor2tensor spaces the exponents by "
-            f"1/(d/2 - 1) instead of 2/d and its slowest pair reaches 2π·{base:,g} exactly "
-            f"(λ = {t2t_longest:,.0f}).",
-        ),
-        (
-            "cos is at odd dimensions, not at odd positions",
-            "PE(k, 2i+1) = cos(k·ω_i): the odd index is the column (the dimension), and k, "
-            "the position, can be any number. Every position has both sines and cosines.",
-        ),
-    )
-    for left, right in (cards[:2], cards[2:]):
-        for column, (title, text) in zip(st.columns(2), (left, right), strict=True):
-            with column.container(border=True):
-                st.markdown(f"**{title}**")
-                st.markdown(text)

@@ -156,7 +156,7 @@ SEQ_LEN = params.Number(
 )
 VECTOR = params.Choice(
     "rope_qk",
-    "q and k",
+    "query q and key κ",
     "ones",
     options=("ones", "random", "one pair"),
     kind="segmented",
@@ -324,15 +324,18 @@ def subtitle(config: Config) -> str:
 
 def render(config: Config) -> None:
     ui.explain(
-        "Rotary position embeddings (RoPE) use the sinusoid's frequencies ω_i = base^(−2i/d) "
-        "differently: instead of adding sin and cos to the embedding, they rotate each pair of "
-        "a query and a key by the angle k·ω_i at position k. The score q·k then depends only on "
-        "the offset between the two positions (the Relative position view's M(δ), applied to "
-        "q and k). Context-extension methods change the frequencies: linear interpolation "
+        "Rotary position embeddings (RoPE) use the sinusoid's frequencies "
+        "ω_i = base^(−2i/d_head) differently: instead of adding sin and cos to the embedding, "
+        "they rotate each pair of the query q and of the key κ by the angle k·ω_i at their "
+        "position k. The score q·κ then depends only on the offset δ between the two "
+        "positions. R(k) turns each pair anticlockwise; the Relative position view's M(δ) turns "
+        "the sinusoid's (sin, cos) pairs clockwise only because the sinusoid writes sin first: "
+        "with the two coordinates swapped, M(δ) is R(δ), the same rotation. Context-extension "
+        "methods change the frequencies: linear interpolation "
         "slows every pair, NTK raises the base, YaRN and Llama 3 leave fast pairs alone, slow "
         "the pairs that never completed a turn in training, and ramp in between.",
-        r"\begin{aligned}\mathrm{score}(m, n) &= \langle R(m)\,q,\; R(n)\,k \rangle = "
-        r"\langle q,\; R(n - m)\,k \rangle \\ R(k) &= "
+        r"\begin{aligned}\mathrm{score}(k{+}\delta, k) &= \langle R(k{+}\delta)\,q,\; "
+        r"R(k)\,\kappa \rangle = \langle q,\; R(-\delta)\,\kappa \rangle \\ R(k) &= "
         r"\mathrm{diag}_i \begin{pmatrix}\cos k\omega_i & -\sin k\omega_i\\ "
         r"\sin k\omega_i & \cos k\omega_i\end{pmatrix}\end{aligned}",
     )
@@ -510,9 +513,9 @@ def _scores(config: Config, data: RopeData) -> None:
             charts.curves(
                 data.offsets,
                 data.scores,
-                title="q·k after rotation",
-                subtitle=f"q, k: {VECTOR.value(config)}; attention factor included",
-                x_title="offset m − n (positions)",
+                title="q·κ after rotation",
+                subtitle=f"q, κ: {VECTOR.value(config)}; attention factor included",
+                x_title="offset δ between query and key (positions)",
                 y_title="score",
                 log_x=True,
             ),

@@ -77,7 +77,11 @@ def render(config: Config) -> None:
         "product: the similarity alone does not say which token comes first. The rotation does: "
         "M(−δ) = M(δ)ᵀ turns each pair the other way, so PE(k+δ) ≠ PE(k−δ), and a learned "
         "linear map of the encodings (attention's query and key projections) can tell before "
-        "from after.",
+        "from after.\n\n"
+        "M(δ) turns each (sin, cos) point clockwise: the sinusoid writes sin first, and as the "
+        "angle grows the point (sin θ, cos θ) runs from the top of the circle to the right. "
+        "RoPE (the RoPE lab) rotates a pair written the other way round and its R turns "
+        "anticlockwise: swap the two coordinates and M(δ) is R(δ), the same rotation.",
         r"\begin{pmatrix}\sin((k+\delta)\omega_i)\\ \cos((k+\delta)\omega_i)\end{pmatrix} = "
         r"\begin{pmatrix}\cos\delta\omega_i & \sin\delta\omega_i\\ -\sin\delta\omega_i & "
         r"\cos\delta\omega_i\end{pmatrix}"

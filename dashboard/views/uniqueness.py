@@ -20,13 +20,15 @@ from dashboard.view_parts.uniqueness import (
     uniqueness,
 )
 
+#: The page opens where its point shows: bfloat16 position ids collide from 256 on (float64,
+#: one click away, has no collision).
 PRECISION = params.Choice(
-    "prec", "Precision", "float64", options=tuple(pe_core.PRECISIONS), kind="segmented"
+    "prec", "Precision", "bfloat16", options=tuple(pe_core.PRECISIONS), kind="segmented"
 )
 CAST = params.Choice(
     "cast",
     "Rounding happens at",
-    "outputs",
+    "positions",
     options=tuple(pe_core.CASTS),
     kind="segmented",
     help="outputs: the encoding is computed exactly, then stored at this precision. angles: "

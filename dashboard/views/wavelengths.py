@@ -8,12 +8,18 @@ import streamlit as st
 
 import pe_core
 from dashboard import caching, claims, params, ui
-from dashboard.config import Config
+from dashboard.config import Config, convention_words
 from dashboard.data import wavelengths_by_convention
 from dashboard.formatting import counted
 from dashboard.view_parts.wavelengths import wavelength_figure
 
-OVERLAY = params.Toggle("overlay", "Overlay the other conventions", True)
+OVERLAY = params.Toggle(
+    "overlay",
+    "Compare with the other conventions",
+    False,
+    help="Draw the wavelengths of the other ways libraries write the encoding beside this one; "
+    "each is described under the chart.",
+)
 PARAMS = (OVERLAY,)
 
 
@@ -27,7 +33,7 @@ def render(config: Config) -> None:
     current = all_wavelengths[config.convention]
     convention = pe_core.CONVENTIONS[config.convention]
     ui.explain(
-        f"Pair i turns at ω_i radians per position ({config.convention}: {convention.formula}), "
+        f"Pair i turns at ω_i radians per position ({convention.formula}), "
         "so it repeats every λ_i = 2π/ω_i positions. "
         f"{_counter_words(current)}{_range_words(current, config.base)}Pairs whose wavelength "
         "is longer than the sequence never complete a cycle in it: they act like a smooth ramp "
@@ -56,6 +62,8 @@ def render(config: Config) -> None:
     right.metric("Longest wavelength", f"{current[-1]:,.6g}", help="In positions.")
     OVERLAY.widget(config)
     ui.chart(caching.figure(wavelength_figure, config, OVERLAY.value(config)), "wavelengths_main")
+    if OVERLAY.value(config):
+        _conventions_words()
     table = pd.DataFrame(
         {
             "pair i": np.arange(current.size),
@@ -70,9 +78,24 @@ def render(config: Config) -> None:
         hide_index=True,
         height=ui.table_height(len(table)),
         column_config={
-            "frequency ω_i (rad/position)": st.column_config.NumberColumn(format="%.4e"),
-            "wavelength λ_i (positions)": st.column_config.NumberColumn(format="%.6g"),
+            # Plain decimals a student reads (0.9647, 12,345.6), not 9.6466e-1.
+            "frequency ω_i (rad/position)": st.column_config.NumberColumn(format="%.6f"),
+            "wavelength λ_i (positions)": st.column_config.NumberColumn(format="localized"),
+            f"cycles over positions 0 to {span:,}": st.column_config.NumberColumn(
+                format="localized"
+            ),
         },
+    )
+
+
+def _conventions_words() -> None:
+    """What each overlaid convention is, where the chart names it."""
+    st.markdown(
+        "\n".join(
+            f"- **{name}**: {convention_words(name)}; used by "
+            f"{', '.join(convention.libraries[:2]) or 'no library we know of'}."
+            for name, convention in pe_core.CONVENTIONS.items()
+        )
     )
 
 

@@ -158,7 +158,7 @@ ALIBI = register(
         key="alibi",
         name="ALiBi",
         order=2,
-        note="The bias −m·d (the same line for every head once scaled; the slopes m are below). "
+        note="The bias −m·δ (the same line for every head once scaled; the slopes m are below). "
         "Relative, monotone, no oscillation: far tokens are always penalised, which is why it "
         "extrapolates gracefully and cannot express 'exactly 5 tokens back'.",
         citation='O. Press, N. A. Smith, M. Lewis, "Train Short, Test Long: Attention with '

@@ -102,7 +102,7 @@ LEARNED = register(
         key="learned",
         name="learned (at initialisation)",
         order=3,
-        note="p(k)·p(k − d) for a table drawn as models initialise it (N(0, 0.02²), seed 0). "
+        note="p(k)·p(k − δ) for a table drawn as models initialise it (N(0, 0.02²), seed 0). "
         "Before training, nothing tells near from far; training writes whatever helps, and no "
         "position beyond the table exists.",
         citation='J. Devlin et al., "BERT", NAACL 2019; A. Radford et al., "Language Models '

@@ -205,7 +205,7 @@ CONVENTIONS: MappingProxyType[str, Convention] = MappingProxyType(
             layout="interleaved",
             spacing="paper",
             odd_column="sin",
-            formula="w_i = base^(-2i/d_model)",
+            formula="ω_i = base^(-2i/d_model)",
             odd_rule="last column is sin(k * w_(d-1)/2), an unpaired sin",
             description="Interleaved sin/cos, the paper's frequencies (Vaswani et al. 2017).",
             libraries=(
@@ -224,7 +224,7 @@ CONVENTIONS: MappingProxyType[str, Convention] = MappingProxyType(
             layout="halves",
             spacing="shifted",
             odd_column="zero",
-            formula="w_i = base^(-i/(h-1)), h = d_model // 2",
+            formula="ω_i = base^(-i/(h-1)), h = d_model // 2",
             odd_rule="a zero column is appended",
             description="Halves [sin | cos], frequencies from 1 down to exactly 1/base (one "
             "frequency, 1, at d_model 2 and 3; none at 1).",
@@ -243,7 +243,7 @@ CONVENTIONS: MappingProxyType[str, Convention] = MappingProxyType(
             layout="halves",
             spacing="paper",
             odd_column="sin",
-            formula="w_i = base^(-2i/d_model)",
+            formula="ω_i = base^(-2i/d_model)",
             odd_rule="the sin half gets the extra column",
             description="Halves [sin | cos] with the paper's frequencies.",
             libraries=(
@@ -259,7 +259,7 @@ CONVENTIONS: MappingProxyType[str, Convention] = MappingProxyType(
             layout="halves",
             spacing="shifted",
             odd_column="zero",
-            formula="w_i = base^(-i/(h-1)), h = d_model // 2",
+            formula="ω_i = base^(-i/(h-1)), h = d_model // 2",
             odd_rule="a zero column is appended",
             description="Halves [cos | sin], tensor2tensor's frequencies.",
             libraries=(
@@ -275,7 +275,7 @@ CONVENTIONS: MappingProxyType[str, Convention] = MappingProxyType(
             layout="halves",
             spacing="shifted",
             odd_column="zero",
-            formula="w_i = base^(-i/h), h = d_model // 2",
+            formula="ω_i = base^(-i/h), h = d_model // 2",
             odd_rule="a zero column is appended",
             description="Halves [cos | sin], base^(-i/h): diffusion models' timestep embedding.",
             libraries=(

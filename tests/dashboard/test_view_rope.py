@@ -53,7 +53,7 @@ def test_the_sidebar_sinusoid_as_rope():
     caption = " ".join(c.value for c in at.caption)
     assert "rounded down to an even width" in caption
     # Nothing is scaled: one line per chart, named so.
-    scores = next(f for f in figures(at) if f["layout"]["title"]["text"].startswith("q·k"))
+    scores = next(f for f in figures(at) if f["layout"]["title"]["text"].startswith("q·κ"))
     assert [t["name"] for t in scores["data"]] == ["no scaling"]
 
 

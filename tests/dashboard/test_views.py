@@ -391,7 +391,7 @@ def test_every_chart_has_a_text_alternative(slug):
     )
     at.run()
     if slug == "lesson":
-        at.radio(key="lesson_answer_2").set_value("The first columns").run()
+        at.radio(key="lesson_answer_sinusoids").set_value("The first columns").run()
     no_errors(at)
     charts = at.get("plotly_chart")
     words = [m.value for m in at.markdown if 'class="pe-chart-text"' in m.value]
