@@ -11,8 +11,8 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from benchmarks.harness import SCREENSHOTS, AppPage
-from dashboard.view_parts.lesson_step import figures_of, right_answer
 from dashboard.views import lesson
+from dashboard.views.lesson.step import figures_of, right_answer
 
 pytestmark = pytest.mark.timeout(600)  # and `browser`, from the folder (tests/conftest.py)
 

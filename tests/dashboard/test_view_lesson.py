@@ -18,15 +18,10 @@ import pytest
 import pe_core
 from dashboard import registry
 from dashboard.latex_mathml import to_mathml
-from dashboard.view_parts import (
-    attention,
-    lesson_families,
-    lesson_handouts,
-    lesson_plan,
-    lesson_sinusoids,
-    lesson_text,
-)
-from dashboard.view_parts.lesson_step import (
+from dashboard.views import lesson
+from dashboard.views.lesson import families, handouts, plan, sinusoids, small_models
+from dashboard.views.lesson import text as lesson_text
+from dashboard.views.lesson.step import (
     chart_of,
     explanation_of,
     figures_of,
@@ -37,15 +32,14 @@ from dashboard.view_parts.lesson_step import (
     takeaway_of,
     text_of,
 )
-from dashboard.views import lesson
 from tests.apptest_helpers import decode, new_app, no_errors, page_of
 
 STEPS = range(1, len(lesson.STEPS) + 1)
-BY_SLUG = lesson_plan.BY_SLUG
+BY_SLUG = plan.BY_SLUG
 
 
 def _number(slug: str) -> int:
-    return lesson_plan.number_of(slug)
+    return plan.number_of(slug)
 
 
 def _answer(at, step, option: str):
@@ -119,7 +113,7 @@ class TestTheOrderIsATeachingOrder:
         assert _number("several") < _number("wavelengths")
         assert _number("inside-attention") < _number("rope")
         assert _number("upper-layers") < _number("rope")
-        assert len(lesson.STEPS) + 1 == lesson_plan.RECAP
+        assert len(lesson.STEPS) + 1 == plan.RECAP
 
     #: The titles old links named, by their number then (the order before issue 52).
     OLD: ClassVar[dict[int, str]] = {
@@ -190,7 +184,7 @@ class TestTheAnswersAreTrue:
         assert right_answer(step) == "710 apart (such as 0 and 710)"
         text = explanation_of(step)
         assert f"at distance {one.min():.2g}" in text
-        many = distances(lesson_sinusoids.SEVERAL_WIDTH)
+        many = distances(sinusoids.SEVERAL_WIDTH)
         a, b = np.unravel_index(np.argmin(many), many.shape)
         assert abs(int(b) - int(a)) == 1  # with 8 pairs the closest positions are neighbours
         assert f"{abs(int(b) - int(a))} apart, at distance {many.min():.2g}" in text
@@ -229,10 +223,10 @@ class TestTheAnswersAreTrue:
     def test_past_the_training_length_slow_pairs_stand_at_unseen_angles(self):
         step = BY_SLUG["beyond"]
         config = step.config
-        length = lesson_families.training_length(config)
+        length = families.training_length(config)
         omega = pe_core.frequencies(config.d_model, base=config.base)
         seen = np.mod(np.arange(length)[:, None] * omega[None, :], 2 * np.pi)
-        at = lesson_families.asked_position(config)
+        at = families.asked_position(config)
         angle = np.mod(at * omega, 2 * np.pi)
         # A pair's angle is new when it lies beyond every angle training showed (a pair that
         # went all the way round showed angles up to 2π, to one step of it).
@@ -240,7 +234,7 @@ class TestTheAnswersAreTrue:
         went_round = (length - 1) * omega >= 2 * np.pi
         unseen = int(np.sum(~went_round & (angle > largest + 1e-12)))
         assert unseen > 0
-        found = lesson_families.beyond_training(config)
+        found = families.beyond_training(config)
         assert found.unseen[at] == unseen
         assert found.missing() == ("learned",)
         assert right_answer(step).startswith("The learned table has no row; the sinusoid")
@@ -347,18 +341,18 @@ class TestEachChartAnswersItsQuestion:
         return figures_of(BY_SLUG[slug])[j].to_plotly_json()
 
     def test_the_first_step_reverses_the_sentence_through_each_layer(self):
-        found = attention.reversal_changes().changes
+        found = small_models.reversal_changes().changes
         traces = self._figure("why-positions")["data"]
         assert [t["type"] for t in traces] == ["bar"]
-        assert list(traces[0]["y"]) == [*attention.LAYERS, attention.WITH_POSITIONS]
+        assert list(traces[0]["y"]) == [*small_models.LAYERS, small_models.WITH_POSITIONS]
         np.testing.assert_allclose(
             decode(traces[0]["x"]), [100 * found[name] for name in traces[0]["y"]]
         )
         # Only unmasked self-attention gives each word the same output; a decoder's mask,
         # the RNN and the convolution see the order; with PE(k) added the order reaches it.
-        rnn, convolution, plain, causal = (found[name] for name in attention.LAYERS)
+        rnn, convolution, plain, causal = (found[name] for name in small_models.LAYERS)
         assert plain < 1e-12 and min(rnn, convolution, causal) > 0.1
-        assert found[attention.WITH_POSITIONS] > 0.1
+        assert found[small_models.WITH_POSITIONS] > 0.1
         assert right_answer(BY_SLUG["why-positions"]) == "Self-attention"
 
     def test_attention_is_permutation_equivariant_and_the_rnn_and_the_mask_are_not(self):
@@ -367,13 +361,13 @@ class TestEachChartAnswersItsQuestion:
         perm = rng.permutation(5)
         weights = tuple(rng.standard_normal((8, 8)) / np.sqrt(8) for _ in range(3))
         np.testing.assert_allclose(
-            attention._attention(x[perm], weights), attention._attention(x, weights)[perm]
+            small_models._attention(x[perm], weights), small_models._attention(x, weights)[perm]
         )
-        causal = attention._causal_attention
+        causal = small_models._causal_attention
         assert not np.allclose(causal(x[perm], weights), causal(x, weights)[perm])
         # The mask by hand: the first word attends to itself alone.
         np.testing.assert_allclose(causal(x, weights)[0], x[0] @ weights[2])
-        rnn = attention._recurrent
+        rnn = small_models._recurrent
         assert not np.allclose(rnn(x[perm], weights[:2]), rnn(x, weights[:2])[perm])
 
     def test_sinusoids_draws_the_first_and_the_last_pair(self):
@@ -423,7 +417,7 @@ class TestEachChartAnswersItsQuestion:
     def test_beyond_draws_one_quantity_per_axis_and_past_the_length_dashed(self):
         step = BY_SLUG["beyond"]
         config = step.config
-        length = lesson_families.training_length(config)
+        length = families.training_length(config)
         figure = chart_of(step).to_plotly_json()
         layout = figure["layout"]
         axes = sorted(k for k in layout if k.startswith("yaxis"))
@@ -450,7 +444,7 @@ class TestEachChartAnswersItsQuestion:
         shaded = [s for s in layout["shapes"] if s["type"] == "rect"]
         assert len(shaded) == 4 and all(s["x0"] == length for s in shaded)
         notes = " ".join(a["text"] for a in layout["annotations"])
-        unseen = int(lesson_families.beyond_training(config).unseen.max())
+        unseen = int(families.beyond_training(config).unseen.max())
         assert f"up to {unseen} of 32 pairs at angles never seen" in notes
 
 
@@ -499,7 +493,7 @@ class TestTheSentenceStep:
         np.testing.assert_array_equal(without[:, 0], without[:, 4])
         assert np.max(np.abs(with_positions[0] - with_positions[4])) > 0.1
         words = ("a", "b", "a")
-        found = attention.sentence_scores(words)
+        found = small_models.sentence_scores(words)
         rng = np.random.default_rng(0)
         table = {w: rng.normal(0.0, 1.0, 16) for w in sorted(set(words))}
         x = np.array([table[w] for w in words]).astype(np.float32).astype(np.float64)
@@ -512,10 +506,10 @@ class TestTheSentenceStep:
         np.testing.assert_allclose(found.with_positions, (x @ wq) @ (x @ wk).T / 4.0, rtol=1e-9)
 
     def test_the_positions_only_term_is_not_a_function_of_the_offset(self):
-        wq, wk = attention.head_projections()
+        wq, wk = small_models.head_projections()
         table = pe_core.sinusoidal_encoding(16, 16)
         term = [table[k + 1] @ wq @ wk.T @ table[k] / 4.0 for k in range(15)]
-        np.testing.assert_allclose(attention.position_term(16, 1), term, rtol=1e-12)
+        np.testing.assert_allclose(small_models.position_term(16, 1), term, rtol=1e-12)
         assert np.ptp(term) > 0.1
         assert f"from {min(term):.2f} to {max(term):.2f}" in explanation_of(self.step)
 
@@ -537,12 +531,12 @@ class TestTheSentenceStep:
         assert not at.exception
         assert any("at least one word" in w.value for w in at.warning)
         with pytest.raises(pe_core.InputError, match="at least one word"):
-            attention.words_of("")
+            small_models.words_of("")
 
 
 def test_the_upper_layers_step_keeps_the_positions_apart():
     step = BY_SLUG["upper-layers"]
-    found = attention.residual_stack(step.config.d_model, copies=step.config.n_positions)
+    found = small_models.residual_stack(step.config.d_model, copies=step.config.n_positions)
     kept, lost = (decode(t["y"]) / 100 for t in chart_of(step).to_plotly_json()["data"])
     np.testing.assert_allclose(kept, found.with_residual)
     np.testing.assert_allclose(lost, found.without_residual)
@@ -599,7 +593,7 @@ class TestHandouts:
     formula sheet; each a file that prints, well under 2 MB."""
 
     def test_the_worksheet_holds_every_question_and_no_answer(self):
-        page = lesson_handouts.worksheet()
+        page = handouts.worksheet()
         assert len(page.encode()) < 2_000_000
         assert "<script" not in page and "<svg" not in page  # no chart: a chart is an answer
         for step in lesson.STEPS:
@@ -618,7 +612,7 @@ class TestHandouts:
             assert html.escape(card.title) not in page
 
     def test_the_answer_key_holds_answers_charts_notes_misconceptions_and_formulas(self):
-        page = lesson_handouts.answer_key()
+        page = handouts.answer_key()
         assert len(page.encode()) < 2_000_000
         assert "<script" not in page
         for step in lesson.STEPS:

@@ -12,8 +12,8 @@ import html
 
 from dashboard.figures.svg import figure_svg
 from dashboard.latex_mathml import to_mathml
-from dashboard.view_parts.lesson_plan import STEPS
-from dashboard.view_parts.lesson_step import (
+from dashboard.views.lesson.plan import STEPS
+from dashboard.views.lesson.step import (
     Step,
     answer_of,
     explanation_of,
@@ -24,7 +24,7 @@ from dashboard.view_parts.lesson_step import (
     takeaway_of,
     text_of,
 )
-from dashboard.view_parts.lesson_text import MISCONCEPTIONS, NOTATION_ROWS, check_questions
+from dashboard.views.lesson.text import MISCONCEPTIONS, NOTATION_ROWS, check_questions
 
 TITLE = "Positional encodings: a first lecture"
 

@@ -1,7 +1,7 @@
 """The Lesson's steps inside attention: why attention needs positions (against an RNN, a
 convolution and a decoder's mask), where an added encoding enters one head's scores on the
 student's own sentence, whether it survives to upper layers, and RoPE's rotated query and key.
-The numbers come from the small random layers of :mod:`dashboard.view_parts.attention`."""
+The numbers come from the small random layers of :mod:`dashboard.views.lesson.small_models`."""
 
 from __future__ import annotations
 
@@ -10,22 +10,22 @@ import numpy as np
 from dashboard import params
 from dashboard.config import Config
 from dashboard.figures import charts, matrices
-from dashboard.view_parts import attention
-from dashboard.view_parts.lesson_sinusoids import step_number
-from dashboard.view_parts.lesson_step import SMALL, Step
+from dashboard.views.lesson import small_models
+from dashboard.views.lesson.sinusoids import step_number
+from dashboard.views.lesson.step import SMALL, Step
 
 # --- Why attention needs positions -----------------------------------------------------------
 
 
 def _order_options(config: Config) -> tuple[str, ...]:
-    return (*(name[0].upper() + name[1:] for name in attention.LAYERS), "None of them")
+    return (*(name[0].upper() + name[1:] for name in small_models.LAYERS), "None of them")
 
 
 def _order_answer(config: Config) -> int:
-    unchanged = attention.reversal_changes().unchanged
+    unchanged = small_models.reversal_changes().unchanged
     if len(unchanged) != 1:
-        return len(attention.LAYERS)  # "None of them" (or, were it two, no single answer)
-    return attention.LAYERS.index(unchanged[0])
+        return len(small_models.LAYERS)  # "None of them" (or, were it two, no single answer)
+    return small_models.LAYERS.index(unchanged[0])
 
 
 def _share(value: float) -> str:
@@ -36,10 +36,10 @@ def _share(value: float) -> str:
 
 
 def _order_explanation(config: Config) -> str:
-    found = attention.reversal_changes().changes
-    rnn, convolution, plain, causal = attention.LAYERS
-    sentence = " ".join(attention.SENTENCE)
-    reversed_ = " ".join(attention.SENTENCE[i] for i in attention.SHUFFLE)
+    found = small_models.reversal_changes().changes
+    rnn, convolution, plain, causal = small_models.LAYERS
+    sentence = " ".join(small_models.SENTENCE)
+    reversed_ = " ".join(small_models.SENTENCE[i] for i in small_models.SHUFFLE)
     return (
         f"{_order_options(config)[_order_answer(config)]}. Each layer, with random weights "
         f"(seed 0), ran on “{sentence}” and on “{reversed_}”; the chart shows how much a "
@@ -58,12 +58,12 @@ def _order_explanation(config: Config) -> str:
         "nearly every model gives positions explicitly: a transformer gives each position k "
         "a vector PE(k), of the same width as the word vectors, and adds it to the word at "
         f"that position. The same attention layer, unmasked, with PE(k) added: "
-        f"{_share(found[attention.WITH_POSITIONS])}. The order now reaches it."
+        f"{_share(found[small_models.WITH_POSITIONS])}. The order now reaches it."
     )
 
 
 def _order_figure(config: Config):
-    found = attention.reversal_changes().changes
+    found = small_models.reversal_changes().changes
     return charts.labelled_bars(
         {name: 100 * change for name, change in found.items()},
         title="How much reversing the sentence changes a word's output",
@@ -74,12 +74,12 @@ def _order_figure(config: Config):
 
 
 def _order_takeaway(config: Config) -> str:
-    found = attention.reversal_changes().changes
-    rnn, _, plain, _ = attention.LAYERS
+    found = small_models.reversal_changes().changes
+    rnn, _, plain, _ = small_models.LAYERS
     return (
         "Unmasked self-attention treats the words as a set: reversing them changed its outputs "
         f"by {_share(found[plain])}, an RNN's by {_share(found[rnn])}. Adding PE(k) to each "
-        f"word brings the order in ({_share(found[attention.WITH_POSITIONS])})."
+        f"word brings the order in ({_share(found[small_models.WITH_POSITIONS])})."
     )
 
 
@@ -89,8 +89,9 @@ ORDER = Step(
     text="A recurrent network (RNN) reads a sentence one word after another; a convolution "
     "looks at each word with a window of its neighbours; self-attention, the transformer's "
     "layer, compares every word with every other at once, and a decoder's causal mask lets "
-    f"each word see only the words before it. This step: the {len(attention.SENTENCE)} words "
-    f"of “{' '.join(attention.SENTENCE)}”, each a random vector of {attention.WIDTH} numbers, "
+    f"each word see only the words before it. This step: the {len(small_models.SENTENCE)} words "
+    f"of “{' '.join(small_models.SENTENCE)}”, each a random vector of {small_models.WIDTH} "
+    "numbers, "
     "each layer with random weights (seed 0).",
     question="Reverse the words of a sentence. Which layer gives each word exactly the same "
     "output as before?",
@@ -117,12 +118,12 @@ ORDER = Step(
 
 
 def _check_sentence(text: str, config=None) -> None:
-    attention.words_of(text)
+    small_models.words_of(text)
 
 
 SENTENCE = params.Text(
     "lesson_text",
-    f"Your sentence (words split at spaces; the first {attention.MAX_WORDS} are used)",
+    f"Your sentence (words split at spaces; the first {small_models.MAX_WORDS} are used)",
     "the cat sat on the mat",
     max_chars=120,
     rule=_check_sentence,
@@ -130,29 +131,29 @@ SENTENCE = params.Text(
     "for a new prediction.",
 )
 #: The head's encoding: its width, at the paper's base.
-HEAD = Config(attention.MAX_WORDS, attention.HEAD_WIDTH, 10_000.0, "vaswani")
+HEAD = Config(small_models.MAX_WORDS, small_models.HEAD_WIDTH, 10_000.0, "vaswani")
 
 
 def _with_a_repeat(words: tuple[str, ...]) -> tuple[str, ...]:
     """The sentence, with its first word again at the end if no word occurs twice."""
-    found = attention.sentence_scores(words)
+    found = small_models.sentence_scores(words)
     return words if found.repeated else (*words, words[0])
 
 
 def _sentence_answer(config: Config, text: str) -> int:
-    found = attention.sentence_scores(_with_a_repeat(attention.words_of(text)))
+    found = small_models.sentence_scores(_with_a_repeat(small_models.words_of(text)))
     positions = next(iter(found.repeated.values()))
     return 0 if found.gap(found.without, positions) < 1e-9 else 1
 
 
 def _sentence_explanation(config: Config, text: str) -> str:
-    words = attention.words_of(text)
-    found = attention.sentence_scores(words)
-    term = attention.position_term(config.n_positions, 1, config.d_model)
+    words = small_models.words_of(text)
+    found = small_models.sentence_scores(words)
+    term = small_models.position_term(config.n_positions, 1, config.d_model)
     head = (
         f"One attention head (d_head {config.d_model}, random query and key projections, "
         "seed 0) scores each word, on a row as the query, against each word, on a column as "
-        f"the key. The word vectors are random too (standard deviation {attention.WORD_STD:g}, "
+        f"the key. The word vectors are random too (standard deviation {small_models.WORD_STD:g}, "
         "seed 0, as on the Embeddings page): a trained head's scores mean something, these "
         "show only where the position enters. "
     )
@@ -186,7 +187,7 @@ WORDS_UNDER = 8
 
 
 def _sentence_figures(config: Config, text: str):
-    found = attention.sentence_scores(attention.words_of(text))
+    found = small_models.sentence_scores(small_models.words_of(text))
     labels = [f"{k} {word}" for k, word in enumerate(found.words)]
     limit = float(max(np.abs(found.without).max(), np.abs(found.with_positions).max()))
     # Two charts, not two panels of one: side by side on a wide screen, one under the other on
@@ -212,7 +213,7 @@ def _sentence_figures(config: Config, text: str):
 
 
 def _sentence_link(text: str) -> dict[str, object]:
-    return {"emb_text": text, "emb_std": attention.WORD_STD, "emb_scale": False}
+    return {"emb_text": text, "emb_std": small_models.WORD_STD, "emb_scale": False}
 
 
 def _sentence_takeaway(config: Config, text: str) -> str:
@@ -263,8 +264,8 @@ LAYERS_OPTIONS = (
 )
 
 
-def _stack(config: Config) -> attention.Stack:
-    return attention.residual_stack(config.d_model, copies=config.n_positions, base=config.base)
+def _stack(config: Config) -> small_models.Stack:
+    return small_models.residual_stack(config.d_model, copies=config.n_positions, base=config.base)
 
 
 def _layers_answer(config: Config) -> int:
@@ -332,10 +333,10 @@ LAYERS = Step(
     slug="upper-layers",
     title="Does position information survive to upper layers?",
     text="The encoding is added once, below the first layer. Feed a stack of layers one word "
-    f"repeated {attention.STACK_COPIES} times: the copies differ only by their PE(k). This "
-    f"step: d_model {attention.STACK_WIDTH}, {attention.STACK_LAYERS} layers with random "
+    f"repeated {small_models.STACK_COPIES} times: the copies differ only by their PE(k). This "
+    f"step: d_model {small_models.STACK_WIDTH}, {small_models.STACK_LAYERS} layers with random "
     "weights (seed 0).",
-    question=f"{attention.STACK_LAYERS} layers up, do the copies still differ: is the position "
+    question=f"{small_models.STACK_LAYERS} layers up, do the copies still differ: is the position "
     "still there?",
     options=LAYERS_OPTIONS,
     answer=_layers_answer,
@@ -346,11 +347,11 @@ LAYERS = Step(
     takeaway=_layers_takeaway,
     notes="A question students ask after the first steps: the code is added once, so why is "
     "it not washed out? The residual stream is the answer; the collapse without it is the "
-    "rank collapse of pure attention. Random weights: say so. About 4 minutes.",
+    "rank collapse of pure small_models. Random weights: say so. About 4 minutes.",
     view="embeddings",
-    config=Config(attention.STACK_COPIES, attention.STACK_WIDTH, 10_000.0, "vaswani"),
+    config=Config(small_models.STACK_COPIES, small_models.STACK_WIDTH, 10_000.0, "vaswani"),
     link={
-        "emb_text": " ".join(["the"] * attention.STACK_COPIES),
+        "emb_text": " ".join(["the"] * small_models.STACK_COPIES),
         "emb_std": 1.0,
         "emb_scale": False,
     },
@@ -360,14 +361,14 @@ LAYERS = Step(
 
 
 def _rope_answer(config: Config) -> int:
-    found = attention.rotated_scores(config.d_model, config.base)
+    found = small_models.rotated_scores(config.d_model, config.base)
     size = max(float(np.abs(curve).max()) for curve in found.scores.values())
     return 1 if found.spread <= 1e-9 * size else 2
 
 
 def _rope_explanation(config: Config) -> str:
-    found = attention.rotated_scores(config.d_model, config.base)
-    starts = ", ".join(f"{n:,}" for n in attention.ROPE_STARTS)
+    found = small_models.rotated_scores(config.d_model, config.base)
+    starts = ", ".join(f"{n:,}" for n in small_models.ROPE_STARTS)
     return (
         f"No: the three curves of q·κ, for the key at positions {starts}, are one (they "
         f"differ by {found.spread:.1e}, rounding), drawn on top of each other. A rotation by "
@@ -382,7 +383,7 @@ def _rope_explanation(config: Config) -> str:
 
 
 def _rope_figure(config: Config):
-    found = attention.rotated_scores(config.d_model, config.base)
+    found = small_models.rotated_scores(config.d_model, config.base)
     return charts.curves(
         found.offsets,
         found.scores,
@@ -411,8 +412,8 @@ ROPE = Step(
         "of the key κ, inside every attention head, by the angle k·ω_i of their own position k, "
         f"with the sinusoid's frequencies. This step: one random query and key, d_head "
         f"{config.d_model}, base {config.base_text}; the key at position "
-        + ", ".join(f"{n:,}" for n in attention.ROPE_STARTS[:-1])
-        + f" or {attention.ROPE_STARTS[-1]:,}, the query δ positions after it."
+        + ", ".join(f"{n:,}" for n in small_models.ROPE_STARTS[:-1])
+        + f" or {small_models.ROPE_STARTS[-1]:,}, the query δ positions after it."
     ),
     question="Move the key (and with it the query) from position 0 to 1,000 or 10,000. Does "
     "the score q·κ change?",

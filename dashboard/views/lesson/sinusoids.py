@@ -11,13 +11,13 @@ from dashboard.config import Config
 from dashboard.figures import charts, sinusoidal
 from dashboard.formatting import counted
 from dashboard.view_parts import similarity, sinusoids
-from dashboard.view_parts.lesson_step import PAPER, SMALL, Step
+from dashboard.views.lesson.step import PAPER, SMALL, Step
 
 
 def step_number(slug: str) -> int:
     """The number of the step ``slug`` in the lecture (read when a text is written, so that a
     step's number in another's text follows the order)."""
-    from dashboard.view_parts import lesson_plan  # the plan imports this module
+    from dashboard.views.lesson import plan as lesson_plan  # the plan imports this module
 
     return lesson_plan.number_of(slug)
 

@@ -2,11 +2,12 @@
 the chart is revealed, then a recap with what the lecture showed, the misconceptions people
 write about and questions to check it; a worksheet and an answer key to print.
 
-The steps live in ``dashboard/view_parts/lesson_*.py`` by topic (the encoding itself, inside
-attention, the families), their order in ``lesson_plan.py``. Their charts are the other views'
-own figure builders at the step's parameters, or plain charts of numbers computed by pe_core
-and by small seeded NumPy layers (``view_parts/attention.py``), and every number in the text is
-computed at those parameters, so a step says what its chart shows.
+This page is a package: its steps live in ``sinusoids.py``, ``attention.py`` and
+``families.py`` by topic (the encoding itself, inside attention, the families), their order in
+``plan.py``, the recap's words in ``text.py`` and the handouts in ``handouts.py``. Their charts
+are the other views' own figure builders at the step's parameters, or plain charts of numbers
+computed by pe_core and by small seeded NumPy layers (``small_models.py``), and every number in
+the text is computed at those parameters, so a step says what its chart shows.
 
 In presentation mode a step is one screen at 1920 × 1080 (its question beside its chart), the
 arrow keys and a clicker's PageUp and PageDown move between steps, and a second window with
@@ -23,9 +24,9 @@ import streamlit as st
 import pe_core
 from dashboard import caching, params, registry, sidebar, static, ui
 from dashboard.config import Config
-from dashboard.view_parts import lesson_handouts, lesson_plan
-from dashboard.view_parts.lesson_plan import RECAP, STEPS
-from dashboard.view_parts.lesson_step import (
+from dashboard.views.lesson import handouts, plan
+from dashboard.views.lesson.plan import RECAP, STEPS
+from dashboard.views.lesson.step import (
     Step,
     answer_of,
     explanation_of,
@@ -37,7 +38,7 @@ from dashboard.view_parts.lesson_step import (
     takeaway_of,
     text_of,
 )
-from dashboard.view_parts.lesson_text import MISCONCEPTIONS, NOTATION, check_questions
+from dashboard.views.lesson.text import MISCONCEPTIONS, NOTATION, check_questions
 
 
 def _step_label(number: int) -> str:
@@ -76,8 +77,8 @@ def _step_before_52(raw: str) -> str:
         old = _step_number(raw)
     except ValueError:
         return raw
-    if 1 <= old <= len(lesson_plan.STEPS_BEFORE_52) + 1:
-        return _step_label(lesson_plan.number_before_52(old))
+    if 1 <= old <= len(plan.STEPS_BEFORE_52) + 1:
+        return _step_label(plan.number_before_52(old))
     return raw
 
 
@@ -269,7 +270,7 @@ def _handouts() -> None:
     left, right = st.columns(2)
     left.download_button(
         "Worksheet for the class (HTML, prints on A4 or Letter)",
-        data=lesson_handouts.worksheet,
+        data=handouts.worksheet,
         file_name="positional-encodings-worksheet.html",
         mime="text/html",
         key="lesson_worksheet",
@@ -279,7 +280,7 @@ def _handouts() -> None:
     )
     right.download_button(
         "Answer key with notes and a formula sheet (HTML, prints)",
-        data=lesson_handouts.answer_key,
+        data=handouts.answer_key,
         file_name="positional-encodings-answer-key.html",
         mime="text/html",
         key="lesson_handout_answers",

@@ -12,8 +12,8 @@ import pe_core
 from dashboard.config import Config
 from dashboard.figures import charts
 from dashboard.formatting import counted
-from dashboard.view_parts.lesson_sinusoids import step_number
-from dashboard.view_parts.lesson_step import Step
+from dashboard.views.lesson.sinusoids import step_number
+from dashboard.views.lesson.step import Step
 
 #: The families compared, by their key in pe_core.FAMILIES, and the name the step gives each
 #: (the learned table has no score to draw: before training it is noise, after training it is

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 import numpy as np
 
 import pe_core
-from dashboard.view_parts import attention, lesson_families, lesson_plan, lesson_sinusoids
-from dashboard.view_parts.lesson_step import PAPER
+from dashboard.views.lesson import families, plan, sinusoids, small_models
+from dashboard.views.lesson.step import PAPER
 
 #: The letters of the Lesson and of every page, each for one thing.
 NOTATION_ROWS = (
@@ -58,7 +58,7 @@ def _tensor2tensor_longest() -> float:
 
 def _two_pi_base() -> str:
     d, base = PAPER.d_model, PAPER.base
-    paper_longest = lesson_sinusoids.longest(PAPER)
+    paper_longest = sinusoids.longest(PAPER)
     return (
         f"With the paper's own formula, ω_i = base^(−2i/d_model), the slowest pair at d_model "
         f"{d} has λ ≈ {paper_longest:,.0f} positions, below 2π·{base:,g} ≈ "
@@ -69,12 +69,12 @@ def _two_pi_base() -> str:
 
 
 def _extrapolates() -> str:
-    config = lesson_families.BEYOND
-    found = lesson_families.beyond_training(config)
+    config = families.BEYOND
+    found = families.beyond_training(config)
     return (
         "A computed encoding has a value at every position, but past the training length "
         f"its slow pairs reach angles no training text showed (step "
-        f"{lesson_plan.number_of('beyond')}: up to {int(found.unseen.max())} of "
+        f"{plan.number_of('beyond')}: up to {int(found.unseen.max())} of "
         f"{config.d_model // 2} pairs). Press et al. (2022) measured it: models with the "
         "sinusoid got worse right past the length they were trained on."
     )
@@ -122,14 +122,14 @@ def check_questions() -> tuple[tuple[str, str], ...]:
     """The recap's questions and their answers, each number computed."""
     paper = PAPER
     lengths = pe_core.wavelengths(paper.d_model, base=paper.base, convention=paper.convention)
-    several = lesson_sinusoids.SEVERAL.config
-    closest = lesson_sinusoids.closest(several, several.d_model)
-    within, _, pairs = lesson_sinusoids.cycle_counts(lesson_sinusoids.WAVELENGTHS.config)
-    order = attention.reversal_changes().changes
-    rnn, _, plain, causal = attention.LAYERS
-    stack = attention.residual_stack()
-    beyond = lesson_families.BEYOND
-    rows = lesson_families.training_length(beyond)
+    several = sinusoids.SEVERAL.config
+    closest = sinusoids.closest(several, several.d_model)
+    within, _, pairs = sinusoids.cycle_counts(sinusoids.WAVELENGTHS.config)
+    order = small_models.reversal_changes().changes
+    rnn, _, plain, causal = small_models.LAYERS
+    stack = small_models.residual_stack()
+    beyond = families.BEYOND
+    rows = families.training_length(beyond)
     return (
         (
             "Why does self-attention need position codes, when a recurrent network does not?",
@@ -138,7 +138,7 @@ def check_questions() -> tuple[tuple[str, str], ...]:
             f"at once, as a set: {order[plain]:.0%}"
             + (", each word's output the same." if order[plain] < 1e-9 else ".")
             + f" A decoder's causal mask changes that a little ({order[causal]:.0%}); with "
-            f"PE(k) added to the word at position k: {order[attention.WITH_POSITIONS]:.0%}.",
+            f"PE(k) added to the word at position k: {order[small_models.WITH_POSITIONS]:.0%}.",
         ),
         (
             "Why does each frequency have both a sin and a cos column?",

@@ -3,23 +3,23 @@ steps were put in teaching order (issue 52), so that an old link opens the step 
 
 from __future__ import annotations
 
-from dashboard.view_parts import lesson_attention, lesson_families, lesson_sinusoids
-from dashboard.view_parts.lesson_step import Step
+from dashboard.views.lesson import attention, families, sinusoids
+from dashboard.views.lesson.step import Step
 
 #: The lecture, in the order a lecturer gives it: the problem (attention ignores order), the
 #: sinusoid, why several frequencies and then their wavelengths, relative position, where an
 #: added encoding enters attention and whether it survives the layers (the motivation for
 #: RoPE), then RoPE, and what happens past the training length.
 STEPS: tuple[Step, ...] = (
-    lesson_attention.ORDER,
-    lesson_sinusoids.SINUSOIDS,
-    lesson_sinusoids.SEVERAL,
-    lesson_sinusoids.WAVELENGTHS,
-    lesson_sinusoids.RELATIVE,
-    lesson_attention.SENTENCE_STEP,
-    lesson_attention.LAYERS,
-    lesson_attention.ROPE,
-    lesson_families.EXTRAPOLATION,
+    attention.ORDER,
+    sinusoids.SINUSOIDS,
+    sinusoids.SEVERAL,
+    sinusoids.WAVELENGTHS,
+    sinusoids.RELATIVE,
+    attention.SENTENCE_STEP,
+    attention.LAYERS,
+    attention.ROPE,
+    families.EXTRAPOLATION,
 )
 
 #: The last stop after the steps: what the lecture showed, the misconceptions, questions.
@@ -27,15 +27,15 @@ RECAP = len(STEPS) + 1
 
 #: The steps in the order links numbered them before (``/lesson?step=N``, steps 1 to 9).
 STEPS_BEFORE_52: tuple[Step, ...] = (
-    lesson_attention.ORDER,
-    lesson_sinusoids.SINUSOIDS,
-    lesson_sinusoids.WAVELENGTHS,
-    lesson_sinusoids.SEVERAL,
-    lesson_sinusoids.RELATIVE,
-    lesson_attention.ROPE,
-    lesson_attention.SENTENCE_STEP,
-    lesson_attention.LAYERS,
-    lesson_families.EXTRAPOLATION,
+    attention.ORDER,
+    sinusoids.SINUSOIDS,
+    sinusoids.WAVELENGTHS,
+    sinusoids.SEVERAL,
+    sinusoids.RELATIVE,
+    attention.ROPE,
+    attention.SENTENCE_STEP,
+    attention.LAYERS,
+    families.EXTRAPOLATION,
 )
 
 BY_SLUG = {step.slug: step for step in STEPS}
