@@ -82,7 +82,13 @@ from pe_core.rope_config import (
     rope_from_config,
     rope_layers,
 )
-from pe_core.rope_identify import Departure, RopeArithmetic, RopeIdentification, identify_rope
+from pe_core.rope_identify import (
+    Departure,
+    RopeArithmetic,
+    RopeIdentification,
+    identify_rope,
+    rope_cache_from_vectors,
+)
 from pe_core.rope_models import MODEL_ROPES, ModelRope
 from pe_core.rope_precision import (
     MODEL_DTYPES,
@@ -189,6 +195,7 @@ __all__ = [
     "reference_encoding",
     "relative_rotation",
     "rope_angle_errors",
+    "rope_cache_from_vectors",
     "rope_config_essentials",
     "rope_config_sources",
     "rope_cos_sin",

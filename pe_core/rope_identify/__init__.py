@@ -12,6 +12,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from pe_core._formats import PRECISIONS, round_to_precision
+from pe_core._printing import Printing, shows_format
 from pe_core._validation import as_array, as_real_array, check_size
 from pe_core.errors import InputError
 from pe_core.rope_bugs import ROPE_BUGS, Finding
@@ -32,7 +33,52 @@ from pe_core.rope_identify._vectors import ROTATION_ULPS as ROTATION_ULPS
 from pe_core.rope_identify._vectors import _partners, _rebuild
 from pe_core.rope_identify.results import Departure, RopeArithmetic, RopeIdentification
 
-__all__ = ["Departure", "Finding", "RopeArithmetic", "RopeIdentification", "identify_rope"]
+__all__ = [
+    "ROTATION_ULPS",
+    "Departure",
+    "Finding",
+    "RopeArithmetic",
+    "RopeIdentification",
+    "identify_rope",
+    "rope_cache_from_vectors",
+]
+
+
+def rope_cache_from_vectors(
+    before: ArrayLike, after: ArrayLike, *, positions: ArrayLike | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The cos/sin cache that rotates vectors ``before`` into ``after``, as
+    :func:`identify_rope` reads them: ``(cos, sin, positions)``.
+
+    Parameters
+    ----------
+    before, after, positions
+        As :func:`identify_rope` takes them.
+
+    Returns
+    -------
+    cos, sin : ndarray of float64, shape (n_positions, head_dim)
+        Full width, in the pair layout in which the rotation keeps every pair's norm (columns
+        that do not rotate are cos 1, sin 0); each pair's values are
+        ``z_after conj(z_before) / |z_before|^2`` summed over the heads.
+    positions : ndarray of float64, shape (n_positions,)
+
+    Raises
+    ------
+    InputError
+        As :func:`identify_rope` does for vectors.
+
+    Examples
+    --------
+    >>> import pe_core
+    >>> rope = pe_core.rope_frequencies(8)
+    >>> q = np.random.default_rng(0).standard_normal((2, 16, 8))
+    >>> cos, sin, _ = rope_cache_from_vectors(q, pe_core.apply_rope(q, 16, rope))
+    >>> bool(np.allclose(cos, pe_core.rope_cos_sin(16, rope)[0]))
+    True
+    """
+    rebuilt = _rebuild(before, after, positions)
+    return rebuilt.cos, rebuilt.sin, rebuilt.positions
 
 
 def identify_rope(
@@ -338,6 +384,28 @@ def _float32_shows(comparison: _Comparison, inv_freq, amplitude: float) -> bool:
     return bool(largest > 2 * comparison.u_storage * abs(amplitude))
 
 
+def _inv_freq_format(values: np.ndarray, dtype: np.dtype) -> tuple[str, Printing | None]:
+    """The format an inv_freq was stored in, from its values whatever container it came in
+    (``.tolist()`` of a float32 tensor is float32 numbers in float64 reprs), and the printing
+    of values that are no binary numbers of any smaller format (then the format is the finest
+    one the digits are fine enough to show, else float64: the digits hide it)."""
+    if dtype == np.float16:
+        return "float16", None
+    for name in ("bfloat16", "float16", "float32"):  # coarsest first: the smallest that holds
+        if name == "float32" and dtype == np.float32:
+            return name, None
+        with np.errstate(over="ignore"):
+            if np.array_equal(round_to_precision(values, name), values):
+                return name, None
+    printing = Printing.of(values)
+    if printing is None:
+        return "float64", None
+    for name in ("bfloat16", "float16", "float32"):  # the coarsest the digits show
+        if shows_format(values, printing, name, PRECISIONS[name].unit_roundoff):
+            return name, printing
+    return "float64", printing
+
+
 def _identify_inv_freq(inv_freq, expected) -> RopeIdentification:
     given = as_array(inv_freq, "inv_freq")
     values = np.abs(as_real_array(_squeeze_vector(given), "inv_freq", ndim=1))
@@ -346,16 +414,11 @@ def _identify_inv_freq(inv_freq, expected) -> RopeIdentification:
     if np.any(values == 0):
         raise InputError("inv_freq must hold frequencies > 0 (a pair of frequency 0 is not RoPE)")
     check_size(values.size, "identifying inv_freq")
-    if given.dtype == np.float16:
-        fmt = "float16"
-    elif given.dtype == np.float32:
-        fmt = "float32"
-    else:
-        fmt = "float64"
-    if fmt != "float16" and np.array_equal(round_to_precision(values, "bfloat16"), values):
-        fmt = "bfloat16"
+    fmt, printing = _inv_freq_format(values, given.dtype)
     u = PRECISIONS[fmt].unit_roundoff
     sigma = np.full(values.size, u)
+    if printing is not None:  # each value known to half a unit of its last written digit
+        sigma = np.maximum(sigma, printing.half_unit(values) / values)
     fit = _fit_variant(values, sigma, None)
     context = Context(None, values, sigma, fit, None, expected, None)
     findings = _blind_findings(context)
@@ -382,7 +445,9 @@ def _identify_inv_freq(inv_freq, expected) -> RopeIdentification:
         inv_freq=values,
         scale=fit.scale,
         attention_factor=None,
-        arithmetic=RopeArithmetic(fmt, None, fmt),
+        arithmetic=RopeArithmetic(
+            fmt, None, fmt, written=None if printing is None else printing.words
+        ),
         positions=(),
         n_positions=0,
         max_abs_error=largest,

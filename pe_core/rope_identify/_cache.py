@@ -168,7 +168,13 @@ def _read_cache(cos, sin, positions) -> _Cache:
     else:
         layout = "per_pair"
         pair_columns = np.arange(first, end)
-    step = int(pair_columns[1] - pair_columns[0]) if pair_columns.size > 1 else 1
+    if pair_columns.size < 2:
+        raise InputError(
+            f"cos and sin must hold at least 2 rotating pairs to show a base (one pair turns "
+            f"at base**0 = 1 radian per position for every base), got {pair_columns.size} "
+            f"in shape {(n, width)}"
+        )
+    step = int(pair_columns[1] - pair_columns[0])
     columns = slice(int(pair_columns[0]), int(pair_columns[-1]) + 1, step)  # a view, no copy
     cos_pairs = cos_values[:, columns]
     sin_pairs = sin_values[:, columns]

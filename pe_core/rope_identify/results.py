@@ -48,6 +48,10 @@ class RopeArithmetic:
         the rebuilt cos and sin are known (``storage`` is then that format too). ``angles`` is
         "unresolved" when that rounding hides whether the angles were exact or float32.
         None for a cache or ``inv_freq``.
+    written : str or None
+        For an ``inv_freq`` given as decimal text whose values are no binary numbers: the
+        digits it was written with ("5 significant digits"); ``storage`` is then the format
+        those digits show, or "float64" when they are too few to show one.
     """
 
     storage: str
@@ -55,6 +59,7 @@ class RopeArithmetic:
     inv_freq: str | None
     positions: str = "exact"
     rotated: str | None = None
+    written: str | None = None
 
     @property
     def words(self) -> str:
@@ -74,6 +79,10 @@ class RopeArithmetic:
             parts.append("float32 angles, as transformers computes them")
         elif self.angles is not None:
             parts.append(f"angles computed in {self.angles}")
+        if self.written is not None and self.angles is None:
+            shown = "" if self.inv_freq == "float64" else f" (the digits show {self.inv_freq})"
+            parts.append(f"inv_freq written with {self.written}{shown}")
+            return ", ".join(parts)
         if self.inv_freq in ("bfloat16", "float16"):
             parts.append(f"inv_freq rounded to {self.inv_freq}")
         elif self.inv_freq is not None and self.angles is None:
@@ -249,11 +258,22 @@ class RopeIdentification:
                 bug = ROPE_BUGS[self.likely_cause]
                 text += f" Likely cause: {bug.title}. Fix: {bug.fix}."
             elif self.likely_cause == "parameters":
-                text += " Likely cause: different parameters (see the findings)."
+                listed = "; ".join(f.title for f in self.differences) or (
+                    "none of the parameters compared differs, so the frequencies differ in a "
+                    "way no parameter names"
+                )
+                text += f" Likely cause: different parameters: {listed}."
+        shown = {f.name for f in self.differences} if self.likely_cause == "parameters" else set()
         for finding in self.findings:
-            if finding.name != self.likely_cause:
+            if finding.name != self.likely_cause and finding.name not in shown:
                 text += f" Found: {finding.title}."
         return text
+
+    @property
+    def differences(self) -> tuple[Finding, ...]:
+        """The findings that name a parameter whose value in the data is not the config's
+        (evidence ``parameter``, ``data``, ``config``)."""
+        return tuple(f for f in self.findings if "parameter" in f.evidence and f.bug is None)
 
     def to_dict(self) -> dict:
         """The result as JSON-ready data (what ``python -m pe_core check-rope --json``
@@ -297,6 +317,7 @@ class RopeIdentification:
                 "inv_freq": self.arithmetic.inv_freq,
                 "positions": self.arithmetic.positions,
                 "rotated": self.arithmetic.rotated,
+                "written": self.arithmetic.written,
                 "words": self.arithmetic.words,
             },
             "positions": list(self.positions),
@@ -327,6 +348,14 @@ class RopeIdentification:
                 "tolerance": d.tolerance,
             },
             "likely_cause": self.likely_cause,
+            "differences": [
+                {
+                    "parameter": f.evidence["parameter"],
+                    "data": plain(f.evidence["data"]),
+                    "config": plain(f.evidence["config"]),
+                }
+                for f in self.differences
+            ],
         }
 
 

@@ -1,5 +1,5 @@
 """Hostile bytes for the file reader behind the Check page's RoPE uploads and the command line
-(``pe_core._files``): valid files cut, overwritten or spliced give their arrays or an
+(``pe_core.files``): valid files cut, overwritten or spliced give their arrays or an
 InputError, never another exception, a pickle load or an unbounded allocation."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import pe_core
-from pe_core._files import load_arrays, rope_inputs
+from pe_core.files import load_arrays, rope_inputs
 from tests.fuzz.test_core import EXAMPLES
 
 pytestmark = pytest.mark.fuzz
