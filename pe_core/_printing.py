@@ -200,8 +200,12 @@ def shows_format(values: NDArray, printing: Printing, name: str, unit_roundoff: 
     if values.size == 0:
         return False
     rule = printing.half_unit(values)
-    if not np.all(rule < 0.5 * unit_roundoff * np.abs(values)):
-        return False  # digits coarser than the format's spacing cannot show it
+    # Where the digits are finer than the format's spacing, a value not of the format is
+    # caught (8 digits of a mantissa near 1 are coarser than float32's, of one near 9 finer):
+    # on at least half of the values, and four, the test says something.
+    telling = np.count_nonzero(rule < 0.5 * unit_roundoff * np.abs(values))
+    if telling < max(4, values.size // 2):
+        return False
     with np.errstate(over="ignore", invalid="ignore"):
         moved = np.abs(round_to_precision(values, name) - values)
     allowed = np.maximum(rule, 0.5 * own_unit(values)) * (1 + 1e-9) + 4 * _PARSE_ERROR * np.abs(

@@ -278,7 +278,9 @@ def check_rope(
 
 def _also_a_table(found: RopeIdentification) -> Finding | None:
     """For a single array read as [cos | sin] that plain RoPE explains: the sinusoidal
-    table with the same numbers (the ``diffusion`` convention at the same base)."""
+    tables with the same numbers ([cos | sin] at base**(-i/h) is the ``diffusion``
+    convention at that base, and the ``musicgen`` one, base**(-i/(h-1)), at
+    base**((h-1)/h)), the round bases first."""
     if (
         found.rope_type != "default"
         or found.layout != "per_pair"
@@ -287,10 +289,30 @@ def _also_a_table(found: RopeIdentification) -> Finding | None:
         or found.width != found.rotary_dim // 2
     ):
         return None
+    h = found.rotary_dim // 2
+    tolerance = max(3 * found.base_uncertainty, 1e-9)
+    readings = []
+    for convention, power in (("diffusion", 1.0), ("musicgen", (h - 1) / h)):
+        if power == 0:
+            continue
+        base = found.base_fit**power
+        round_base = _round(base, tolerance * power)
+        readings.append((round_base is None, convention, round_base or base))
+    readings.sort()
+    named = " or ".join(f"the {c} convention's at base {b:,.10g}" for _, c, b in readings)
+    first = readings[0]
     return Finding(
         "sinusoidal_table",
-        f"the same numbers are the diffusion convention's sinusoidal table ([cos | sin], "
-        f"base {found.base:,.10g}: GLIDE's and diffusers' timestep embedding); if that is what "
-        "it is, check it as a table (python -m pe_core identify FILE)",
-        {"convention": "diffusion", "base": found.base},
+        f"the same numbers are a sinusoidal table ([cos | sin]): {named}; if that is what it "
+        "is, check it as a table (python -m pe_core identify FILE)",
+        {"convention": first[1], "base": first[2]},
     )
+
+
+def _round(value: float, relative: float) -> float | None:
+    """The roundest number (1 to 3 significant digits) within ``relative`` of ``value``."""
+    for digits in (1, 2, 3):
+        candidate = float(f"{value:.{digits}g}")
+        if abs(candidate - value) <= relative * abs(value):
+            return candidate
+    return None

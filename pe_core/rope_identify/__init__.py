@@ -339,6 +339,8 @@ def _identify_cache(cache: _Cache, expected) -> RopeIdentification:
         arithmetic = replace(arithmetic, angles=angles)
     if cache.rotated is not None:
         arithmetic = replace(arithmetic, rotated=cache.rotated)
+    if cache.written is not None:
+        arithmetic = replace(arithmetic, written=cache.written)
     findings += _blind_findings(context)
     config_matches, departure_found, cause = None, None, None
     if expected is not None:

@@ -106,7 +106,9 @@ def _fit_variant(
             base, snapped = candidate, True
             break
     assumed = False
-    if not snapped:
+    # A base that is not round but explains every pair as plain RoPE is the simplest story
+    # (one number, where LongRoPE's is one factor a pair and describes anything).
+    if not snapped and not _consistent(scale_for(estimate) / scale_for(estimate)[0], tolerance):
         # LongRoPE's own factor on every pair, the fastest too: the common base near the fit
         # under which every pair turns at most as fast as plain RoPE (factors >= 1, the first
         # within 10% of 1).
@@ -192,7 +194,10 @@ def _scaled_band(q, tolerance) -> tuple[float, float] | None:
 
 def _ramp_variant(w, q, tolerance, factor, original, base, d, amplitude):
     """YaRN (ramp linear in the pair index) or Llama 3 (smoothing linear in 1/wavelength)
-    between the unchanged fast pairs and the slow pairs divided by ``factor``."""
+    between the unchanged fast pairs and the slow pairs divided by ``factor``; None when the
+    ratios cannot place a ramp."""
+    if not (np.all(np.isfinite(q)) and np.all(q > 0)):
+        return None
     n = w.size
     index = np.arange(n, dtype=np.float64)
     ramp = (np.abs(q - 1) > tolerance) & (np.abs(q / factor - 1) > tolerance)
@@ -206,6 +211,10 @@ def _ramp_variant(w, q, tolerance, factor, original, base, d, amplitude):
         # No pair inside the ramp: it lies between the last unchanged and first scaled pair.
         last_unchanged = np.flatnonzero(np.abs(q - 1) <= tolerance)[-1]
         low, high = float(last_unchanged), float(last_unchanged + 1)
+    if not (np.isfinite(low) and np.isfinite(high) and high != low):
+        # Frequencies too short-lived to measure (a pair that turned by less than its storage's
+        # rounding reads as 0): no ramp can be fitted.
+        return None
     yarn_ratio = np.clip((index - low) / (high - low), 0, 1)
     yarn = original * (1 - yarn_ratio) + original / factor * yarn_ratio
     yarn_error = float(np.max(np.abs(yarn / w - 1) / tolerance))

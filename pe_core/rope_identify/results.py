@@ -49,9 +49,10 @@ class RopeArithmetic:
         "unresolved" when that rounding hides whether the angles were exact or float32.
         None for a cache or ``inv_freq``.
     written : str or None
-        For an ``inv_freq`` given as decimal text whose values are no binary numbers: the
-        digits it was written with ("5 significant digits"); ``storage`` is then the format
-        those digits show, or "float64" when they are too few to show one.
+        For values given as decimal text that are no binary numbers (an ``inv_freq`` pasted
+        as numpy prints it, a CSV of a cache): the digits they were written with ("5
+        significant digits"); ``storage`` (and an ``inv_freq``'s ``inv_freq``) is then the
+        format those digits show, or "float64" when they are too few to show one.
     """
 
     storage: str
@@ -67,12 +68,15 @@ class RopeArithmetic:
         if self.angles is None and self.inv_freq is None:
             if self.rotated is not None:
                 return f"no arithmetic explains it (vectors rotated in {self.rotated})"
+            if self.written is not None:
+                return f"no arithmetic explains it (values written with {self.written})"
             return f"no arithmetic explains it (values stored as {self.storage})"
         parts = []
         if self.rotated is not None:
             parts.append(f"vectors rotated in {self.rotated}")
         if self.angles == "unresolved":
-            parts.append("exact or float32 angles (the rotation's rounding hides which)")
+            hides = "the rotation's rounding" if self.rotated is not None else "the digits"
+            parts.append(f"exact or float32 angles ({hides} hides which)")
         elif self.angles == "exact":
             parts.append("exact angles")
         elif self.angles == "float32":
@@ -91,6 +95,8 @@ class RopeArithmetic:
             parts.append(f"position ids rounded to {self.positions}")
         if self.rotated is None:
             parts.append(f"stored as {self.storage}")
+        if self.written is not None:
+            parts.append(f"written as text with {self.written}")
         return ", ".join(parts)
 
 
