@@ -146,7 +146,9 @@ class Written:
         """ "float32 values in a .npy file", "decimal text, 8 significant digits"."""
         if self.container != "decimal":
             return f"{self.container} values in a {self.format} file"
-        digits = f", {self.printing.words}" if self.printing is not None else ", full float64"
+        digits = (
+            f", {self.printing.words}" if self.printing is not None else ", each number in full"
+        )
         declared = f" (it names dtype {self.declared})" if self.declared else ""
         return f"decimal text{digits}{declared}"
 
