@@ -226,6 +226,11 @@ BUGS: MappingProxyType[str, Bug] = MappingProxyType(
                 "pe[:, 0::2] = sin(position * div_term)  # position, div_term: float32 or float16",
                 "compute the table in float64 (or exactly, as pe_core does) and cast once",
                 encoding=_float32_angles,
+                # Every library computes in its working format on purpose (PyTorch's float32,
+                # keras' mixed_float16 policy): the formulas' libraries (FORMULAS).
+                on_purpose=tuple(
+                    dict.fromkeys(lib for f in FORMULAS.values() for lib in f.libraries)
+                ),
             ),
         )
     }
@@ -272,8 +277,10 @@ class Diagnosis:
     @property
     def correct(self) -> bool:
         """True when the table is an encoding with no likely mistake (what a mistake makes
-        when known code makes it on purpose, as fairseq starts positions at 1, is none)."""
-        return self.identification.matches and not self.likely_mistake
+        when known code makes it on purpose, as fairseq starts positions at 1, is none), or a
+        library's arithmetic reproduced to its last place (keras-hub's float16 table)."""
+        known = self.identification.matches or self.arithmetic is not None
+        return known and not self.likely_mistake
 
     def summary(self) -> str:
         """The verdict and, for a mistake, what the table is and the fix."""
@@ -286,8 +293,12 @@ class Diagnosis:
                 "sinusoidal encoding we know nor one of the usual mistakes in writing one."
             )
         if self.bug.on_purpose:
+            title = self.bug.title
+            if self.bug.name == "float32_angles":  # the format found, not the catalogue's
+                fmt = self.compute_dtype or found.precision.format or "a small format"
+                title = f"angles k * w computed in {fmt}"
             return (
-                f"{_capitalized(self.bug.title)}: {self.table_words}. "
+                f"{_capitalized(title)}: {self.table_words}. "
                 f"{_capitalized(self.on_purpose_words)}; a mistake only if your code meant "
                 f"otherwise (fix: {self.bug.fix})."
             )
@@ -295,9 +306,13 @@ class Diagnosis:
 
     @property
     def on_purpose_words(self) -> str:
-        """Who makes the named table on purpose, in words ("" when nobody does)."""
+        """Who makes the named table on purpose, in words ("" when nobody does): for a
+        library's arithmetic, the libraries that write the formula found."""
         if self.bug is None or not self.bug.on_purpose:
             return ""
+        if self.formula is not None:
+            libraries = FORMULAS[self.formula].libraries
+            return f"done on purpose in {self.compute_dtype} by " + "; ".join(libraries)
         return "done on purpose by " + "; ".join(self.bug.on_purpose)
 
     @property
@@ -458,9 +473,10 @@ def _arithmetic(
                 except InputError:  # positions or angles beyond the format's range
                     continue
                 if np.all(difference <= tolerance):
-                    hits.append((float(np.max(difference)), formula))
+                    order = list(FORMULAS).index(formula)  # ties: the first listed
+                    hits.append((float(np.max(difference)), order, formula))
             if hits:
-                return fmt, min(hits)[1], convention, base, start
+                return fmt, min(hits)[2], convention, base, start
     return None
 
 
@@ -518,15 +534,16 @@ def diagnose_encoding(matrix: ArrayLike) -> Diagnosis:
 
 def _arithmetic_diagnosis(found, arithmetic, values) -> Diagnosis:
     fmt, formula, convention, base, start = arithmetic
-    libraries = "; ".join(FORMULAS[formula].libraries)
     n, d_model = values.shape
     positions = start + found.step * np.arange(n, dtype=np.float64)
     exact = sinusoidal_encoding(positions, d_model, base=base, convention=convention)
     error = float(np.max(np.abs(values - exact)))
+    end = start + found.step * (n - 1)
+    direction = " (rows in decreasing order)" if found.step < 0 else ""
     words = (
-        f"{convention} encoding, base {base:g}, positions from {start:g}, computed in {fmt} "
-        f"with the {formula} formula as {libraries} write it; it is up to {error:.2g} "
-        "from the exact encoding"
+        f"{convention} encoding, base {base:g}, positions from {start:g} to {end:g}{direction}, "
+        f"computed in {fmt} with the {formula} formula ({FORMULAS[formula].expression}); it is "
+        f"up to {error:.2g} from the exact encoding"
     )
     return Diagnosis(
         found, BUGS["float32_angles"], base, start, error, words, fmt, formula, convention

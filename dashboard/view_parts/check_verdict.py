@@ -55,6 +55,19 @@ def _verdict(checked: Checked) -> None:
             "the model reads much longer sequences.",
             icon=":material/info:",
         )
+    elif diagnosis.bug is not None and diagnosis.bug.name == "float32_angles":
+        # A library's arithmetic (done on purpose), whose error at this length matters.
+        error = diagnosis.max_abs_error or found.max_abs_error
+        st.warning(
+            f"**Arithmetic: {diagnosis.compute_dtype or found.precision.format}, up to "
+            f"{error:.2g} off at this length.** "
+            + (_sentence(diagnosis.table_words) + " " if diagnosis.arithmetic else "")
+            + (_sentence(diagnosis.on_purpose_words) + " " if diagnosis.formula else "")
+            + f"That is more than float16's rounding of values near 1 ({ARITHMETIC_MATTERS:.2g}): "
+            "a model that reads these positions sees it. If it matters:",
+            icon=":material/warning:",
+        )
+        st.code(f"# fix: {diagnosis.bug.fix}", language="python")
     elif diagnosis.bug is not None and not diagnosis.likely_mistake:
         # Known code makes this table on purpose (fairseq's positions from padding_idx + 1):
         # both readings are said, and what tells them apart.

@@ -66,6 +66,9 @@ class _Storage:
     #: With a printing: the formats the written numbers may have been (the printing cannot
     #: rule them out), most precise first.
     printed_formats: tuple[str, ...] = ()
+    #: ``(scale, offset)`` when the values judged are ``scale * written + offset`` (a
+    #: rescaled table undone): the printing is the written values', scaled.
+    affine: tuple[float, float] | None = None
 
     @property
     def decimals(self) -> int | None:
@@ -91,12 +94,16 @@ class _Storage:
         format's shortest form); None without a printing (the values are what was stored)."""
         if self.printing is None:
             return None
+        scale = 1.0
+        if self.affine is not None:
+            scale, offset = self.affine
+            values = (values - offset) / scale
         rule = self.printing.half_unit(values)
-        if story is None:
-            return rule
-        with np.errstate(over="ignore", invalid="ignore"):
-            moved = np.abs(round_to_precision(values, story) - values)
-        return np.maximum(rule, moved)
+        if story is not None:
+            with np.errstate(over="ignore", invalid="ignore"):
+                moved = np.abs(round_to_precision(values, story) - values)
+            rule = np.maximum(rule, moved)
+        return abs(scale) * rule
 
     def precision(self, kind: PrecisionKind, fmt: str | None = None) -> Precision:
         """A :class:`Precision` of this kind, with the printing's digits."""

@@ -255,13 +255,17 @@ def _columns(name: str, d_model: int) -> tuple[tuple[int, ...], tuple[int, ...]]
     return tuple(columns[layout.sin_columns].tolist()), tuple(columns[layout.cos_columns].tolist())
 
 
-def _identify_values(values: np.ndarray, dtype: np.dtype, squeezed_from) -> Identification:
-    """:func:`identify_encoding` on a checked 2-D float64 ``values`` of input dtype ``dtype``."""
+def _identify_values(
+    values: np.ndarray, dtype: np.dtype, squeezed_from, storage: _Storage | None = None
+) -> Identification:
+    """:func:`identify_encoding` on a checked 2-D float64 ``values`` of input dtype ``dtype``
+    (``storage``: what is known of how they were written, when not from the values
+    themselves: a rescaled table's printing)."""
     results = {}
     # Values near the float64 limit (a table of 1e300s) overflow the fits' products: such a
     # table matches nothing and is reported as no match, without NumPy's warnings.
     with np.errstate(over="ignore", invalid="ignore"):
-        storage = _storage(values, dtype)
+        storage = _storage(values, dtype) if storage is None else storage
         for transposed in (False, True):
             oriented = values.T if transposed else values
             if oriented.shape[1] > _MAX_COLUMNS:  # wider than any encoding we identify

@@ -293,6 +293,13 @@ def _identify_cache(cache: _Cache, expected) -> RopeIdentification:
         np.asarray(cache.cos[rows], dtype=np.float64), np.asarray(cache.sin[rows], dtype=np.float64)
     )
     amplitude = float(np.mean(amplitude_values))
+    xpos = None
+    if np.max(amplitude_values) > np.min(amplitude_values) * (1 + 64 * comparison.u_storage):
+        # Not one amplitude: xPos's decay per pair and position, when it explains it.
+        xpos = _xpos_fit(cache, rows, comparison.u_storage)
+        if xpos is not None:
+            comparison.xpos = xpos
+            amplitude = 1.0
     signed, reach = _measure(cache)
     # sin = -sin(p w) (exp(-i p w), or rotate_half's halves swapped) makes every phase run
     # backwards: measured as such, named by the catalogue's negated_sin.
@@ -319,6 +326,8 @@ def _identify_cache(cache: _Cache, expected) -> RopeIdentification:
         if coarse.explained and coarse.rope_type not in (None, "longrope"):
             fit = coarse
     amplitude = _snap_attention(amplitude, fit, u_storage)
+    if xpos is not None:
+        fit.parameters.update({"xpos_scale_base": xpos[1], "xpos_centre": xpos[0]})
     context = Context(
         cache, measured, sigma, fit, amplitude, expected, comparison, sin_sign=sin_sign
     )
@@ -342,6 +351,8 @@ def _identify_cache(cache: _Cache, expected) -> RopeIdentification:
     if cache.written is not None:
         arithmetic = replace(arithmetic, written=cache.written)
     findings += _blind_findings(context)
+    if xpos is not None:
+        findings.append(_xpos_finding(*xpos))
     config_matches, departure_found, cause = None, None, None
     if expected is not None:
         config_matches, departure_found, cause, more = _against_config(context)
@@ -372,6 +383,63 @@ def _identify_cache(cache: _Cache, expected) -> RopeIdentification:
         likely_cause=cause,
         expected=expected,
     )
+
+
+#: xPos's per-pair ratio (Sun et al. 2022; torchscale's XPOS, rotary-embedding-torch,
+#: x-transformers and flash-attn alike): ``zeta_i = (2i + 0.4 d) / (1.4 d)``.
+def xpos_zeta(rotary_dim: int) -> np.ndarray:
+    """xPos's ``zeta_i = (2i + 0.4 d) / (1.4 d)`` for the pairs of ``rotary_dim`` columns."""
+    return (2 * np.arange(rotary_dim // 2, dtype=np.float64) + 0.4 * rotary_dim) / (
+        1.4 * rotary_dim
+    )
+
+
+def _xpos_finding(centre: float, scale_base: float, zeta: np.ndarray) -> Finding:
+    return Finding(
+        "xpos",
+        f"xPos (Sun et al. 2022): each pair scaled by zeta_i ** ((p - {centre:,.6g}) / "
+        f"{scale_base:,.6g}), zeta_i = (2i + 0.4 d) / (1.4 d), as rotary-embedding-torch "
+        "(use_xpos), x-transformers (use_xpos) and flash-attn (scale_base) build the queries' "
+        "cache (the keys' divides by it); transformers has no xPos",
+        {"scale_base": scale_base, "centre": centre, "zeta_first": float(zeta[0])},
+        ("https://arxiv.org/abs/2212.10554",),
+    )
+
+
+def _xpos_fit(cache, rows, u_storage: float):
+    """``(centre, scale_base, zeta)`` when each entry's amplitude is xPos's
+    ``zeta_i ** ((p - centre) / scale_base)`` (a query's cache: cos and sin times the scale;
+    a key's divides, a negative scale_base), the centre and scale_base snapped to whole numbers;
+    else None."""
+    cos = np.asarray(cache.cos[rows], dtype=np.float64)
+    sin = np.asarray(cache.sin[rows], dtype=np.float64)
+    amplitude = np.hypot(cos, sin)
+    if amplitude.shape[1] < 2 or not np.all(amplitude > 0):
+        return None
+    zeta = xpos_zeta(2 * amplitude.shape[1])
+    positions = cache.positions[rows]
+    logs = np.log(amplitude)
+    centred = positions - positions.mean()
+    spread = float(centred @ centred)
+    if spread == 0:
+        return None
+    slope = centred @ (logs - logs.mean(axis=0)) / spread
+    intercept = logs.mean(axis=0) - slope * positions.mean()
+    if np.any(slope == 0):
+        return None
+    scale_bases = np.log(zeta) / slope
+    centres = -intercept / slope
+    scale_base, centre = float(np.median(scale_bases)), float(np.median(centres))
+    if not np.all(np.abs(scale_bases / scale_base - 1) < 1e-2):
+        return None
+    scale_base = (
+        float(round(scale_base)) if abs(scale_base - round(scale_base)) < 0.05 else scale_base
+    )
+    centre = float(round(centre)) if abs(centre - round(centre)) < 0.05 else centre
+    model = np.log(zeta)[None, :] * ((positions - centre) / scale_base)[:, None]
+    if np.max(np.abs(logs - model)) > 16 * u_storage + 1e-6:
+        return None
+    return centre, scale_base, zeta
 
 
 def _float32_shows(comparison: _Comparison, inv_freq, amplitude: float) -> bool:

@@ -380,6 +380,11 @@ def _variant_words(found: RopeIdentification) -> str:
         kind = "rotary frequencies of no known variant (per-pair ratio in scale)"
     elif found.rope_type == "default":
         kind = "plain RoPE"
+        if "xpos_scale_base" in found.parameters:
+            kind += (
+                f" with xPos (scale_base {found.parameters['xpos_scale_base']:,.6g}, centred at "
+                f"position {found.parameters['xpos_centre']:,.6g})"
+            )
     else:
         shown = {
             k: v
