@@ -169,17 +169,21 @@ def _compare(config: Config, other: str, profiles: dict[str, np.ndarray]) -> Non
     same_frequencies = np.array_equal(mine.frequencies, theirs.frequencies)
     if same_frequencies and mine.layout.n_sin == theirs.layout.n_sin:
         st.metric(
-            f"{other} vs permuted {config.convention}",
+            f"Largest entry difference, {other} vs {config.convention} permuted",
             f"{permutation_error(config, other):.1e}",
-            help=f"Largest difference after permuting {config.convention}'s columns into "
-            f"{other}'s layout: the same numbers, in other columns.",
+            help=f"Largest difference of any entry after permuting {config.convention}'s "
+            f"columns into {other}'s layout: the same numbers, in other columns.",
         )
     if config.convention in profiles and other in profiles:
         difference = float(np.max(np.abs(profiles[config.convention] - profiles[other])))
+        last = profiles[other].size - 1
         st.metric(
-            f"Similarity: {config.convention} vs {other}",
+            # The label says what the number is (issue 53, case 10): a largest difference, not
+            # a similarity.
+            f"Largest similarity difference, {config.convention} vs {other}",
             f"{difference:.1e}" if same_frequencies else f"{difference:.3g}",
-            help="Largest difference of the cosine similarity against offset: "
+            help=f"The largest difference between the two conventions' cosine similarity of "
+            f"positions k and k + offset, over offsets 0 to {last:,}: "
             + ("same frequencies, different layout." if same_frequencies else "different spacing."),
         )
 
