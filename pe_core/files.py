@@ -865,7 +865,7 @@ def table_array(
     ]
     vectors = [f"{a} and {b}" for a, b in VECTOR_NAMES if a in lowered and b in lowered]
     if (len(arrays) > 1 and rotary) or vectors:
-        held = vectors[0] if vectors else ", ".join(rotary)
+        held = vectors[0] if vectors else " and ".join(rotary)
         raise WrongFamily(
             f"the file holds {held}: a rotary (RoPE) encoding, not a sinusoidal table; the "
             "RoPE check reads it (python -m pe_core check-rope FILE, or What to check: RoPE "

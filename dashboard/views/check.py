@@ -78,7 +78,7 @@ def render(config: Config) -> None:
     ui.explain(
         "Upload an encoding table from your own code (positions in rows; .npy, .npz or "
         ".safetensors, or .csv like this app's download), or paste a few rows (as numpy prints "
-        "them, or a list). The digits text was written with count: a float16 table printed "
+        "them, or a list). The digits a text was written with count: a float16 table printed "
         "with 4 decimals is named as that. The check finds the convention, base, first "
         "position and direction that explain it, and the arithmetic it was computed in: "
         "rounded once to float32, or computed step by step in float32 or float16 as "
