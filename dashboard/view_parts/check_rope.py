@@ -161,7 +161,8 @@ def render() -> None:
     # No max_chars on the boxes: the browser would drop a longer paste without a word; the
     # page refuses it by name instead.
     inv_freq_text = st.text_area(
-        f"inv_freq (numbers separated by commas or spaces; up to {MAX_CHARS:,} characters)",
+        f"inv_freq (numbers separated by commas or spaces, a list, or numpy's or torch's print; "
+        f"up to {MAX_CHARS:,} characters)",
         key="rope_check_inv_freq",
         height=100,
     )
