@@ -43,16 +43,24 @@ def _exponents(values: NDArray[np.float64]) -> NDArray[np.float64]:
     magnitude = np.abs(values)
     with np.errstate(divide="ignore", invalid="ignore"):
         exponent = np.floor(np.log10(np.where(magnitude > 0, magnitude, 1.0)))
-        exponent -= magnitude < 10.0**exponent  # 0.001 read as 1e-3 - 1 ulp
-        exponent += magnitude >= 10.0 ** (exponent + 1)
+        ones = np.ones_like(magnitude)
+        exponent -= magnitude < _scaled(ones, exponent)  # 0.001 read as 1e-3 - 1 ulp
+        exponent += magnitude >= _scaled(ones, exponent + 1)
     return exponent
 
 
+#: Powers of ten exact in float64 (10**22 is the last), and beyond as near as float64 holds.
+_POWERS_OF_TEN = 10.0 ** np.arange(0, 309, dtype=np.float64)
+
+
 def _scaled(values: NDArray[np.float64], power: NDArray[np.float64] | int) -> NDArray[np.float64]:
-    """``values * 10**power``, dividing by an exact power of ten where ``power`` is negative."""
+    """``values * 10**power`` for whole ``power``, dividing by an exact power of ten where
+    ``power`` is negative (a table lookup, not a power per value)."""
     power = np.asarray(power, dtype=np.float64)
+    index = np.clip(np.abs(np.nan_to_num(power)), 0, _POWERS_OF_TEN.size - 1).astype(np.int64)
+    factor = _POWERS_OF_TEN[index]
     with np.errstate(over="ignore", invalid="ignore"):
-        return np.where(power >= 0, values * 10.0**power, values / 10.0 ** np.abs(power))
+        return np.where(power >= 0, values * factor, values / factor)
 
 
 def _decimals_of(values: NDArray[np.float64]) -> int | None:
@@ -72,23 +80,27 @@ def own_digits(values: NDArray) -> NDArray[np.float64]:
     digits[flat == 0] = 0.0
     for first in range(0, flat.size, _CHUNK):
         chunk = flat[first : first + _CHUNK]
-        exponent = _exponents(chunk)
         found = digits[first : first + _CHUNK]
+        open_ = np.flatnonzero(~np.isfinite(found))  # the values still without their count
+        part, exponent = chunk[open_], _exponents(chunk[open_])
         for count in range(1, MAX_DIGITS + 4):
-            open_ = ~np.isfinite(found)
-            if not open_.any():
+            if not open_.size:
                 break
-            whole = _whole(_scaled(chunk, count - 1 - exponent))
-            found[open_ & whole] = count
+            whole = _whole(_scaled(part, count - 1 - exponent))
+            found[open_[whole]] = count
+            open_, part, exponent = open_[~whole], part[~whole], exponent[~whole]
     return digits.reshape(np.shape(values))
 
 
-def _significant_of(values: NDArray[np.float64]) -> int | None:
-    """The fewest significant digits (up to :data:`MAX_DIGITS`) every value is written with."""
+def _significant_of(values: NDArray[np.float64], digits: NDArray | None = None) -> int | None:
+    """The fewest significant digits (up to :data:`MAX_DIGITS`) every value is written with
+    (``digits``: each value's own, when already known)."""
+    if digits is not None:
+        largest = float(np.max(digits, initial=0.0))
+        return None if largest > MAX_DIGITS else max(1, int(largest))
     largest = 0.0
     for chunk in _chunks(values):
-        digits = own_digits(chunk)
-        largest = max(largest, float(np.max(digits, initial=0.0)))
+        largest = max(largest, float(np.max(own_digits(chunk), initial=0.0)))
         if largest > MAX_DIGITS:
             return None
     return max(1, int(largest))
@@ -120,13 +132,13 @@ class Printing:
     significant: int | None
 
     @classmethod
-    def of(cls, values: NDArray) -> Printing | None:
+    def of(cls, values: NDArray, *, digits: NDArray | None = None) -> Printing | None:
         """The printing the values show, or None when they show none (binary float64 values,
-        or an empty array)."""
+        or an empty array); ``digits``, each value's :func:`own_digits` when known."""
         values = np.asarray(values, dtype=np.float64)
         if values.size == 0 or not np.all(np.isfinite(values)):
             return None
-        decimals, significant = _decimals_of(values), _significant_of(values)
+        decimals, significant = _decimals_of(values), _significant_of(values, digits)
         if decimals is None and significant is None:
             return None
         return cls(decimals, significant)
@@ -179,11 +191,12 @@ class Printing:
         return _scaled(np.rint(_scaled(values, -last)), last)
 
 
-def own_unit(values: NDArray) -> NDArray[np.float64]:
+def own_unit(values: NDArray, digits: NDArray | None = None) -> NDArray[np.float64]:
     """The unit of each value's last significant digit as the shortest decimal writes it
-    (0 for zeros and for values no short decimal wrote)."""
+    (0 for zeros and for values no short decimal wrote); ``digits``, the values' own when
+    known."""
     values = np.asarray(values, dtype=np.float64)
-    digits = own_digits(values)
+    digits = own_digits(values) if digits is None else digits
     last = _exponents(values) + 1 - digits
     return np.where(np.isfinite(digits) & (values != 0), _scaled(np.ones_like(values), last), 0.0)
 

@@ -24,13 +24,12 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from pe_core._formats import PRECISIONS
-from pe_core._validation import as_array, as_real_array
 from pe_core.arithmetic import FORMULAS, textbook_encoding
 from pe_core.conventions import CONVENTIONS
 from pe_core.encoding import sinusoidal_encoding
 from pe_core.errors import InputError
-from pe_core.identify import Identification, PrecisionKind, _squeezed, identify_encoding
-from pe_core.identify._difference import _spread_rows, _Storage, _storage
+from pe_core.identify import Identification, PrecisionKind, _identify
+from pe_core.identify._difference import _spread_rows, _Storage
 from pe_core.identify._search import USUAL_BASES, _digits, _usual_rank
 
 __all__ = ["BUGS", "Bug", "Diagnosis", "diagnose_encoding"]
@@ -437,16 +436,18 @@ def _arithmetic(
     formats = ("float32", "float16", "bfloat16")
     if printed:
         formats = tuple(f for f in formats if f in storage.printed_formats)
-    slack = {fmt: storage.slack(values, fmt) if printed else 0.0 for fmt in formats}
+    # Each value's printing, on the sample rows (the whole table's only for a trial that
+    # passes them: a full-size array per format would weigh on the page's memory budget).
+    sample_slack = {fmt: storage.slack(values[sample], fmt) if printed else 0.0 for fmt in formats}
     on_circle = {}  # (convention, format): can the sample's pairs be that format's sin and cos?
     for convention, base, start in _arithmetic_trials(found):
         positions = start + step * np.arange(n, dtype=np.float64)
         for fmt in formats:
             # Two ulps just below 1, and each value's printing.
-            tolerance = 4 * PRECISIONS[fmt].unit_roundoff + slack[fmt]
+            two_ulps = 4 * PRECISIONS[fmt].unit_roundoff
             if (convention, fmt) not in on_circle:
                 layout = CONVENTIONS[convention].column_layout(d_model)
-                widest = float(np.max(slack[fmt])) if printed else 0.0
+                widest = float(np.max(sample_slack[fmt])) if printed else 0.0
                 on_circle[convention, fmt] = _near_the_unit_circle(
                     values[sample], layout, PRECISIONS[fmt].unit_roundoff + widest
                 )
@@ -465,14 +466,16 @@ def _arithmetic(
                         formula=formula,
                     )
 
-                sample_tolerance = tolerance[sample] if printed else tolerance
                 try:
-                    if np.any(np.abs(table(sample) - values[sample]) > sample_tolerance):
+                    if np.any(
+                        np.abs(table(sample) - values[sample]) > two_ulps + sample_slack[fmt]
+                    ):
                         continue
                     difference = np.abs(table(slice(None)) - values)
                 except InputError:  # positions or angles beyond the format's range
                     continue
-                if np.all(difference <= tolerance):
+                difference -= storage.slack(values, fmt) if printed else 0.0
+                if np.all(difference <= two_ulps):
                     order = list(FORMULAS).index(formula)  # ties: the first listed
                     hits.append((float(np.max(difference)), order, formula))
             if hits:
@@ -510,11 +513,9 @@ def diagnose_encoding(matrix: ArrayLike) -> Diagnosis:
     each "table" entry's wrong table, positions from 0 or 1 and the bases in
     :data:`COMMON_BASES`, on the entries whose angle the table's own format still carries.
     """
-    found = identify_encoding(matrix)
-    values, _ = _squeezed(as_real_array(as_array(matrix, "matrix"), "matrix"))
+    found, values, storage = _identify(matrix)
     if found.transposed:
         values = values.T
-    storage = _storage(values, np.asarray(matrix).dtype)
     with np.errstate(over="ignore", invalid="ignore"):
         if found.matches:
             return _diagnose_fit(values, found, storage)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pe_core._formats import PRECISIONS, round_to_precision
-from pe_core._printing import Printing, own_unit
+from pe_core._printing import Printing, own_digits, own_unit
 from pe_core.identify.results import _NO_MATCH, Precision, PrecisionKind
 
 #: A float64 table within this of the exact one is "exact in float64" (a few ulps of 1).
@@ -37,22 +37,19 @@ def _representable(values: np.ndarray, name: str) -> bool:
     return holds(values[_rank_rows(values.shape[0])]) and holds(values)
 
 
-def _written_from(values: np.ndarray, name: str) -> bool:
+def _written_from(values: np.ndarray, name: str, unit: np.ndarray) -> bool:
     """Whether decimal text could have written numbers of format ``name`` as ``values``: each
-    value within one unit of its own last digit of a number of the format (a correctly rounded
-    decimal is within half of it; numpy's shortest form, at a power of two, within one). Only
-    a printing finer than the format's spacing can refuse a format."""
-
-    def holds(part):
+    value within one unit (``unit``: of its own last digit) of a number of the format (a
+    correctly rounded decimal is within half of it; numpy's shortest form, at a power of two,
+    within one). Only a printing finer than the format's spacing can refuse a format."""
+    flat, units = values.reshape(-1), unit.reshape(-1)
+    for i in range(0, flat.size, _CHUNK_VALUES):
+        part = flat[i : i + _CHUNK_VALUES]
         with np.errstate(over="ignore", invalid="ignore"):
             moved = np.abs(round_to_precision(part, name) - part)
-        return bool(np.all(moved <= own_unit(part) * (1 + 1e-9)))
-
-    sample = values[_rank_rows(values.shape[0])]
-    if not holds(sample):
-        return False
-    flat = values.reshape(-1)
-    return all(holds(flat[i : i + _CHUNK_VALUES]) for i in range(0, flat.size, _CHUNK_VALUES))
+        if not np.all(moved <= units[i : i + _CHUNK_VALUES] * (1 + 1e-9)):
+            return False
+    return True
 
 
 @dataclass(frozen=True)
@@ -87,6 +84,26 @@ class _Storage:
         """The format the values could have been computed in, as far as they tell: the least
         precise format they all fit in (float16 values are float32 values too), else float64."""
         return self.stories[-1] if self.stories else "float64"
+
+    def slacks(self, values: np.ndarray, stories) -> dict:
+        """:meth:`slack` for several stories at once (the printing's half units computed
+        once)."""
+        if self.printing is None:
+            return dict.fromkeys(stories)
+        scale = 1.0
+        if self.affine is not None:
+            scale, offset = self.affine
+            values = (values - offset) / scale
+        rule = self.printing.half_unit(values)
+        found = {}
+        for story in stories:
+            slack = rule
+            if story is not None:
+                with np.errstate(over="ignore", invalid="ignore"):
+                    moved = np.abs(round_to_precision(values, story) - values)
+                slack = np.maximum(rule, moved)
+            found[story] = abs(scale) * slack
+        return found
 
     def slack(self, values: np.ndarray, story: str | None) -> np.ndarray | None:
         """How far each written value may be from the number it wrote under a story (None: the
@@ -126,10 +143,15 @@ def _storage(values: np.ndarray, dtype: np.dtype) -> _Storage:
     formats = tuple(name for name in _FORMATS if name in known or _representable(values, name))
     if formats:
         return _Storage(formats)
-    printing = Printing.of(values)
+    sample = values[_rank_rows(values.shape[0])]
+    if Printing.of(sample) is None:  # binary float64 values: most are refused by the sample
+        return _Storage(())
+    digits = own_digits(values)
+    printing = Printing.of(values, digits=digits)
     if printing is None:
         return _Storage(())
-    printed = tuple(name for name in _FORMATS if _written_from(values, name))
+    unit = own_unit(values, digits)
+    printed = tuple(name for name in _FORMATS if _written_from(values, name, unit))
     return _Storage((), printing, printed)
 
 

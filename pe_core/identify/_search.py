@@ -56,8 +56,8 @@ def _evaluate(
         if error.flat[cell] > largest:  # the first largest, in row order, as argmax gives it
             largest = float(error.flat[cell])
             worst = (first + cell // d_model, cell % d_model)
-        for story in stories:
-            beyond = error - storage.slack(block, story)
+        for story, slack in storage.slacks(block, stories).items() if stories else ():
+            beyond = error - slack
             beyond[padding[first : first + chunk]] = 0.0
             row_excess[story][rows] = np.max(beyond, axis=1)
     excess = row_excess if stories else {None: row_errors}
