@@ -161,3 +161,27 @@ class TestCase9:
             said = words(at.info)
             assert "Positions start at 1" in said and "fairseq" in said
             assert not any("Likely mistake" in w.value for w in at.warning)
+
+
+def test_a_table_written_as_text_is_checked_within_the_request_budget():
+    """The printing's judgement (each value's digits, each story's slack) adds no full-size
+    copies per story: a 1024 x 768 float32 table written with %.6g (7 MB of text) is read and
+    checked within one request's memory budget."""
+    import tracemalloc
+
+    from dashboard import uploads
+    from dashboard.budget import REQUEST_BYTES
+    from dashboard.view_parts.check_table import check_table
+
+    table = pe_core.sinusoidal_encoding(1024, 768).astype(np.float32)
+    buffer = io.StringIO()
+    np.savetxt(buffer, table, fmt="%.6g", delimiter=",")
+    data = buffer.getvalue().encode()
+    tracemalloc.start()
+    try:
+        checked = check_table(*uploads.read_table("t.csv", data))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak <= REQUEST_BYTES, f"{peak / 2**20:.0f} MiB"
+    assert "written with 6 significant digits" in checked.verdict.summary()

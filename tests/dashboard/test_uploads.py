@@ -348,4 +348,11 @@ class TestCheckMyRope:
         at.text_area(key="rope_check_inv_freq").input("one, two").run()
         assert not at.exception
         assert at.error and "Cannot read the frequencies" in at.error[0].value
-        assert "“one” is not a number" in at.error[0].value
+        # The one reader's message (the command line's too): a line of words is a header.
+        assert "the pasted inv_freq has a header but no rows of numbers" in (
+            at.error[0].value.replace("\\", "")
+        )
+        at.text_area(key="rope_check_inv_freq").input("1.0, 0.5\n0.25, x").run()
+        assert "row 2 of the pasted inv_freq holds something that is not a number" in (
+            at.error[0].value.replace("\\", "")
+        )
