@@ -16,6 +16,10 @@ vectors before and after rotation, and the bugs of :data:`ROPE_BUGS` it shows;
 raises AssertionError, kept out of the top level as ``numpy.testing`` is), and
 ``python -m pe_core check-rope FILE`` does it from the command line.
 
+What users hand over (files, uploads, pasted text) is read by one safe reader,
+:mod:`pe_core.files`, and judged by :mod:`pe_core.checks`, which the command line and the Check
+page both ask (public modules with their own ``__all__``).
+
 Bad input raises :class:`InputError` (a ``ValueError``; :class:`InputTypeError` for a value of
 the wrong kind is also a ``TypeError``); any other exception is a bug.
 
