@@ -23,6 +23,10 @@ the file's metadata and RoPE tensors (:func:`read_gguf`, or gguf-dump's text wit
 :func:`parse_gguf_dump`); ``python -m pe_core check-gguf MODEL.gguf --config config.json`` does
 it from the command line.
 
+What users hand over (files, uploads, pasted text) is read by one safe reader,
+:mod:`pe_core.files`, and judged by :mod:`pe_core.judgement`, which the command line and the Check
+page both ask (public modules with their own ``__all__``).
+
 The package is in wings: :mod:`pe_core.sinusoidal` (the sinusoid, its analyses and its
 identification), :mod:`pe_core.rotary` (RoPE, its variants, model configs and identification)
 and :mod:`pe_core.families` (one module a positional family, ALiBi, T5 and learned tables
@@ -94,6 +98,7 @@ from pe_core.rotary import (
     read_gguf,
     read_gguf_bytes,
     rope_angle_errors,
+    rope_cache_from_vectors,
     rope_config_essentials,
     rope_config_sources,
     rope_cos_sin,
@@ -253,6 +258,7 @@ __all__ = [
     "reference_encoding",
     "relative_rotation",
     "rope_angle_errors",
+    "rope_cache_from_vectors",
     "rope_config_essentials",
     "rope_config_sources",
     "rope_cos_sin",

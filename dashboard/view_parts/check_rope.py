@@ -6,7 +6,6 @@ it departs from the config (pe_core.identify_rope)."""
 from __future__ import annotations
 
 import hashlib
-import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -16,14 +15,7 @@ import pe_core
 from dashboard import budget, formatting, ui, uploads
 from dashboard.caching import cached
 from dashboard.figures import charts
-from pe_core._files import (
-    FORMATS,
-    SINGLE_ARRAY_RULE,
-    VECTOR_NAMES,
-    find_vectors,
-    load_arrays,
-    rope_inputs,
-)
+from pe_core import files, judgement
 from pe_core.rotary.identify import ROTATION_ULPS
 
 #: Characters accepted in each box: an inv_freq of 4,096 pairs, a whole config.json.
@@ -40,7 +32,7 @@ DUMP_CODE = (
 )
 #: What an upload may be, said once on the page (the browser refuses a larger file).
 ACCEPTED = (
-    f"{', '.join(FORMATS)}; at most {uploads.MAX_UPLOAD_MB} MB, and an .npz at most "
+    f"{', '.join(files.FORMATS)}; at most {uploads.MAX_UPLOAD_MB} MB, and an .npz at most "
     f"{uploads.MAX_UPLOAD_MB} MB once unpacked"
 )
 #: Bytes identify_rope allocates per value of a cache (about 11 measured for a float32
@@ -59,23 +51,21 @@ MAX_PAIRS = 65_536
 SHOWN_POSITIONS = 2000
 
 
-def parse_numbers(text: str) -> np.ndarray:
-    """Numbers separated by commas, spaces or semicolons, in brackets or not (a printed list,
-    a tensor's repr without its name); raises :class:`pe_core.InputError` naming what is not
-    a number."""
-    tokens = [t for t in re.split(r"[\s,;\[\]()]+", text.strip()) if t]
-    if len(tokens) > MAX_PAIRS:
+def parse_numbers(text: str) -> files.ArrayFile:
+    """The pasted frequencies, read as every road reads text (:func:`pe_core.files.parse_text`:
+    numbers separated by commas, spaces or semicolons, a list, numpy's or torch's print); one
+    array, "array", of at most :data:`MAX_PAIRS` values. Raises :class:`pe_core.InputError`
+    naming what is not a number."""
+    arrays = files.parse_text(text, what="the pasted inv_freq", max_values=MAX_PAIRS)
+    values = np.asarray(arrays["array"])
+    kept = [n for n in values.shape if n != 1]
+    if len(kept) > 1:
         raise pe_core.InputError(
-            f"{len(tokens):,} values, more than the {MAX_PAIRS:,} frequencies read here"
+            f"the pasted inv_freq has shape {values.shape}: one frequency per pair is one row "
+            "of numbers"
         )
-    values = []
-    for token in tokens:
-        try:
-            values.append(float(token))
-        except ValueError:
-            shown = formatting.escape_markdown(token[:30])
-            raise pe_core.InputError(f"“{shown}” is not a number") from None
-    return np.asarray(values, dtype=np.float64)
+    flat = values.reshape(-1)
+    return files.ArrayFile({"inv_freq": flat}, {"inv_freq": arrays.written["array"]}, "pasted")
 
 
 @dataclass(frozen=True)
@@ -87,6 +77,8 @@ class Upload:
     words: str
     #: A hash of the file's bytes (what the identification is cached by).
     key: str = ""
+    #: The file's arrays as read (what every road's judgement is given).
+    arrays: files.ArrayFile | None = None
 
 
 @cached
@@ -98,13 +90,18 @@ def read_upload(data: bytes, name: str) -> Upload:
             f"the file has {len(data):,} bytes, more than the limit of {uploads.MAX_BYTES:,} "
             f"({uploads.MAX_UPLOAD_MB} MB)"
         )
-    arrays = load_arrays(data, name, max_unpacked_bytes=uploads.MAX_BYTES, label="the file")
-    inputs = rope_inputs(arrays)
+    arrays = files.load_arrays(data, name, max_unpacked_bytes=uploads.MAX_BYTES, label="the file")
+    try:
+        inputs = files.rope_inputs(arrays)
+    except pe_core.InputError:
+        # Not readable as RoPE: the judgement says what it is (a sinusoidal table, perhaps).
+        judgement.check_rope(arrays)
+        raise
     values = sum(np.size(array) for array in inputs.values() if array is not None)
     per_value = BYTES_PER_VECTOR_VALUE if "before" in inputs else BYTES_PER_CACHE_VALUE
     budget.check_request(values * per_value, "checking its values")
     if "before" in inputs:
-        found = find_vectors(arrays, None, None)
+        found = files.find_vectors(arrays, None, None)
         names = " and ".join(f"{formatting.escape_markdown(n)}" for n in found[2]) if found else ""
         shape = " × ".join(f"{n:,}" for n in np.shape(inputs["before"]))
         words = f"vectors before and after rotation ({names}), {shape} each"
@@ -118,16 +115,18 @@ def read_upload(data: bytes, name: str) -> Upload:
         words = f"cos and sin, {shape} each"
         if inputs["positions"] is not None:
             words += ", with their positions"
-    return Upload(inputs=inputs, words=words, key=hashlib.blake2b(data, digest_size=16).hexdigest())
+    key = hashlib.blake2b(data, digest_size=16).hexdigest()
+    return Upload(inputs=inputs, words=words, key=key, arrays=arrays)
 
 
 @st.cache_resource(max_entries=IDENTIFIED_ENTRIES, ttl=IDENTIFIED_SECONDS, show_spinner=False)
-def identified(key: str, config: str | None, _inputs: dict):
-    """``pe_core.identify_rope(config=config, **inputs)`` once per upload (``key``: a hash of
-    its bytes, or the pasted text) and config, or the InputError it raised; kept as objects
-    (the result is frozen, its arrays read-only, so sessions can share it)."""
+def identified(key: str, config: str | None, _arrays: files.ArrayFile):
+    """``pe_core.judgement.check_rope(arrays, config=config)`` (what the command line asks too)
+    once per upload (``key``: a hash of its bytes, or the pasted text) and config, or the
+    InputError it raised; kept as objects (the result is frozen, its arrays read-only, so
+    sessions can share it)."""
     try:
-        return pe_core.identify_rope(config=config, **_inputs)
+        return judgement.check_rope(_arrays, config=config)
     except pe_core.InputError as error:
         return error
 
@@ -149,20 +148,21 @@ def render() -> None:
         key="rope_check_upload",
         max_upload_size=uploads.MAX_UPLOAD_MB,
     )
-    vector_names = ", ".join(f"`{a}` and `{b}`" for a, b in VECTOR_NAMES)
+    vector_names = ", ".join(f"`{a}` and `{b}`" for a, b in files.VECTOR_NAMES)
     st.caption(
         f"Arrays are found by name: vectors before and after rotation ({vector_names}; shape "
         "(…, positions, head_dim), any number of heads), else `cos` and `sin` (or names "
         "holding them, as `cos_cached`), else `inv_freq`; `positions` or `position_ids` if "
         "the rows are not positions 0, 1, 2 and so on. A file of one array (a .npy) is read "
         "by its shape: "
-        f"{SINGLE_ARRAY_RULE}. Pickles (.pt, .bin) are never opened. A link to this page "
+        f"{files.SINGLE_ARRAY_RULE}. Pickles (.pt, .bin) are never opened. A link to this page "
         "cannot carry an upload or pasted text: share the file."
     )
     # No max_chars on the boxes: the browser would drop a longer paste without a word; the
     # page refuses it by name instead.
     inv_freq_text = st.text_area(
-        f"inv_freq (numbers separated by commas or spaces; up to {MAX_CHARS:,} characters)",
+        f"inv_freq (numbers separated by commas or spaces, a list, or numpy's or torch's print; "
+        f"up to {MAX_CHARS:,} characters)",
         key="rope_check_inv_freq",
         height=100,
     )
@@ -189,10 +189,14 @@ def render() -> None:
         try:
             with st.spinner(f"Reading {name}…"):
                 read = read_upload(upload.getvalue(), upload.name)
+        except files.WrongFamily as error:
+            _wrong_family(name, error)
+            return
         except pe_core.InputError as error:
             st.error(f"Cannot read {name}: {formatting.escape_markdown(error)}.")
             return
         what, inputs, key = f"{name} ({read.words})", read.inputs, f"file {read.key}"
+        arrays = read.arrays
     elif not inv_freq_text.strip():
         st.info(
             f"Upload a cos/sin cache, an inv_freq or vectors before and after rotation "
@@ -201,14 +205,19 @@ def render() -> None:
         return
     else:
         try:
-            values = parse_numbers(inv_freq_text)
+            arrays = parse_numbers(inv_freq_text)
         except pe_core.InputError as error:
-            st.error(f"Cannot read the frequencies: {error}.")
+            st.error(f"Cannot read the frequencies: {formatting.escape_markdown(error)}.")
             return
-        what, inputs = "The pasted inv_freq", {"inv_freq": values}
+        written = arrays.written["inv_freq"]
+        what = f"The pasted inv_freq (read as {written.words})"
+        inputs = {"inv_freq": arrays["inv_freq"]}
         key = "text " + hashlib.blake2b(inv_freq_text.encode(), digest_size=16).hexdigest()
     with st.spinner("Checking…"):
-        found = identified(key, config, inputs)
+        found = identified(key, config, arrays)
+    if isinstance(found, files.WrongFamily):
+        _wrong_family(what, found)
+        return
     if isinstance(found, pe_core.InputError):
         st.error(f"Cannot check {what}: {formatting.escape_markdown(found)}.")
         return
@@ -226,11 +235,18 @@ def vector_errors(key: str, config: str | None, _found, _inputs: dict):
     """:func:`error_by_position` of the cache rebuilt from vectors before and after rotation
     (what identify_rope read them as), once per upload and config: one error per position,
     the rebuilt cache itself not kept."""
-    from pe_core.rotary.identify._vectors import _rebuild
+    cos, sin, positions = pe_core.rope_cache_from_vectors(
+        _inputs["before"], _inputs["after"], positions=_inputs.get("positions")
+    )
+    return error_by_position(_found, {"cos": cos, "sin": sin, "positions": positions})
 
-    rebuilt = _rebuild(_inputs["before"], _inputs["after"], _inputs.get("positions"))
-    cache = {"cos": rebuilt.cos, "sin": rebuilt.sin, "positions": rebuilt.positions}
-    return error_by_position(_found, cache)
+
+def _wrong_family(what: str, error: files.WrongFamily) -> None:
+    """An upload of the other family: what it is, and which check reads it."""
+    st.warning(
+        f"{what}: {formatting.escape_markdown(error)}.",
+        icon=":material/swap_horiz:",
+    )
 
 
 def _verdict(found: pe_core.RopeIdentification, what: str) -> None:
@@ -266,7 +282,10 @@ def headline(found: pe_core.RopeIdentification, what: str) -> str:
             cause = pe_core.ROPE_BUGS[found.likely_cause].title
             text += f"; likely cause: {formatting.escape_markdown(cause)}"
         elif found.likely_cause == "parameters":
-            text += "; likely cause: different parameters"
+            listed = "; ".join(f.title for f in found.differences)
+            text += "; likely cause: different parameters" + (
+                f": {formatting.escape_markdown(listed)}" if listed else ""
+            )
         return text + "."
     bugs = [f.title for f in found.findings if f.bug is not None]
     if bugs:

@@ -10,6 +10,7 @@ from fractions import Fraction
 import numpy as np
 
 import pe_core
+from pe_core import files, judgement
 
 #: Rows and columns of the difference heatmap (rows spread over the whole table).
 SHOWN_ROWS = 200
@@ -20,6 +21,8 @@ SHOWN_COLUMNS = 128
 class Checked:
     """What the view shows for one table (positions in rows, as it was fitted)."""
 
+    #: The judgement every road gives (the command line's too).
+    verdict: judgement.TableCheck
     shape: tuple[int, ...]
     n_rows: int
     n_columns: int
@@ -45,21 +48,15 @@ CHUNK_ROWS = 1024
 Rows = Callable[[np.ndarray], np.ndarray]
 
 
-def check_table(matrix: np.ndarray) -> Checked:
-    """Diagnose a table (positions in rows or columns) and build what the page shows of it."""
-    diagnosis = pe_core.diagnose_encoding(matrix)
+def check_table(matrix: np.ndarray, written: files.Written | None = None) -> Checked:
+    """Check a table (positions in rows or columns) as every road does
+    (:func:`pe_core.judgement.check_table`) and build what the page shows of it."""
+    verdict = judgement.check_table(matrix, written=written)
+    diagnosis, grid, grid3d = verdict.diagnosis, verdict.grid, verdict.grid3d
     found = diagnosis.identification
     values = np.squeeze(np.asarray(matrix, dtype=np.float64))
     values = values.T if found.transposed else values
     n, d = values.shape
-    grid = None
-    if not found.matches and diagnosis.bug is None:
-        # identify_grid takes any width (positional-encodings cuts channels that are not a
-        # multiple of 4); a table it cannot read as a grid is not one.
-        try:
-            grid = pe_core.identify_grid(values)
-        except pe_core.InputError:
-            grid = None
     grid_table = None
     if grid is not None and grid.matches:
         grid_table = pe_core.grid_encoding(
@@ -72,12 +69,6 @@ def check_table(matrix: np.ndarray) -> Checked:
             start=grid.start,
             step=grid.step,
         )
-    grid3d = None
-    if grid_table is None and not found.matches and diagnosis.bug is None:
-        try:
-            grid3d = pe_core.identify_grid3d(values)
-        except pe_core.InputError:
-            grid3d = None
     if grid3d is not None and grid3d.matches:
         reference, words, code, rebuilt = _volume(grid3d, d)
     else:
@@ -85,6 +76,7 @@ def check_table(matrix: np.ndarray) -> Checked:
         code, rebuilt = _rebuild_call(diagnosis, n, d, grid, grid_table)
     shown = np.unique(np.linspace(0, n - 1, min(n, SHOWN_ROWS)).round().astype(np.int64))
     return Checked(
+        verdict=verdict,
         shape=np.shape(matrix),
         n_rows=n,
         n_columns=d,
@@ -267,26 +259,32 @@ def _rebuild_call(diagnosis, n: int, d: int, grid, grid_table) -> tuple[Call | N
             ),
         )
         start, step = diagnosis.start, found.step
-        return call, lambda chunk: pe_core.textbook_encoding(
-            _positions(start, step, chunk), d, **keywords
-        )
+        printing = _printing(found.precision)
+        if printing is not None:
+            call = Call(call.function, call.arguments, (_printing_code(printing),))
+
+        def computed(chunk):
+            table = pe_core.textbook_encoding(_positions(start, step, chunk), d, **keywords)
+            return table if printing is None else printing.round(table)
+
+        return call, computed
     if not found.matches:
         return None, None
     rounding = _rounded_to(found.precision)
     keywords = dict(base=found.base, convention=found.convention)
     if rounding in ("float32", "float16"):
         keywords["dtype"] = rounding
-    decimals = found.precision.decimals
+    printing = _printing(found.precision)
     padding = np.asarray(found.padding_rows, dtype=np.int64)
     after = []
     if rounding == "bfloat16":
         after.append('table = pe_core.quantize(table, "bfloat16")')
-    if decimals is not None:
-        after.append(f"table = table.round({decimals})")
     if found.padding_rows:
         after.append(f"table[{list(found.padding_rows)}] = 0  # padding rows")
     if found.rescaled:  # PatchTST's normalization, with the scale and offset found
         after.append(f"table = (table - {found.offset!r}) / {found.scale!r}")
+    if printing is not None:  # written as decimal text last
+        after.append(_printing_code(printing))
     call = Call(
         "sinusoidal_encoding",
         (
@@ -302,9 +300,27 @@ def _rebuild_call(diagnosis, n: int, d: int, grid, grid_table) -> tuple[Call | N
         table = pe_core.sinusoidal_encoding(positions, d, **keywords).astype(np.float64)
         if rounding == "bfloat16":
             table = pe_core.quantize(table, "bfloat16")
-        if decimals is not None:
-            table = table.round(decimals)
         table[np.isin(chunk, padding)] = 0.0
-        return (table - found.offset) / found.scale if found.rescaled else table
+        if found.rescaled:
+            table = (table - found.offset) / found.scale
+        return table if printing is None else printing.round(table)
 
     return call, rows
+
+
+def _printing(precision: pe_core.Precision) -> files.Printing | None:
+    """How the table was written as decimal text, if it was."""
+    if not precision.printed:
+        return None
+    return files.Printing(precision.decimals, precision.significant)
+
+
+def _printing_code(printing: files.Printing) -> str:
+    """A line that writes the table as the text was written (and reads it back)."""
+    if printing.by_decimals:
+        return f"table = table.round({printing.decimals})  # written with {printing.code}"
+    digits = printing.significant
+    return (
+        f'table = np.vectorize(lambda x: float(f"{{x:.{digits}g}}"))(table)  '
+        f"# written with {printing.code}"
+    )

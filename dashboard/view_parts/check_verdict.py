@@ -55,6 +55,31 @@ def _verdict(checked: Checked) -> None:
             "the model reads much longer sequences.",
             icon=":material/info:",
         )
+    elif diagnosis.bug is not None and diagnosis.bug.name == "float32_angles":
+        # A library's arithmetic (done on purpose), whose error at this length matters.
+        error = diagnosis.max_abs_error or found.max_abs_error
+        st.warning(
+            f"**Arithmetic: {diagnosis.compute_dtype or found.precision.format}, up to "
+            f"{error:.2g} off at this length.** "
+            + (_sentence(diagnosis.table_words) + " " if diagnosis.arithmetic else "")
+            + (_sentence(diagnosis.on_purpose_words) + " " if diagnosis.formula else "")
+            + f"That is more than float16's rounding of values near 1 ({ARITHMETIC_MATTERS:.2g}): "
+            "a model that reads these positions sees it. If it matters:",
+            icon=":material/warning:",
+        )
+        st.code(f"# fix: {diagnosis.bug.fix}", language="python")
+    elif diagnosis.bug is not None and not diagnosis.likely_mistake:
+        # Known code makes this table on purpose (fairseq's positions from padding_idx + 1):
+        # both readings are said, and what tells them apart.
+        st.info(
+            f"**{_sentence(diagnosis.bug.title)}** {_sentence(diagnosis.on_purpose_words)} "
+            "It is a mistake only if your code meant otherwise:",
+            icon=":material/info:",
+        )
+        st.code(
+            f"# if it is a mistake:\n{diagnosis.bug.wrong_code}\n# fix: {diagnosis.bug.fix}",
+            language="python",
+        )
     elif diagnosis.bug is not None:
         st.warning(f"**Likely mistake: {diagnosis.bug.title}.**", icon=":material/bug_report:")
         if not found.matches or diagnosis.arithmetic is not None:
@@ -207,13 +232,23 @@ def _candidates(found: pe_core.Identification) -> None:
 
 
 def how_sure(found: pe_core.Identification) -> str:
-    """How sure the identification is, in words: the difference against the input's own noise."""
+    """How sure the identification is, in words: the difference against the input's own noise
+    (its format's rounding, and the digits it was written with)."""
     error = f"{found.max_abs_error:.2g}"
-    kind, fmt = found.precision.kind, found.precision.format
+    precision = found.precision
+    kind, fmt = precision.kind, precision.format
+    written = precision.printing_words
     if kind is pe_core.PrecisionKind.EXACT:
         return (
             "**How sure:** every entry equals the exact encoding to the last few digits of "
             f"float64 (largest difference {error})."
+        )
+    if kind is pe_core.PrecisionKind.ROUNDED and precision.printed:
+        return (
+            f"**How sure:** every value is, to its written digits ({written}), a {fmt} number, "
+            f"and differs from the exact encoding by at most {error}: no more than rounding the "
+            f"exact values to {fmt} and writing them with {written} does. This is the exact "
+            f"encoding, stored in {fmt} and written as text."
         )
     if kind is pe_core.PrecisionKind.ROUNDED:
         return (
@@ -223,13 +258,14 @@ def how_sure(found: pe_core.Identification) -> str:
         )
     if kind is pe_core.PrecisionKind.DECIMALS:
         return (
-            f"**How sure:** every entry is within half a unit of the last of its "
-            f"{found.precision.decimals} decimals of the exact encoding (largest difference "
-            f"{error}): the exact encoding, written with that many decimals."
+            f"**How sure:** every entry is within half a unit of its last written digit "
+            f"({written}) of the exact encoding (largest difference {error}): the exact "
+            f"encoding, written with {written}."
         )
+    then = f", then written with {written}" if precision.printed else ""
     return (  # computed in a format (a table that matches nothing is not asked about)
         f"**How sure:** the differences grow with the position, up to {error}, as they do when "
         f"the angles k·ω are computed in {fmt} (the position and the frequency rounded to {fmt} "
-        f"before they are multiplied): a library's {fmt} arithmetic, not a different encoding. "
-        "The exact encoding is the one named."
+        f"before they are multiplied{then}): a library's {fmt} arithmetic, not a different "
+        "encoding. The exact encoding is the one named."
     )

@@ -14,6 +14,7 @@ from dashboard.config import Config
 from dashboard.view_parts import check_gguf, check_rope, check_verdict
 from dashboard.view_parts.check_table import Checked
 from dashboard.view_parts.check_table import check_table as _check
+from pe_core import files
 
 #: Largest example table built from the sidebar (long enough for float32's angle errors).
 EXAMPLE_ROWS = 4096
@@ -83,8 +84,10 @@ def render(config: Config) -> None:
         check_rope.render()
         return
     ui.explain(
-        "Upload an encoding table from your own code (positions in rows; .npy, or .csv like this "
-        "app's download), or paste a few rows. The check finds the convention, base, first "
+        "Upload an encoding table from your own code (positions in rows; .npy, .npz or "
+        ".safetensors, or .csv like this app's download), or paste a few rows (as numpy prints "
+        "them, or a list). The digits a text was written with count: a float16 table printed "
+        "with 4 decimals is named as that. The check finds the convention, base, first "
         "position and direction that explain it, and the arithmetic it was computed in: "
         "rounded once to float32, or computed step by step in float32 or float16 as "
         "libraries do, whose errors grow with the position. If the table is none of these, it "
@@ -106,7 +109,9 @@ def render(config: Config) -> None:
     if checked is None:
         return
     dims = " × ".join(f"{size:,}" for size in checked.shape)
-    st.caption(f"{label}: {dims} values.")
+    written = checked.verdict.written
+    how = f", read as {written.words}" if written is not None else ""
+    st.caption(f"{label}: {dims} values{how}.")
     check_verdict.render(checked)
 
 
@@ -121,7 +126,8 @@ def _source(config: Config) -> tuple[str, Checked | None] | None:
         max_upload_size=uploads.MAX_UPLOAD_MB,
     )
     pasted = st.text_area(
-        "…or paste rows (numbers separated by commas or spaces, one position per line; up to "
+        "…or paste rows (numbers separated by commas or spaces, one position per line, or "
+        "numpy's print of the array, or a list; up to "
         f"{MAX_PASTE_CHARS:,} characters)",
         key="check_paste",
         height=100,
@@ -145,6 +151,10 @@ def _source(config: Config) -> tuple[str, Checked | None] | None:
     except uploads.UploadError as error:
         what = formatting.escape_markdown(upload.name) if upload is not None else "the pasted rows"
         st.error(f"Cannot read {what}: {formatting.escape_markdown(error)}.")
+        return "", None
+    except files.WrongFamily as error:  # a rotary cache: the RoPE check reads it
+        what = ui.escape_markdown(upload.name) if upload is not None else "The pasted rows"
+        st.warning(f"{what}: {ui.escape_markdown(error)}.", icon=":material/swap_horiz:")
         return "", None
     except pe_core.InputError as error:  # read, but no encoding can have this shape
         st.error(f"Cannot check this table: {formatting.escape_markdown(error)}.")
@@ -174,13 +184,13 @@ def _example_words(example: str, config: Config, n: int, d: int) -> str:
 @cached
 def checked_upload(data: bytes, name: str) -> Checked:
     """Read an uploaded file or pasted rows and check it (cached on the bytes)."""
-    return _check(uploads.load_matrix(name, data))
+    return _check(*uploads.read_table(name, data))
 
 
 @cached
 def checked_paste(text: str) -> Checked:
     """Read pasted rows and check them (cached on the text)."""
-    return _check(uploads.load_pasted(text))
+    return _check(*uploads.read_pasted(text))
 
 
 @cached

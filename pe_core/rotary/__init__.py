@@ -45,7 +45,13 @@ from pe_core.rotary.gguf import (
     read_gguf,
     read_gguf_bytes,
 )
-from pe_core.rotary.identify import Departure, RopeArithmetic, RopeIdentification, identify_rope
+from pe_core.rotary.identify import (
+    Departure,
+    RopeArithmetic,
+    RopeIdentification,
+    identify_rope,
+    rope_cache_from_vectors,
+)
 from pe_core.rotary.models import MODEL_ROPES, ModelRope
 from pe_core.rotary.mrope import (
     axial_rope_frequencies,
@@ -105,6 +111,7 @@ __all__ = [
     "read_gguf",
     "read_gguf_bytes",
     "rope_angle_errors",
+    "rope_cache_from_vectors",
     "rope_config_essentials",
     "rope_config_sources",
     "rope_cos_sin",

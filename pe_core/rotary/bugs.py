@@ -389,6 +389,97 @@ def _blind_half_exponent(context):
     return None
 
 
+# --- library mistakes -------------------------------------------------------------------------
+
+
+def _yarn_ramp(rope) -> NDArray[np.float64]:
+    """YaRN's ramp per pair (0 below the correction range, 1 above), as transformers forms it."""
+    low, high = rope.parameters["correction_range"]
+    if low == high:
+        high += 0.001
+    return np.clip((np.arange(rope.n_pairs, dtype=np.float64) - low) / (high - low), 0.0, 1.0)
+
+
+def inverted_yarn_frequencies(original, factor, ramp) -> NDArray[np.float64]:
+    """litgpt 0.5.13's YaRN: ``interpolation * (1 - ramp) + extrapolation * ramp`` where
+    transformers blends ``interpolation * ramp + extrapolation * (1 - ramp)``: the fast pairs
+    divided by ``factor`` and the slow ones left alone."""
+    return original / factor * (1.0 - ramp) + original * ramp
+
+
+def _inverted_yarn(rope):
+    factor = rope.parameters["factor"]
+    return inverted_yarn_frequencies(rope.original_inv_freq, factor, _yarn_ramp(rope))
+
+
+def _is_yarn(rope) -> bool:
+    return rope.rope_type == "yarn" and rope.parameters.get("factor", 1.0) > 1.0
+
+
+def _detect_inverted_yarn(context):
+    expected = context.expected
+    if expected.rope_type != "yarn":
+        return None
+    wrong = _inverted_yarn(expected)
+    # litgpt multiplies cos and sin by an attention factor only when the config gives mscale.
+    for factor in dict.fromkeys([expected.attention_factor, 1.0]):
+        if context.explains(wrong, factor):
+            return {
+                "factor": expected.parameters["factor"],
+                "correction_range": tuple(expected.parameters["correction_range"]),
+                "attention_factor": context.amplitude,
+            }
+    return None
+
+
+def _blind_inverted_yarn(context):
+    parameters = context.fit.parameters
+    if not parameters.get("ramp_inverted"):
+        return None
+    keys = ("factor", "correction_range", "original_max_position_embeddings")
+    return {key: parameters[key] for key in keys if key in parameters}
+
+
+def keras_hub_dynamic_factor(factor: float, rotary_dim: int) -> float:
+    """The linear factor keras-hub's ``RotaryEmbedding(rope_type="dynamic",
+    scaling_factor=factor)`` divides every frequency by: ``factor ** (d / (d - 2))``."""
+    return factor ** (rotary_dim / max(1, rotary_dim - 2))
+
+
+def _keras_hub_dynamic(rope):
+    factor = keras_hub_dynamic_factor(rope.parameters["factor"], rope.rotary_dim)
+    return rope.original_inv_freq / factor
+
+
+def _is_dynamic_scaling(rope) -> bool:
+    return rope.rope_type == "dynamic" and rope.parameters.get("factor", 1.0) > 1.0
+
+
+def _detect_keras_hub_dynamic(context):
+    expected = context.expected
+    if expected.rope_type != "dynamic" or context.fit.rope_type != "linear":
+        return None
+    if context.explains(_keras_hub_dynamic(expected), expected.attention_factor):
+        factor = expected.parameters["factor"]
+        return {
+            "scaling_factor": factor,
+            "linear_factor": keras_hub_dynamic_factor(factor, expected.rotary_dim),
+        }
+    return None
+
+
+def _blind_keras_hub_dynamic(context):
+    parameters = context.fit.parameters
+    if "keras_hub_scaling_factor" not in parameters:
+        return None
+    return {
+        "scaling_factor": parameters["keras_hub_scaling_factor"],
+        "linear_factor": parameters["factor"],
+    }
+
+
+_LITGPT = "litgpt 0.5.13, litgpt/model.py build_rope_cache (YaRN branch)"
+_KERAS_HUB = "keras-hub 0.32.0, keras_hub/src/layers/modeling/rotary_embedding.py _get_inverse_freq"
 _NEOX_PR = "https://github.com/EleutherAI/gpt-neox/pull/1016"
 _TRANSFORMERS_PR = "https://github.com/huggingface/transformers/pull/29285"
 
@@ -525,6 +616,36 @@ ROPE_BUGS: Mapping[str, RopeBug] = MappingProxyType(
                 applies=_plain_or_linear,
                 detect=_detect_half_exponent,
                 detect_blind=_blind_half_exponent,
+            ),
+            RopeBug(
+                "yarn_ramp_inverted",
+                "YaRN's ramp inverted: the fast pairs divided by the factor and the slow ones "
+                "left alone (litgpt 0.5.13), where YaRN keeps the fast pairs and interpolates "
+                "the slow ones",
+                "theta = theta_interpolation * (1 - ramp) + theta_extrapolation * ramp",
+                "blend as transformers does: theta = theta_interpolation * ramp + "
+                "theta_extrapolation * (1 - ramp)  (extrapolation factor 1 - ramp)",
+                (_LITGPT,),
+                _with_frequencies(_inverted_yarn),
+                applies=_is_yarn,
+                detect=_detect_inverted_yarn,
+                detect_blind=_blind_inverted_yarn,
+            ),
+            RopeBug(
+                "keras_hub_dynamic",
+                "keras-hub's rope_type='dynamic': every frequency divided by "
+                "scaling_factor ** (d / (d - 2)) at every length, a fixed linear scaling, where "
+                "transformers' dynamic NTK keeps the trained frequencies up to "
+                "max_position_embeddings and raises the base beyond",
+                "return inv / ops.power(scaling_factor, rotary_dim / (rotary_dim - 2))",
+                "for transformers' dynamic NTK: base * (factor * seq_len / L - (factor - 1)) ** "
+                "(d / (d - 2)) only when seq_len > L; for a fixed scaling, rope_type='linear' "
+                "with the factor meant",
+                (_KERAS_HUB,),
+                _with_frequencies(_keras_hub_dynamic),
+                applies=_is_dynamic_scaling,
+                detect=_detect_keras_hub_dynamic,
+                detect_blind=_blind_keras_hub_dynamic,
             ),
         )
     }

@@ -48,7 +48,7 @@ class TextbookFormula:
     libraries: tuple[str, ...]
 
 
-#: The two ways of writing the frequencies in the code people use.
+#: The ways of writing the frequencies in the code people use.
 FORMULAS: MappingProxyType[str, TextbookFormula] = MappingProxyType(
     {
         "exp": TextbookFormula(
@@ -64,6 +64,19 @@ FORMULAS: MappingProxyType[str, TextbookFormula] = MappingProxyType(
             "pow",
             "w_i = (1 / base) ** (n_i / D)",
             ("keras-hub SinePositionEncoding (compute_dtype of the layer's dtype policy)",),
+        ),
+        # transformers' modeling_xlnet.py relative_positional_encoding:
+        #   inv_freq = 1 / torch.pow(10000, (freq_seq / self.d_model)), freq_seq = arange(0, d, 2)
+        # modeling_funnel.py get_position_embeds:
+        #   inv_freq = 1 / (10000 ** (freq_seq / (d_model // 2))), freq_seq = arange(0, d // 2)
+        "inverse_pow": TextbookFormula(
+            "inverse_pow",
+            "w_i = 1 / base ** (n_i / D)",
+            (
+                "XLNet and Transformer-XL relative_positional_encoding (transformers, relative "
+                "positions k_len down to -q_len)",
+                "Funnel Transformer get_position_embeds (transformers)",
+            ),
         ),
     }
 )
@@ -92,6 +105,8 @@ def _frequencies(conv, d_model, base, formula, rounded, function) -> NDArray[np.
             return function(np.exp(rounded(rounded(n) * scale)))
     exponent = rounded(rounded(n) / rounded(np.float64(denominator)))
     with np.errstate(over="ignore", under="ignore", divide="ignore"):
+        if formula == "inverse_pow":
+            return rounded(1.0 / function(np.power(rounded(np.float64(base)), exponent)))
         return function(np.power(rounded(np.float64(1.0 / base)), exponent))
 
 
@@ -118,7 +133,7 @@ def textbook_encoding(
         names is accepted too).
     base, convention : float, str, optional
         As in :func:`pe_core.sinusoidal_encoding`.
-    formula : {"exp", "pow"}, optional
+    formula : {"exp", "pow", "inverse_pow"}, optional
         How the frequencies are written: a key of :data:`FORMULAS`.
     dtype : dtype, optional
         The output dtype; the values are those of ``compute_dtype``, rounded once more when
@@ -143,6 +158,7 @@ def textbook_encoding(
       up to 256);
     - "exp": ``w_i = round(exp(round(round(n_i) * c)))`` with ``c = round(-ln(base) / D)``;
       "pow": ``w_i = round(round(1 / base) ** round(round(n_i) / round(D)))``;
+      "inverse_pow": ``w_i = round(1 / round(round(base) ** round(round(n_i) / round(D))))``;
     - angles ``a = round(k' * w_i)``, entries ``round(sin a)`` and ``round(cos a)``.
 
     In float16 and bfloat16, ``exp``, ``**``, ``sin`` and ``cos`` are rounded to float32 first

@@ -23,14 +23,13 @@ from types import MappingProxyType
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from pe_core._numerics.checks import as_array, as_real_array
 from pe_core._numerics.formats import PRECISIONS
 from pe_core.errors import InputError
 from pe_core.sinusoidal.arithmetic import FORMULAS, textbook_encoding
 from pe_core.sinusoidal.conventions import CONVENTIONS
 from pe_core.sinusoidal.encoding import sinusoidal_encoding
-from pe_core.sinusoidal.identify import Identification, PrecisionKind, _squeezed, identify_encoding
-from pe_core.sinusoidal.identify._difference import _spread_rows, _storage
+from pe_core.sinusoidal.identify import Identification, PrecisionKind, _identify
+from pe_core.sinusoidal.identify._difference import _spread_rows, _Storage
 from pe_core.sinusoidal.identify._search import USUAL_BASES, _digits, _usual_rank
 
 __all__ = ["BUGS", "Bug", "Diagnosis", "diagnose_encoding"]
@@ -121,6 +120,9 @@ class Bug:
         For such a mistake: ``encoding(positions, d_model, base)``, the table it makes.
     first : {"sin", "cos"}
         Which function the even columns hold, for ``angles``.
+    on_purpose : tuple of str
+        Code that makes this table on purpose (then it is a mistake only where the code meant
+        otherwise): positions from 1 are fairseq's with ``padding_idx=0``.
     """
 
     name: str
@@ -130,6 +132,7 @@ class Bug:
     angles: Callable[[NDArray[np.float64], int, float], NDArray[np.float64]] | None = None
     encoding: Callable[[NDArray[np.float64], int, float], NDArray[np.floating]] | None = None
     first: str = "sin"
+    on_purpose: tuple[str, ...] = ()
 
     @property
     def seen_by(self) -> str:
@@ -206,6 +209,15 @@ BUGS: MappingProxyType[str, Bug] = MappingProxyType(
                 "position = torch.arange(1, max_len + 1)",
                 "position = torch.arange(max_len)  (the first token is position 0)",
                 encoding=_start_at_one,
+                on_purpose=(
+                    # fairseq/utils.py make_positions: "Position numbers begin at
+                    # padding_idx+1"; transformers' ports keep it (modeling_fsmt.py,
+                    # create_position_ids_from_input_ids in M2M100, XGLM, Speech2Text).
+                    "fairseq's SinusoidalPositionalEmbedding with padding_idx=0 (its positions "
+                    "begin at padding_idx + 1; with fairseq's usual padding_idx=1, and in the "
+                    "models ported from it, FSMT, M2M100, XGLM, NLLB-MoE, Speech2Text, they "
+                    "begin at 2)",
+                ),
             ),
             Bug(
                 "float32_angles",
@@ -213,6 +225,11 @@ BUGS: MappingProxyType[str, Bug] = MappingProxyType(
                 "pe[:, 0::2] = sin(position * div_term)  # position, div_term: float32 or float16",
                 "compute the table in float64 (or exactly, as pe_core does) and cast once",
                 encoding=_float32_angles,
+                # Every library computes in its working format on purpose (PyTorch's float32,
+                # keras' mixed_float16 policy): the formulas' libraries (FORMULAS).
+                on_purpose=tuple(
+                    dict.fromkeys(lib for f in FORMULAS.values() for lib in f.libraries)
+                ),
             ),
         )
     }
@@ -252,9 +269,17 @@ class Diagnosis:
     convention: str | None = None
 
     @property
+    def likely_mistake(self) -> bool:
+        """True when a mistake is named that no known code makes on purpose."""
+        return self.bug is not None and not self.bug.on_purpose
+
+    @property
     def correct(self) -> bool:
-        """True when the table is an encoding with no mistake named."""
-        return self.identification.matches and self.bug is None
+        """True when the table is an encoding with no likely mistake (what a mistake makes
+        when known code makes it on purpose, as fairseq starts positions at 1, is none), or a
+        library's arithmetic reproduced to its last place (keras-hub's float16 table)."""
+        known = self.identification.matches or self.arithmetic is not None
+        return known and not self.likely_mistake
 
     def summary(self) -> str:
         """The verdict and, for a mistake, what the table is and the fix."""
@@ -266,7 +291,28 @@ class Diagnosis:
                 "No mistake in the catalogue explains this table either: it is neither a "
                 "sinusoidal encoding we know nor one of the usual mistakes in writing one."
             )
+        if self.bug.on_purpose:
+            title = self.bug.title
+            if self.bug.name == "float32_angles":  # the format found, not the catalogue's
+                fmt = self.compute_dtype or found.precision.format or "a small format"
+                title = f"angles k * w computed in {fmt}"
+            return (
+                f"{_capitalized(title)}: {self.table_words}. "
+                f"{_capitalized(self.on_purpose_words)}; a mistake only if your code meant "
+                f"otherwise (fix: {self.bug.fix})."
+            )
         return f"Likely mistake: {self.bug.title}; {self.table_words}. Fix: {self.bug.fix}."
+
+    @property
+    def on_purpose_words(self) -> str:
+        """Who makes the named table on purpose, in words ("" when nobody does): for a
+        library's arithmetic, the libraries that write the formula found."""
+        if self.bug is None or not self.bug.on_purpose:
+            return ""
+        if self.formula is not None:
+            libraries = FORMULAS[self.formula].libraries
+            return f"done on purpose in {self.compute_dtype} by " + "; ".join(libraries)
+        return "done on purpose by " + "; ".join(self.bug.on_purpose)
 
     @property
     def table_words(self) -> str:
@@ -281,6 +327,10 @@ class Diagnosis:
         if self.arithmetic is not None:
             return f"the table is the {self.arithmetic}"
         return f"the table is the {self.identification.summary()}"
+
+
+def _capitalized(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def _noise_bound(angles: NDArray[np.float64], unit_roundoff: float) -> NDArray[np.float64]:
@@ -370,24 +420,36 @@ def _near_the_unit_circle(values, layout, unit_roundoff: float) -> bool:
     return bool(np.all(np.abs(sines * sines + cosines * cosines - 1.0) <= 16 * unit_roundoff))
 
 
-def _arithmetic(values, found: Identification) -> tuple[str, str, str, float, float] | None:
+def _arithmetic(
+    values, found: Identification, storage: _Storage | None = None
+) -> tuple[str, str, str, float, float] | None:
     """(format, formula, convention, base, start) whose textbook table equals ``values`` to two
-    units in the last place; None if none does. Round bases are tried first, and of the two
-    formulas the one closer to the table is named (in float16 both may be within two ulps)."""
+    units in the last place (plus, for a printed table, what its printing moves each value);
+    None if none does. Round bases are tried first, and of the two formulas the one closer to
+    the table is named (in float16 both may be within two ulps)."""
     if found.transposed or found.padding_rows:
         return None
     n, d_model = values.shape
     step = found.step
     sample = _spread_rows(n, _SAMPLE_ROWS)
+    printed = storage is not None and storage.printing is not None
+    formats = ("float32", "float16", "bfloat16")
+    if printed:
+        formats = tuple(f for f in formats if f in storage.printed_formats)
+    # Each value's printing, on the sample rows (the whole table's only for a trial that
+    # passes them: a full-size array per format would weigh on the page's memory budget).
+    sample_slack = {fmt: storage.slack(values[sample], fmt) if printed else 0.0 for fmt in formats}
     on_circle = {}  # (convention, format): can the sample's pairs be that format's sin and cos?
     for convention, base, start in _arithmetic_trials(found):
         positions = start + step * np.arange(n, dtype=np.float64)
-        for fmt in ("float32", "float16", "bfloat16"):
-            tolerance = 4 * PRECISIONS[fmt].unit_roundoff  # two ulps just below 1
+        for fmt in formats:
+            # Two ulps just below 1, and each value's printing.
+            two_ulps = 4 * PRECISIONS[fmt].unit_roundoff
             if (convention, fmt) not in on_circle:
                 layout = CONVENTIONS[convention].column_layout(d_model)
+                widest = float(np.max(sample_slack[fmt])) if printed else 0.0
                 on_circle[convention, fmt] = _near_the_unit_circle(
-                    values[sample], layout, PRECISIONS[fmt].unit_roundoff
+                    values[sample], layout, PRECISIONS[fmt].unit_roundoff + widest
                 )
             if not on_circle[convention, fmt]:
                 continue
@@ -405,15 +467,19 @@ def _arithmetic(values, found: Identification) -> tuple[str, str, str, float, fl
                     )
 
                 try:
-                    if np.max(np.abs(table(sample) - values[sample])) > tolerance:
+                    if np.any(
+                        np.abs(table(sample) - values[sample]) > two_ulps + sample_slack[fmt]
+                    ):
                         continue
-                    largest = float(np.max(np.abs(table(slice(None)) - values)))
+                    difference = np.abs(table(slice(None)) - values)
                 except InputError:  # positions or angles beyond the format's range
                     continue
-                if largest <= tolerance:
-                    hits.append((largest, formula))
+                difference -= storage.slack(values, fmt) if printed else 0.0
+                if np.all(difference <= two_ulps):
+                    order = list(FORMULAS).index(formula)  # ties: the first listed
+                    hits.append((float(np.max(difference)), order, formula))
             if hits:
-                return fmt, min(hits)[1], convention, base, start
+                return fmt, min(hits)[2], convention, base, start
     return None
 
 
@@ -447,20 +513,19 @@ def diagnose_encoding(matrix: ArrayLike) -> Diagnosis:
     each "table" entry's wrong table, positions from 0 or 1 and the bases in
     :data:`COMMON_BASES`, on the entries whose angle the table's own format still carries.
     """
-    found = identify_encoding(matrix)
-    values, _ = _squeezed(as_real_array(as_array(matrix, "matrix"), "matrix"))
+    found, values, storage = _identify(matrix)
     if found.transposed:
         values = values.T
-    storage = _storage(values, np.asarray(matrix).dtype)
     with np.errstate(over="ignore", invalid="ignore"):
         if found.matches:
-            return _diagnose_fit(values, found)
-        arithmetic = _arithmetic(values, found)
+            return _diagnose_fit(values, found, storage)
+        arithmetic = _arithmetic(values, found, storage)
         if arithmetic is not None:
             return _arithmetic_diagnosis(found, arithmetic, values)
         unit_roundoff = PRECISIONS[storage.arithmetic].unit_roundoff
-        if storage.decimals is not None:
-            unit_roundoff = max(unit_roundoff, 10.0**-storage.decimals)
+        if storage.printing is not None:  # the printing moves each value by up to this
+            widest = float(np.max(storage.printing.half_unit(values)))
+            unit_roundoff = max(unit_roundoff, 2 * widest)
         hit = _diagnose_table(values, unit_roundoff)
     if hit is None:
         return Diagnosis(found)
@@ -470,15 +535,16 @@ def diagnose_encoding(matrix: ArrayLike) -> Diagnosis:
 
 def _arithmetic_diagnosis(found, arithmetic, values) -> Diagnosis:
     fmt, formula, convention, base, start = arithmetic
-    libraries = "; ".join(FORMULAS[formula].libraries)
     n, d_model = values.shape
     positions = start + found.step * np.arange(n, dtype=np.float64)
     exact = sinusoidal_encoding(positions, d_model, base=base, convention=convention)
     error = float(np.max(np.abs(values - exact)))
+    end = start + found.step * (n - 1)
+    direction = " (rows in decreasing order)" if found.step < 0 else ""
     words = (
-        f"{convention} encoding, base {base:g}, positions from {start:g}, computed in {fmt} "
-        f"with the {formula} formula as {libraries} write it; it is up to {error:.2g} "
-        "from the exact encoding"
+        f"{convention} encoding, base {base:g}, positions from {start:g} to {end:g}{direction}, "
+        f"computed in {fmt} with the {formula} formula ({FORMULAS[formula].expression}); it is "
+        f"up to {error:.2g} from the exact encoding"
     )
     return Diagnosis(
         found, BUGS["float32_angles"], base, start, error, words, fmt, formula, convention
@@ -489,7 +555,7 @@ def _close(value: float, target: float) -> bool:
     return abs(value - target) <= 1e-6 * target
 
 
-def _diagnose_fit(values, found: Identification) -> Diagnosis:
+def _diagnose_fit(values, found: Identification, storage: _Storage | None = None) -> Diagnosis:
     if found.rescaled:  # a normalized table (PatchTST's): its arithmetic is the rescaling's
         return Diagnosis(found)
     if found.base_determined and _close(found.base, 10_000.0**2):
@@ -500,7 +566,7 @@ def _diagnose_fit(values, found: Identification) -> Diagnosis:
         return Diagnosis(found, BUGS["start_at_one"], found.base, 0.0, found.max_abs_error)
     computed = found.precision.kind is PrecisionKind.COMPUTED
     if computed and found.precision.format != "float64":
-        arithmetic = _arithmetic(values, found)
+        arithmetic = _arithmetic(values, found, storage)
         if arithmetic is not None:
             return _arithmetic_diagnosis(found, arithmetic, values)
         return Diagnosis(found, BUGS["float32_angles"], found.base, found.start)

@@ -175,10 +175,15 @@ class TestConventionsLab:
         at = new_app(view="conventions", L=200, d=64)
         at.run()
         no_errors(at)
-        values = {m.label: m.value for m in at.metric}
-        assert float(values["split vs permuted vaswani"]) == 0.0
-        assert float(values["Similarity: vaswani vs split"]) == 0.0
-        assert float(values["Similarity: vaswani vs tensor2tensor"]) > 1e-3
+        said = {m.value.split(":", 1)[0]: m.value for m in at.markdown if m.value.startswith("**")}
+        # Issue 53, case 10: each number is said as what it is, a largest difference.
+        split = said["**split**"]
+        assert "entries differ by at most **0** once vaswani's columns are permuted" in split
+        assert "differs by at most **0** (offsets 0 to 199; same frequencies" in split
+        t2t = said["**tensor2tensor**"]
+        shown = float(t2t.split("differs by at most **")[1].split("**")[0])
+        assert shown > 1e-3 and "(offsets 0 to 199; another spacing)" in t2t
+        assert not at.metric
 
 
 @pytest.mark.parametrize(("n_positions", "d_model"), [(200, 64), (1, 7), (2, 1)])
@@ -237,7 +242,7 @@ class TestCheckMyEncoding:
         ("name", "data", "message"),
         [
             ("g.npy", b"\x93NUMPY garbage", "Cannot read"),
-            ("o.npy", None, "pickled objects are never loaded"),
+            ("o.npy", None, "pickles are never loaded"),
             ("t.csv", b"1,2\nthree,4\n", "not a number"),
             ("n.npy", _npy(np.array([[np.nan, 0.0], [1.0, 1.0]])), "NaN or inf"),
             ("w.npy", _npy(np.zeros(9)), "must be 2-D"),
@@ -257,7 +262,10 @@ class TestCheckMyEncoding:
         at = _upload_to_check("noise.npy", _npy(noise))
         assert any("no convention explains this matrix" in w.value.lower() for w in at.warning)
 
-    @pytest.mark.parametrize("name", [n for n in pe_core.BUGS if n != "float32_angles"])
+    @pytest.mark.parametrize(
+        "name",
+        [n for n, bug in pe_core.BUGS.items() if n != "float32_angles" and not bug.on_purpose],
+    )
     def test_each_mistake_example_is_named(self, name):
         at = new_app(view="check", L=300, d=32, example=name.replace("_", " "))
         at.run()
@@ -267,12 +275,27 @@ class TestCheckMyEncoding:
         assert pe_core.BUGS[name].fix in code
         assert any("Table minus what it should be" in h.value for h in at.subheader)
 
+    def test_positions_from_1_are_said_as_fairseq_does_them_not_as_a_likely_mistake(self):
+        # Issue 53, case 9: fairseq starts positions at padding_idx + 1 on purpose; the page
+        # says so, and shows the line that makes it only as what to fix if it is a mistake.
+        at = new_app(view="check", L=300, d=32, example="start at one")
+        at.run()
+        no_errors(at)
+        assert not any("Likely mistake" in w.value for w in at.warning)
+        said = " ".join(i.value for i in at.info)
+        assert "Positions start at 1" in said and "fairseq" in said and "padding_idx" in said
+        code = " ".join(c.value for c in at.code)
+        assert "# if it is a mistake" in code and pe_core.BUGS["start_at_one"].fix in code
+
     def test_float16_example_is_pinned_to_keras_formula(self):
         at = new_app(view="check", L=3000, d=64, example="float16 angles")
         at.run()
         no_errors(at)
-        texts = " ".join(m.value for m in at.markdown)
-        assert "computed in float16 with the pow formula as keras-hub" in texts
+        texts = " ".join(m.value for m in [*at.markdown, *at.warning, *at.info])
+        assert "computed in float16 with the pow formula" in texts
+        # Done on purpose (keras' mixed precision), and said so: no "Likely mistake".
+        assert "done on purpose in float16 by keras-hub" in texts.lower()
+        assert not any("Likely mistake" in w.value for w in at.warning)
         namespace = {}
         exec(at.code[-1].value, namespace)
         expected = pe_core.textbook_encoding(3000, 64, compute_dtype="float16", formula="pow")

@@ -13,6 +13,7 @@ from numpy.typing import ArrayLike
 
 from pe_core._numerics.checks import as_array, as_real_array, check_size
 from pe_core._numerics.formats import PRECISIONS, round_to_precision
+from pe_core._numerics.printing import Printing, shows_format
 from pe_core.errors import InputError
 from pe_core.rotary.bugs import ROPE_BUGS, Finding
 from pe_core.rotary.config import rope_from_config
@@ -32,7 +33,52 @@ from pe_core.rotary.identify._vectors import ROTATION_ULPS as ROTATION_ULPS
 from pe_core.rotary.identify._vectors import _partners, _rebuild
 from pe_core.rotary.identify.results import Departure, RopeArithmetic, RopeIdentification
 
-__all__ = ["Departure", "Finding", "RopeArithmetic", "RopeIdentification", "identify_rope"]
+__all__ = [
+    "ROTATION_ULPS",
+    "Departure",
+    "Finding",
+    "RopeArithmetic",
+    "RopeIdentification",
+    "identify_rope",
+    "rope_cache_from_vectors",
+]
+
+
+def rope_cache_from_vectors(
+    before: ArrayLike, after: ArrayLike, *, positions: ArrayLike | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The cos/sin cache that rotates vectors ``before`` into ``after``, as
+    :func:`identify_rope` reads them: ``(cos, sin, positions)``.
+
+    Parameters
+    ----------
+    before, after, positions
+        As :func:`identify_rope` takes them.
+
+    Returns
+    -------
+    cos, sin : ndarray of float64, shape (n_positions, head_dim)
+        Full width, in the pair layout in which the rotation keeps every pair's norm (columns
+        that do not rotate are cos 1, sin 0); each pair's values are
+        ``z_after conj(z_before) / |z_before|^2`` summed over the heads.
+    positions : ndarray of float64, shape (n_positions,)
+
+    Raises
+    ------
+    InputError
+        As :func:`identify_rope` does for vectors.
+
+    Examples
+    --------
+    >>> import pe_core
+    >>> rope = pe_core.rope_frequencies(8)
+    >>> q = np.random.default_rng(0).standard_normal((2, 16, 8))
+    >>> cos, sin, _ = rope_cache_from_vectors(q, pe_core.apply_rope(q, 16, rope))
+    >>> bool(np.allclose(cos, pe_core.rope_cos_sin(16, rope)[0]))
+    True
+    """
+    rebuilt = _rebuild(before, after, positions)
+    return rebuilt.cos, rebuilt.sin, rebuilt.positions
 
 
 def identify_rope(
@@ -247,6 +293,13 @@ def _identify_cache(cache: _Cache, expected) -> RopeIdentification:
         np.asarray(cache.cos[rows], dtype=np.float64), np.asarray(cache.sin[rows], dtype=np.float64)
     )
     amplitude = float(np.mean(amplitude_values))
+    xpos = None
+    if np.max(amplitude_values) > np.min(amplitude_values) * (1 + 64 * comparison.u_storage):
+        # Not one amplitude: xPos's decay per pair and position, when it explains it.
+        xpos = _xpos_fit(cache, rows, comparison.u_storage)
+        if xpos is not None:
+            comparison.xpos = xpos
+            amplitude = 1.0
     signed, reach = _measure(cache)
     # sin = -sin(p w) (exp(-i p w), or rotate_half's halves swapped) makes every phase run
     # backwards: measured as such, named by the catalogue's negated_sin.
@@ -273,6 +326,8 @@ def _identify_cache(cache: _Cache, expected) -> RopeIdentification:
         if coarse.explained and coarse.rope_type not in (None, "longrope"):
             fit = coarse
     amplitude = _snap_attention(amplitude, fit, u_storage)
+    if xpos is not None:
+        fit.parameters.update({"xpos_scale_base": xpos[1], "xpos_centre": xpos[0]})
     context = Context(
         cache, measured, sigma, fit, amplitude, expected, comparison, sin_sign=sin_sign
     )
@@ -293,7 +348,11 @@ def _identify_cache(cache: _Cache, expected) -> RopeIdentification:
         arithmetic = replace(arithmetic, angles=angles)
     if cache.rotated is not None:
         arithmetic = replace(arithmetic, rotated=cache.rotated)
+    if cache.written is not None:
+        arithmetic = replace(arithmetic, written=cache.written)
     findings += _blind_findings(context)
+    if xpos is not None:
+        findings.append(_xpos_finding(*xpos))
     config_matches, departure_found, cause = None, None, None
     if expected is not None:
         config_matches, departure_found, cause, more = _against_config(context)
@@ -326,6 +385,63 @@ def _identify_cache(cache: _Cache, expected) -> RopeIdentification:
     )
 
 
+#: xPos's per-pair ratio (Sun et al. 2022; torchscale's XPOS, rotary-embedding-torch,
+#: x-transformers and flash-attn alike): ``zeta_i = (2i + 0.4 d) / (1.4 d)``.
+def xpos_zeta(rotary_dim: int) -> np.ndarray:
+    """xPos's ``zeta_i = (2i + 0.4 d) / (1.4 d)`` for the pairs of ``rotary_dim`` columns."""
+    return (2 * np.arange(rotary_dim // 2, dtype=np.float64) + 0.4 * rotary_dim) / (
+        1.4 * rotary_dim
+    )
+
+
+def _xpos_finding(centre: float, scale_base: float, zeta: np.ndarray) -> Finding:
+    return Finding(
+        "xpos",
+        f"xPos (Sun et al. 2022): each pair scaled by zeta_i ** ((p - {centre:,.6g}) / "
+        f"{scale_base:,.6g}), zeta_i = (2i + 0.4 d) / (1.4 d), as rotary-embedding-torch "
+        "(use_xpos), x-transformers (use_xpos) and flash-attn (scale_base) build the queries' "
+        "cache (the keys' divides by it); transformers has no xPos",
+        {"scale_base": scale_base, "centre": centre, "zeta_first": float(zeta[0])},
+        ("https://arxiv.org/abs/2212.10554",),
+    )
+
+
+def _xpos_fit(cache, rows, u_storage: float):
+    """``(centre, scale_base, zeta)`` when each entry's amplitude is xPos's
+    ``zeta_i ** ((p - centre) / scale_base)`` (a query's cache: cos and sin times the scale;
+    a key's divides, a negative scale_base), the centre and scale_base snapped to whole numbers;
+    else None."""
+    cos = np.asarray(cache.cos[rows], dtype=np.float64)
+    sin = np.asarray(cache.sin[rows], dtype=np.float64)
+    amplitude = np.hypot(cos, sin)
+    if amplitude.shape[1] < 2 or not np.all(amplitude > 0):
+        return None
+    zeta = xpos_zeta(2 * amplitude.shape[1])
+    positions = cache.positions[rows]
+    logs = np.log(amplitude)
+    centred = positions - positions.mean()
+    spread = float(centred @ centred)
+    if spread == 0:
+        return None
+    slope = centred @ (logs - logs.mean(axis=0)) / spread
+    intercept = logs.mean(axis=0) - slope * positions.mean()
+    if np.any(slope == 0):
+        return None
+    scale_bases = np.log(zeta) / slope
+    centres = -intercept / slope
+    scale_base, centre = float(np.median(scale_bases)), float(np.median(centres))
+    if not np.all(np.abs(scale_bases / scale_base - 1) < 1e-2):
+        return None
+    scale_base = (
+        float(round(scale_base)) if abs(scale_base - round(scale_base)) < 0.05 else scale_base
+    )
+    centre = float(round(centre)) if abs(centre - round(centre)) < 0.05 else centre
+    model = np.log(zeta)[None, :] * ((positions - centre) / scale_base)[:, None]
+    if np.max(np.abs(logs - model)) > 16 * u_storage + 1e-6:
+        return None
+    return centre, scale_base, zeta
+
+
 def _float32_shows(comparison: _Comparison, inv_freq, amplitude: float) -> bool:
     """Whether float32 angles (transformers' ``inv_freq @ position_ids``) would differ from
     exact ones by more than the data's own precision somewhere on the sample rows: if not, the
@@ -338,6 +454,28 @@ def _float32_shows(comparison: _Comparison, inv_freq, amplitude: float) -> bool:
     return bool(largest > 2 * comparison.u_storage * abs(amplitude))
 
 
+def _inv_freq_format(values: np.ndarray, dtype: np.dtype) -> tuple[str, Printing | None]:
+    """The format an inv_freq was stored in, from its values whatever container it came in
+    (``.tolist()`` of a float32 tensor is float32 numbers in float64 reprs), and the printing
+    of values that are no binary numbers of any smaller format (then the format is the finest
+    one the digits are fine enough to show, else float64: the digits hide it)."""
+    if dtype == np.float16:
+        return "float16", None
+    for name in ("bfloat16", "float16", "float32"):  # coarsest first: the smallest that holds
+        if name == "float32" and dtype == np.float32:
+            return name, None
+        with np.errstate(over="ignore"):
+            if np.array_equal(round_to_precision(values, name), values):
+                return name, None
+    printing = Printing.of(values)
+    if printing is None:
+        return "float64", None
+    for name in ("bfloat16", "float16", "float32"):  # the coarsest the digits show
+        if shows_format(values, printing, name, PRECISIONS[name].unit_roundoff):
+            return name, printing
+    return "float64", printing
+
+
 def _identify_inv_freq(inv_freq, expected) -> RopeIdentification:
     given = as_array(inv_freq, "inv_freq")
     values = np.abs(as_real_array(_squeeze_vector(given), "inv_freq", ndim=1))
@@ -346,16 +484,11 @@ def _identify_inv_freq(inv_freq, expected) -> RopeIdentification:
     if np.any(values == 0):
         raise InputError("inv_freq must hold frequencies > 0 (a pair of frequency 0 is not RoPE)")
     check_size(values.size, "identifying inv_freq")
-    if given.dtype == np.float16:
-        fmt = "float16"
-    elif given.dtype == np.float32:
-        fmt = "float32"
-    else:
-        fmt = "float64"
-    if fmt != "float16" and np.array_equal(round_to_precision(values, "bfloat16"), values):
-        fmt = "bfloat16"
+    fmt, printing = _inv_freq_format(values, given.dtype)
     u = PRECISIONS[fmt].unit_roundoff
     sigma = np.full(values.size, u)
+    if printing is not None:  # each value known to half a unit of its last written digit
+        sigma = np.maximum(sigma, printing.half_unit(values) / values)
     fit = _fit_variant(values, sigma, None)
     context = Context(None, values, sigma, fit, None, expected, None)
     findings = _blind_findings(context)
@@ -382,7 +515,9 @@ def _identify_inv_freq(inv_freq, expected) -> RopeIdentification:
         inv_freq=values,
         scale=fit.scale,
         attention_factor=None,
-        arithmetic=RopeArithmetic(fmt, None, fmt),
+        arithmetic=RopeArithmetic(
+            fmt, None, fmt, written=None if printing is None else printing.words
+        ),
         positions=(),
         n_positions=0,
         max_abs_error=largest,

@@ -11,6 +11,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from pe_core._numerics.checks import as_array, as_real_array, check_size, describe
 from pe_core._numerics.formats import PRECISIONS, round_to_precision
+from pe_core._numerics.printing import Printing, shows_format
 from pe_core.errors import InputError, InputTypeError
 
 #: Rows compared before every row is (most explanations fail on these).
@@ -36,6 +37,9 @@ class _Cache:
     unit: float | None = None
     #: The format vectors were rotated in, for a cache rebuilt from them; else None.
     rotated: str | None = None
+    #: For values written as decimal text: the digits they show ("8 significant digits");
+    #: ``storage`` is then the format those digits show, or float64.
+    written: str | None = None
 
     @property
     def u_data(self) -> float:
@@ -168,10 +172,20 @@ def _read_cache(cos, sin, positions) -> _Cache:
     else:
         layout = "per_pair"
         pair_columns = np.arange(first, end)
-    step = int(pair_columns[1] - pair_columns[0]) if pair_columns.size > 1 else 1
+    if pair_columns.size < 2:
+        raise InputError(
+            f"cos and sin must hold at least 2 rotating pairs to show a base (one pair turns "
+            f"at base**0 = 1 radian per position for every base), got {pair_columns.size} "
+            f"in shape {(n, width)}"
+        )
+    step = int(pair_columns[1] - pair_columns[0])
     columns = slice(int(pair_columns[0]), int(pair_columns[-1]) + 1, step)  # a view, no copy
     cos_pairs = cos_values[:, columns]
     sin_pairs = sin_values[:, columns]
+    storage = _storage(cos_values[:, first:end], dtype)
+    unit = written = None
+    if storage == "float64":
+        storage, unit, written = _printed(cos_values[:, first:end], sin_values[:, first:end])
     return _Cache(
         cos=cos_pairs,
         sin=sin_pairs,
@@ -180,10 +194,35 @@ def _read_cache(cos, sin, positions) -> _Cache:
         rotary_columns=(first, end),
         layout=layout,
         pair_columns=pair_columns.astype(np.int64),
-        storage=_storage(cos_values[:, first:end], dtype),
+        storage=storage,
         full_cos=cos_values,
         full_sin=sin_values,
+        unit=unit,
+        written=written,
     )
+
+
+def _printed(cos: np.ndarray, sin: np.ndarray) -> tuple[str, float | None, str | None]:
+    """For float64 values that were written as decimal text (a CSV of a cos_sin_cache): the
+    format the digits show (else float64), how precisely the values are known relative to
+    their amplitude (that format's rounding and the printing's), and the digits in words;
+    ``("float64", None, None)`` for values that show no printing."""
+    rows = _spread(cos.shape[0], _SAMPLE_ROWS)
+    sample = np.concatenate([np.ravel(cos[rows]), np.ravel(sin[rows])]).astype(np.float64)
+    printing = Printing.of(sample)
+    if printing is None:
+        return "float64", None, None
+    shown = next(
+        (
+            name
+            for name in ("bfloat16", "float16", "float32")
+            if shows_format(sample, printing, name, PRECISIONS[name].unit_roundoff)
+        ),
+        "float64",
+    )
+    scale = max(float(np.max(np.abs(sample))), 1e-300)
+    half = float(np.max(printing.half_unit(sample)))
+    return shown, PRECISIONS[shown].unit_roundoff + half / scale, printing.words
 
 
 def _squeeze_vector(values: np.ndarray) -> np.ndarray:

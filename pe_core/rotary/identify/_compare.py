@@ -101,11 +101,23 @@ class _Comparison:
         self.whole = bool(np.all(cache.positions == np.round(cache.positions))) and bool(
             np.max(magnitude) < 2.0**40
         )
+        #: xPos's per-pair decay, when the cache carries it: ``(centre, scale_base, zeta)``,
+        #: each entry's amplitude ``zeta_i ** ((p - centre) / scale_base)`` times the model's.
+        self.xpos: tuple[float, float, NDArray[np.float64]] | None = None
+
+    def amplitude(self, rows) -> NDArray[np.float64] | float:
+        """The amplitude every model's entries carry besides its attention factor: xPos's
+        ``zeta_i ** ((p - centre) / scale_base)`` per row and pair, else 1."""
+        if self.xpos is None:
+            return 1.0
+        centre, scale_base, zeta = self.xpos
+        power = (self.cache.positions[rows] - centre) / scale_base
+        return zeta[None, :] ** power[:, None]
 
     def tolerance(self, model: _Model, rows) -> NDArray[np.float64]:
         """Largest difference explained per entry: the storage's rounding, and the rounding
         of ``p w`` in float32 (with float32 frequencies) plus float32's cos."""
-        a = abs(model.attention_factor)
+        a = abs(model.attention_factor) * self.amplitude(rows)
         bound = np.multiply.outer(np.abs(self.cache.positions[rows]), model.inv_freq)
         bound *= a * _FREQ_ULPS * _U32
         bound += a * (self.u_storage + 4 * _U32) + 1e-12
@@ -142,6 +154,9 @@ class _Comparison:
             )
             cos = model.attention_factor * np.cos(angles)
             sin = model.attention_factor * np.sin(angles)
+        if self.xpos is not None:
+            scale = self.amplitude(rows)
+            cos, sin = cos * scale, sin * scale
         cos_error = np.abs(np.asarray(self.cache.cos[rows], dtype=np.float64) - cos)
         sin = sin if model.sin_sign > 0 else -sin
         sin_error = np.abs(np.asarray(self.cache.sin[rows], dtype=np.float64) - sin)
@@ -193,7 +208,7 @@ class _Comparison:
             rows = order[first : first + chunk]
             cos_error, sin_error, tolerance, cos, sin = self.errors(model, rows)
             largest = max(largest, float(cos_error.max()), float(sin_error.max()))
-            storage = a * self.u_storage * 1.01 + 1e-15
+            storage = a * self.amplitude(rows) * self.u_storage * 1.01 + 1e-15
             beyond_storage = max(
                 beyond_storage,
                 float(np.max(cos_error - storage)),

@@ -101,11 +101,11 @@ def _against_config(context: Context):
     if cache.cos.shape[1] != expected.n_pairs:
         departure = Departure(0, 0, float(cache.positions[0]), "cos", math.nan, math.nan, 0.0)
         findings.append(
-            Finding(
-                "rotary_dim_differs",
-                f"{2 * cache.cos.shape[1]} rotary columns where the config has "
-                f"{expected.rotary_dim}",
-                {"rotary_dim": 2 * cache.cos.shape[1], "config_rotary_dim": expected.rotary_dim},
+            _difference(
+                "rotary_dim",
+                2 * cache.cos.shape[1],
+                expected.rotary_dim,
+                config_rotary_dim=expected.rotary_dim,
             )
         )
         return False, departure, "parameters", findings
@@ -178,39 +178,98 @@ def _structural_departure(context: Context) -> Departure | None:
     return None
 
 
+def _difference(parameter: str, data, config, **evidence) -> Finding:
+    """A parameter whose value in the data is not the config's: ``{parameter}_differs``, with
+    both values (evidence ``parameter``, ``data``, ``config``)."""
+    return Finding(
+        f"{parameter}_differs",
+        f"{parameter} {_value(data)} in the data, {_value(config)} in the config",
+        {"parameter": parameter, "data": data, "config": config, **evidence},
+    )
+
+
+def _value(value) -> str:
+    if isinstance(value, float):
+        return f"{value:,.6g}"
+    if isinstance(value, tuple):
+        shown = ", ".join(_value(v) for v in value[:4])
+        return f"({shown}{', ...' if len(value) > 4 else ''})"
+    return str(value)
+
+
+#: Parameters of a variant compared with the config's (when both name them).
+_COMPARED = (
+    "factor",
+    "low_freq_factor",
+    "high_freq_factor",
+    "original_max_position_embeddings",
+    "correction_range",
+    "partial_rotary_factor",
+)
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return math.isclose(float(a), float(b), rel_tol=1e-3, abs_tol=1e-9)
+    return a == b
+
+
 def _parameter_findings(context: Context) -> list[Finding]:
-    """What differs between the data's encoding and the config's, when no bug explains it."""
+    """What differs between the data's encoding and the config's, when no bug explains it:
+    each parameter with the data's value and the config's."""
     fit, expected = context.fit, context.expected
     found = []
     if fit.rope_type != expected.rope_type:
         found.append(
-            Finding(
-                "rope_type_differs",
-                f"the data is RoPE {fit.rope_type or 'of no known variant'}, the config "
-                f"{expected.rope_type}",
-                {"rope_type": str(fit.rope_type), "config_rope_type": expected.rope_type},
+            _difference(
+                "rope_type",
+                str(fit.rope_type or "of no known variant"),
+                expected.rope_type,
+                rope_type=str(fit.rope_type),
+                config_rope_type=expected.rope_type,
             )
         )
     if not math.isclose(fit.base, expected.effective_base, rel_tol=1e-6):
         found.append(
-            Finding(
-                "base_differs",
-                f"base {fit.base:,.10g} where the config gives {expected.effective_base:,.10g}",
-                {"base": fit.base, "config_base": expected.effective_base},
+            _difference(
+                "base",
+                fit.base,
+                expected.effective_base,
+                config_base=expected.effective_base,
             )
         )
+    configured = dict(expected.parameters)
+    if expected.rope_type == "longrope" and fit.rope_type == "longrope":
+        own = fit.parameters.get("factors")
+        ratio = expected.original_inv_freq / expected.inv_freq
+        if own is not None and len(own) == ratio.size and not _same(tuple(own), tuple(ratio)):
+            worst = int(np.argmax(np.abs(np.asarray(own) / ratio - 1)))
+            found.append(
+                _difference(
+                    "factors",
+                    tuple(float(v) for v in own),
+                    tuple(float(v) for v in ratio),
+                    first_pair_that_differs=worst,
+                )
+            )
+    for key in _COMPARED:
+        if key in fit.parameters and key in configured and configured[key] is not None:
+            data, config = fit.parameters[key], configured[key]
+            if isinstance(config, list):
+                config = tuple(config)
+            if not _same(data, config):
+                found.append(_difference(key, data, config))
     if context.amplitude is not None and not math.isclose(
         context.amplitude, expected.attention_factor, rel_tol=1e-3
     ):
         found.append(
-            Finding(
-                "attention_factor_differs",
-                f"attention factor {context.amplitude:.6g} where the config gives "
-                f"{expected.attention_factor:.6g}",
-                {
-                    "attention_factor": context.amplitude,
-                    "config_attention_factor": expected.attention_factor,
-                },
+            _difference(
+                "attention_factor",
+                context.amplitude,
+                expected.attention_factor,
+                config_attention_factor=expected.attention_factor,
             )
         )
     return found
@@ -221,14 +280,11 @@ def _inv_freq_departure(context: Context):
     findings: list[Finding] = []
     if context.measured.size != expected.n_pairs:
         findings.append(
-            Finding(
-                "rotary_dim_differs",
-                f"{2 * context.measured.size} rotary columns where the config has "
-                f"{expected.rotary_dim}",
-                {
-                    "rotary_dim": 2 * context.measured.size,
-                    "config_rotary_dim": expected.rotary_dim,
-                },
+            _difference(
+                "rotary_dim",
+                2 * context.measured.size,
+                expected.rotary_dim,
+                config_rotary_dim=expected.rotary_dim,
             )
         )
         return Departure(0, 0, None, "inv_freq", math.nan, math.nan, 0.0), "parameters", findings

@@ -6,6 +6,7 @@ factor snapped to its formula."""
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -13,8 +14,10 @@ from numpy.typing import NDArray
 
 from pe_core._numerics.formats import round_to_precision
 from pe_core.errors import InputError
+from pe_core.rotary.bugs import inverted_yarn_frequencies
 from pe_core.rotary.encoding import rope_frequencies
 from pe_core.rotary.identify._compare import _U32
+from pe_core.rotary.variants import yarn_correction_range
 
 #: Round RoPE bases of released models, tried when the fit's own rounding does not settle.
 COMMON_BASES = (
@@ -106,13 +109,19 @@ def _fit_variant(
             base, snapped = candidate, True
             break
     assumed = False
-    if not snapped:
+    # A base that is not round but explains every pair as plain RoPE is the simplest story
+    # (one number, where LongRoPE's is one factor a pair and describes anything).
+    if not snapped and not _consistent(scale_for(estimate) / scale_for(estimate)[0], tolerance):
         # LongRoPE's own factor on every pair, the fastest too: the common base near the fit
         # under which every pair turns at most as fast as plain RoPE (factors >= 1, the first
         # within 10% of 1).
+        # An amplitude that is LongRoPE's attention factor sqrt(1 + ln F / ln L) (Phi-3's
+        # 1.1902 for 32 and 4096) says LongRoPE whatever the fit: then any common base will do
+        # (Phi-3-mini-128k's first factors, 1.03 to 1.45, pull the fit to 232,470).
+        signature = amplitude is not None and _longrope_attention(amplitude, 1e-4) is not None
         for candidate in sorted(COMMON_BASES, key=lambda b: abs(math.log(b / estimate))):
             q = scale_for(candidate)
-            near = abs(math.log(candidate / estimate)) < 0.2
+            near = signature or abs(math.log(candidate / estimate)) < 0.2
             if near and np.all(q >= 1 - tolerance) and q[0] <= 1.1:
                 base, assumed = candidate, True
                 break
@@ -132,10 +141,18 @@ def _fit_variant(
     # linear: every pair divided by one factor.
     factor, uncertainty = _weighted_mean(q, tolerance)
     if factor > 1 and _consistent(q / factor, tolerance):
-        factor, _ = _snap(factor, 3 * uncertainty + 1e-12)
+        factor, round_factor = _snap(factor, 3 * uncertainty + 1e-12)
+        parameters = {"factor": factor}
+        if not round_factor:
+            # keras-hub's "dynamic": a fixed linear scaling by scaling_factor ** (d / (d - 2)).
+            power = d / max(1, d - 2)
+            keras, round_keras = _snap(factor ** (1 / power), (3 * uncertainty + 1e-12) / power)
+            if round_keras and keras > 1 and _consistent(q / keras**power, tolerance):
+                factor = keras**power
+                parameters = {"factor": factor, "keras_hub_scaling_factor": keras}
         return _Fit(
             "linear",
-            parameters={"factor": factor},
+            parameters=parameters,
             model=original / factor,
             explained=_consistent(q / factor, tolerance),
             **result,
@@ -156,6 +173,10 @@ def _fit_variant(
                 return _Fit(
                     rope_type, parameters=parameters, model=model, explained=explained, **result
                 )
+    inverted = _inverted_yarn_fit(w, q, tolerance, original, base, d)
+    if inverted is not None:
+        parameters, model = inverted
+        return _Fit("yarn", parameters=parameters, model=model, explained=True, **result)
     if np.all(q >= 1 - tolerance):
         # LongRoPE: a factor of its own per pair.
         parameters = {"factors": tuple(float(v) for v in q)}
@@ -169,6 +190,39 @@ def _fit_variant(
             **result,
         )
     return _Fit(None, parameters={}, model=w.copy(), explained=False, **result)
+
+
+def _inverted_yarn_fit(w, q, tolerance, original, base, d):
+    """YaRN with its ramp inverted (litgpt 0.5.13: the fast pairs divided by the factor, the
+    slow ones kept): the parameters (``ramp_inverted`` True) and frequencies when a round
+    factor, transformers' betas (32 and 1) and a power-of-two training length explain every
+    pair; else None. Tried before LongRoPE, whose factor per pair would describe it too."""
+    if not (q[0] > 1 + tolerance[0] and abs(q[-1] - 1) <= 4 * tolerance[-1] + 1e-3):
+        return None
+    factor, round_factor = _snap(float(q[0]), 3 * float(tolerance[0]) + 1e-12, max_digits=3)
+    if not round_factor:
+        return None
+    n = w.size
+    for power in range(8, 24):
+        length = 2**power
+        try:
+            low, high = yarn_correction_range(32.0, 1.0, d, base, length, truncate=True)
+        except InputError:
+            continue
+        if low == high:
+            high += 0.001
+        ramp = np.clip((np.arange(n, dtype=np.float64) - low) / (high - low), 0.0, 1.0)
+        model = inverted_yarn_frequencies(original, factor, ramp)
+        if np.all(np.abs(model / w - 1) <= tolerance):
+            parameters = {
+                "factor": factor,
+                "correction_range": (_tidy(low), _tidy(high)),
+                "original_max_position_embeddings": length,
+                "truncate": True,
+                "ramp_inverted": True,
+            }
+            return parameters, model
+    return None
 
 
 def _weighted_mean(values, tolerance) -> tuple[float, float]:
@@ -192,7 +246,10 @@ def _scaled_band(q, tolerance) -> tuple[float, float] | None:
 
 def _ramp_variant(w, q, tolerance, factor, original, base, d, amplitude):
     """YaRN (ramp linear in the pair index) or Llama 3 (smoothing linear in 1/wavelength)
-    between the unchanged fast pairs and the slow pairs divided by ``factor``."""
+    between the unchanged fast pairs and the slow pairs divided by ``factor``; None when the
+    ratios cannot place a ramp."""
+    if not (np.all(np.isfinite(q)) and np.all(q > 0)):
+        return None
     n = w.size
     index = np.arange(n, dtype=np.float64)
     ramp = (np.abs(q - 1) > tolerance) & (np.abs(q / factor - 1) > tolerance)
@@ -206,6 +263,10 @@ def _ramp_variant(w, q, tolerance, factor, original, base, d, amplitude):
         # No pair inside the ramp: it lies between the last unchanged and first scaled pair.
         last_unchanged = np.flatnonzero(np.abs(q - 1) <= tolerance)[-1]
         low, high = float(last_unchanged), float(last_unchanged + 1)
+    if not (np.isfinite(low) and np.isfinite(high) and high != low):
+        # Frequencies too short-lived to measure (a pair that turned by less than its storage's
+        # rounding reads as 0): no ramp can be fitted.
+        return None
     yarn_ratio = np.clip((index - low) / (high - low), 0, 1)
     yarn = original * (1 - yarn_ratio) + original / factor * yarn_ratio
     yarn_error = float(np.max(np.abs(yarn / w - 1) / tolerance))
@@ -223,20 +284,49 @@ def _ramp_variant(w, q, tolerance, factor, original, base, d, amplitude):
         llama_error = float(np.max(np.abs(llama / w - 1) / tolerance))
         parameters3 = {"factor": factor, **_llama3_factors(a, b)}
         results.append((llama_error, "llama3", parameters3, llama))
-    # A ramp that fits both equally (one pair): YaRN when the amplitude is YaRN's.
+    else:
+        step = _llama3_step(q, tolerance, original, factor)
+        if step is not None:
+            parameters3, llama = step
+            llama_error = float(np.max(np.abs(llama / w - 1) / tolerance))
+            results.append((llama_error, "llama3", parameters3, llama))
+    # A ramp that fits both equally (a step between two pairs): YaRN when the amplitude is
+    # YaRN's formula, else Llama 3 (Llama 4 Scout's equal factors; no attention factor).
     results.sort(key=lambda item: item[0])
-    if (
-        len(results) == 2
-        and results[1][0] <= 1
-        and amplitude is not None
-        and abs(amplitude - expected_attention) < 1e-3
-    ):
-        results.sort(key=lambda item: item[1] != "yarn")
+    if len(results) == 2 and results[1][0] <= 1 and amplitude is not None:
+        yarns = abs(amplitude - expected_attention) < 1e-3
+        results.sort(key=lambda item: (item[0] > 1, (item[1] != "yarn") == yarns))
     _, rope_type, parameters, model = results[0]
     exact = _variant_frequencies(rope_type, parameters, base, d)
     if exact is not None and np.all(np.abs(exact / w - 1) <= tolerance):
         model = exact  # the formula with the round parameters found
     return rope_type, parameters, model
+
+
+def _llama3_step(q, tolerance, original, factor):
+    """Llama 3 with equal low and high frequency factors (Llama 4 Scout's 1.0 and 1.0):
+    transformers divides by ``factor`` every pair whose wavelength exceeds the training length
+    and leaves the others, a step with no pair in between. The parameters and frequencies
+    when a power of two lies between the last unchanged pair's wavelength and the first
+    scaled one's; else None."""
+    unchanged = np.flatnonzero(np.abs(q - 1) <= tolerance)
+    scaled = np.flatnonzero(np.abs(q / factor - 1) <= tolerance)
+    if unchanged.size == 0 or scaled.size == 0 or scaled[0] != unchanged[-1] + 1:
+        return None
+    shortest, longest = 2 * np.pi / original[unchanged[-1]], 2 * np.pi / original[scaled[0]]
+    powers = [2**k for k in range(8, 24) if shortest <= 2**k < longest]
+    if len(powers) != 1:
+        return None
+    length = powers[0]
+    wavelength = 2 * np.pi / original
+    model = np.where(wavelength > length, original / factor, original)
+    parameters = {
+        "factor": factor,
+        "low_freq_factor": 1.0,
+        "high_freq_factor": 1.0,
+        "original_max_position_embeddings": length,
+    }
+    return parameters, model
 
 
 def _variant_frequencies(rope_type, parameters, base, d):
@@ -253,7 +343,9 @@ def _variant_frequencies(rope_type, parameters, base, d):
     scaling = {"rope_type": rope_type, **{k: parameters[k] for k in keys}}
     scaling["original_max_position_embeddings"] = parameters["original_max_position_embeddings"]
     try:
-        rope = rope_frequencies(d, base=base, scaling=scaling)
+        with warnings.catch_warnings():  # a config's warnings (equal Llama 3 factors) are not ours
+            warnings.simplefilter("ignore")
+            rope = rope_frequencies(d, base=base, scaling=scaling)
     except InputError:
         return None
     return rope.inv_freq

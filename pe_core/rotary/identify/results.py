@@ -49,6 +49,11 @@ class RopeArithmetic:
         the rebuilt cos and sin are known (``storage`` is then that format too). ``angles`` is
         "unresolved" when that rounding hides whether the angles were exact or float32.
         None for a cache or ``inv_freq``.
+    written : str or None
+        For values given as decimal text that are no binary numbers (an ``inv_freq`` pasted
+        as numpy prints it, a CSV of a cache): the digits they were written with ("5
+        significant digits"); ``storage`` (and an ``inv_freq``'s ``inv_freq``) is then the
+        format those digits show, or "float64" when they are too few to show one.
     """
 
     storage: str
@@ -56,6 +61,7 @@ class RopeArithmetic:
     inv_freq: str | None
     positions: str = "exact"
     rotated: str | None = None
+    written: str | None = None
 
     @property
     def words(self) -> str:
@@ -63,18 +69,25 @@ class RopeArithmetic:
         if self.angles is None and self.inv_freq is None:
             if self.rotated is not None:
                 return f"no arithmetic explains it (vectors rotated in {self.rotated})"
+            if self.written is not None:
+                return f"no arithmetic explains it (values written with {self.written})"
             return f"no arithmetic explains it (values stored as {self.storage})"
         parts = []
         if self.rotated is not None:
             parts.append(f"vectors rotated in {self.rotated}")
         if self.angles == "unresolved":
-            parts.append("exact or float32 angles (the rotation's rounding hides which)")
+            hides = "the rotation's rounding" if self.rotated is not None else "the digits"
+            parts.append(f"exact or float32 angles ({hides} hides which)")
         elif self.angles == "exact":
             parts.append("exact angles")
         elif self.angles == "float32":
             parts.append("float32 angles, as transformers computes them")
         elif self.angles is not None:
             parts.append(f"angles computed in {self.angles}")
+        if self.written is not None and self.angles is None:
+            shown = "" if self.inv_freq == "float64" else f" (the digits show {self.inv_freq})"
+            parts.append(f"inv_freq written with {self.written}{shown}")
+            return ", ".join(parts)
         if self.inv_freq in ("bfloat16", "float16"):
             parts.append(f"inv_freq rounded to {self.inv_freq}")
         elif self.inv_freq is not None and self.angles is None:
@@ -83,6 +96,8 @@ class RopeArithmetic:
             parts.append(f"position ids rounded to {self.positions}")
         if self.rotated is None:
             parts.append(f"stored as {self.storage}")
+        if self.written is not None:
+            parts.append(f"written as text with {self.written}")
         return ", ".join(parts)
 
 
@@ -251,11 +266,22 @@ class RopeIdentification:
                 bug = ROPE_BUGS[self.likely_cause]
                 text += f" Likely cause: {bug.title}. Fix: {bug.fix}."
             elif self.likely_cause == "parameters":
-                text += " Likely cause: different parameters (see the findings)."
+                listed = "; ".join(f.title for f in self.differences) or (
+                    "none of the parameters compared differs, so the frequencies differ in a "
+                    "way no parameter names"
+                )
+                text += f" Likely cause: different parameters: {listed}."
+        shown = {f.name for f in self.differences} if self.likely_cause == "parameters" else set()
         for finding in self.findings:
-            if finding.name != self.likely_cause:
+            if finding.name != self.likely_cause and finding.name not in shown:
                 text += f" Found: {finding.title}."
         return text
+
+    @property
+    def differences(self) -> tuple[Finding, ...]:
+        """The findings that name a parameter whose value in the data is not the config's
+        (evidence ``parameter``, ``data``, ``config``)."""
+        return tuple(f for f in self.findings if "parameter" in f.evidence and f.bug is None)
 
     def to_dict(self) -> dict:
         """The result as JSON-ready data (what ``python -m pe_core check-rope --json``
@@ -299,6 +325,7 @@ class RopeIdentification:
                 "inv_freq": self.arithmetic.inv_freq,
                 "positions": self.arithmetic.positions,
                 "rotated": self.arithmetic.rotated,
+                "written": self.arithmetic.written,
                 "words": self.arithmetic.words,
             },
             "positions": list(self.positions),
@@ -329,6 +356,14 @@ class RopeIdentification:
                 "tolerance": d.tolerance,
             },
             "likely_cause": self.likely_cause,
+            "differences": [
+                {
+                    "parameter": f.evidence["parameter"],
+                    "data": plain(f.evidence["data"]),
+                    "config": plain(f.evidence["config"]),
+                }
+                for f in self.differences
+            ],
         }
 
 
@@ -342,6 +377,11 @@ def _variant_words(found: RopeIdentification) -> str:
         kind = "rotary frequencies of no known variant (per-pair ratio in scale)"
     elif found.rope_type == "default":
         kind = "plain RoPE"
+        if "xpos_scale_base" in found.parameters:
+            kind += (
+                f" with xPos (scale_base {found.parameters['xpos_scale_base']:,.6g}, centred at "
+                f"position {found.parameters['xpos_centre']:,.6g})"
+            )
     else:
         shown = {
             k: v

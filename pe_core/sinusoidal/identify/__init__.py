@@ -8,6 +8,7 @@ from numpy.typing import ArrayLike
 
 from pe_core._numerics.checks import as_array, as_real_array, check_size
 from pe_core.errors import InputError
+from pe_core.sinusoidal.identify._difference import _Storage, _storage
 from pe_core.sinusoidal.identify._fit import MAX_START as MAX_START
 from pe_core.sinusoidal.identify._rescale import _rescaled
 from pe_core.sinusoidal.identify._search import USUAL_BASES as USUAL_BASES
@@ -76,6 +77,12 @@ def identify_encoding(matrix: ArrayLike) -> Identification:
     >>> found.convention, found.base, found.start, found.matches
     ('tensor2tensor', 10000.0, 2.0, True)
     """
+    return _identify(matrix)[0]
+
+
+def _identify(matrix: ArrayLike) -> tuple[Identification, np.ndarray, _Storage]:
+    """:func:`identify_encoding`, with the checked 2-D values and what they show of how they
+    were stored and written (what :func:`pe_core.diagnose_encoding` judges next)."""
     given = as_array(matrix, "matrix")
     dtype = given.dtype
     values = as_real_array(given, "matrix")
@@ -85,8 +92,10 @@ def identify_encoding(matrix: ArrayLike) -> Identification:
         raise InputError(
             f"matrix must have at least 2 rows (positions) and 2 columns, got shape {values.shape}"
         )
-    found = _identify_values(values, dtype, squeezed_from)
+    with np.errstate(over="ignore", invalid="ignore"):
+        storage = _storage(values, dtype)
+    found = _identify_values(values, dtype, squeezed_from, storage=storage)
     if found.matches:
-        return found
+        return found, values, storage
     rescaled = _rescaled(values, dtype, squeezed_from)
-    return rescaled if rescaled is not None else found
+    return (rescaled if rescaled is not None else found), values, storage

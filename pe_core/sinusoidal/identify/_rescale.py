@@ -10,7 +10,7 @@ import numpy as np
 
 from pe_core.sinusoidal.conventions import CONVENTIONS
 from pe_core.sinusoidal.encoding import sinusoidal_encoding
-from pe_core.sinusoidal.identify._difference import _spread_rows
+from pe_core.sinusoidal.identify._difference import _spread_rows, _storage
 from pe_core.sinusoidal.identify._search import _MAX_COLUMNS, _identify_values
 from pe_core.sinusoidal.identify.results import Identification
 
@@ -90,10 +90,17 @@ def _rescaled(values: np.ndarray, dtype: np.dtype, squeezed_from) -> Identificat
         return None
     scale, offset = fit
     # Float64 values: the rescaling's own rounding is below the input format's (a float32
-    # table's rounding times s), which identify's float32 arithmetic bound allows.
-    found = _identify_values(scale * values + offset, np.dtype(np.float64), squeezed_from)
-    if not found.matches:
-        return None
+    # table's rounding times s), which identify's float32 arithmetic bound allows. Values
+    # written as text keep their printing, scaled.
+    written = _storage(values, dtype)
+
+    def identified(scale, offset):
+        storage = replace(written, affine=(scale, offset)) if written.printing is not None else None
+        return _identify_values(
+            scale * values + offset, np.dtype(np.float64), squeezed_from, storage=storage
+        )
+
+    found = identified(scale, offset)
     oriented_shape = values.shape[::-1] if found.transposed else values.shape
     positions = found.start + found.step * np.arange(oriented_shape[0], dtype=np.float64)
     exact = sinusoidal_encoding(
@@ -102,6 +109,12 @@ def _rescaled(values: np.ndarray, dtype: np.dtype, squeezed_from) -> Identificat
     for name, rescaling in _NORMALIZATIONS.items():
         known_scale, known_offset = rescaling(exact)
         if abs(known_scale - scale) <= 1e-4 * scale and abs(known_offset - offset) <= 1e-4 * scale:
+            if not found.matches:
+                # The fitted rescaling is a little off (a small table, or values written with
+                # few digits): judged again under the known code's own.
+                found = identified(known_scale, known_offset)
+                if not found.matches:
+                    continue
             oriented = values.T if found.transposed else values
             difference = np.abs(known_scale * oriented + known_offset - exact)
             difference[list(found.padding_rows)] = 0.0
@@ -112,4 +125,6 @@ def _rescaled(values: np.ndarray, dtype: np.dtype, squeezed_from) -> Identificat
                 normalization=name,
                 max_abs_error=float(np.max(difference)),
             )
+    if not found.matches:
+        return None
     return replace(found, scale=scale, offset=offset)

@@ -8,9 +8,16 @@ from dataclasses import replace
 
 import numpy as np
 
+from pe_core._numerics.formats import PRECISIONS
 from pe_core.errors import InputError
 from pe_core.sinusoidal.conventions import CONVENTIONS
-from pe_core.sinusoidal.identify._difference import _explain, _rank_rows, _Storage, _storage
+from pe_core.sinusoidal.identify._difference import (
+    _explain,
+    _hidden_formats,
+    _rank_rows,
+    _Storage,
+    _storage,
+)
 from pe_core.sinusoidal.identify._fit import _encode, _fit, _positions, _round_spacing, _Trial
 from pe_core.sinusoidal.identify.results import _NO_MATCH, Candidate, Identification
 
@@ -32,12 +39,16 @@ def _evaluate(
 ) -> tuple[Candidate, np.ndarray]:
     n, d_model = matrix.shape
     row_errors = np.empty(n)
+    # Printed values: each story's difference beyond what its printing explains, per row.
+    stories = [None, *storage.printed_formats] if storage.printing is not None else []
+    row_excess = {story: np.empty(n) for story in stories}
     largest, worst = -1.0, (0, 0)
-    chunk = max(1, _EVALUATE_VALUES // d_model)
+    chunk = max(1, (_EVALUATE_VALUES // (1 + len(stories))) // d_model)
     for first in range(0, n, chunk):
         rows = np.arange(first, min(n, first + chunk))
         error = _encode(trial, rows, d_model)
-        error -= matrix[first : first + chunk]
+        block = matrix[first : first + chunk]
+        error -= block
         np.abs(error, out=error)
         error[padding[first : first + chunk]] = 0.0
         row_errors[rows] = np.max(error, axis=1)
@@ -45,7 +56,12 @@ def _evaluate(
         if error.flat[cell] > largest:  # the first largest, in row order, as argmax gives it
             largest = float(error.flat[cell])
             worst = (first + cell // d_model, cell % d_model)
-    precision = _explain(row_errors, _positions(trial, np.arange(n)), storage)
+        for story, slack in storage.slacks(block, stories).items() if stories else ():
+            beyond = error - slack
+            beyond[padding[first : first + chunk]] = 0.0
+            row_excess[story][rows] = np.max(beyond, axis=1)
+    excess = row_excess if stories else {None: row_errors}
+    precision = _explain(excess, _positions(trial, np.arange(n)), storage)
     candidate = Candidate(
         trial.convention,
         trial.base,
@@ -215,6 +231,23 @@ def _equivalents(
     return tuple(notes)
 
 
+def _hidden_words(storage: _Storage, precision) -> tuple[str, ...]:
+    """Formats the printing hides beside the story named, in words (what tells them apart)."""
+    hidden = _hidden_formats(storage, precision)
+    if not hidden:
+        return ()
+    named = precision.format or "the exact values"
+    listed = " or ".join(hidden)
+    finest = hidden[0]
+    digits = {"float32": 9, "float16": 5, "bfloat16": 4}[finest]
+    return (
+        f"{listed} numbers written the same way fit as well: {precision.printing_words} are "
+        f"coarser than {finest}'s rounding ({PRECISIONS[finest].unit_roundoff:.2g} of a value "
+        f"near 1), so the text cannot tell them from {named}; written with {digits} "
+        f"significant digits (%.{digits}g) it would",
+    )
+
+
 def _columns(name: str, d_model: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """The sin columns and the cos columns of a convention, in pair order."""
     layout = CONVENTIONS[name].column_layout(d_model)
@@ -222,13 +255,17 @@ def _columns(name: str, d_model: int) -> tuple[tuple[int, ...], tuple[int, ...]]
     return tuple(columns[layout.sin_columns].tolist()), tuple(columns[layout.cos_columns].tolist())
 
 
-def _identify_values(values: np.ndarray, dtype: np.dtype, squeezed_from) -> Identification:
-    """:func:`identify_encoding` on a checked 2-D float64 ``values`` of input dtype ``dtype``."""
+def _identify_values(
+    values: np.ndarray, dtype: np.dtype, squeezed_from, storage: _Storage | None = None
+) -> Identification:
+    """:func:`identify_encoding` on a checked 2-D float64 ``values`` of input dtype ``dtype``
+    (``storage``: what is known of how they were written, when not from the values
+    themselves: a rescaled table's printing)."""
     results = {}
     # Values near the float64 limit (a table of 1e300s) overflow the fits' products: such a
     # table matches nothing and is reported as no match, without NumPy's warnings.
     with np.errstate(over="ignore", invalid="ignore"):
-        storage = _storage(values, dtype)
+        storage = _storage(values, dtype) if storage is None else storage
         for transposed in (False, True):
             oriented = values.T if transposed else values
             if oriented.shape[1] > _MAX_COLUMNS:  # wider than any encoding we identify
@@ -266,6 +303,9 @@ def _identify_values(values: np.ndarray, dtype: np.dtype, squeezed_from) -> Iden
         n_positions=oriented_shape[0],
         squeezed_from=squeezed_from,
         base_determined=trials[best].base_determined,
-        equivalents=_equivalents(best, ranked, oriented_shape[1], trials[best].base_determined),
+        equivalents=(
+            *_equivalents(best, ranked, oriented_shape[1], trials[best].base_determined),
+            *_hidden_words(storage, best.precision),
+        ),
         padding_rows=tuple(np.flatnonzero(padding).tolist()) if best.precision.explained else (),
     )

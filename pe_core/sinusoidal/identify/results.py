@@ -17,9 +17,11 @@ class PrecisionKind(enum.Enum):
 
     #: Equal to the exact encoding within a few ulps of float64.
     EXACT = "exact"
-    #: The exact values rounded once to a smaller format (stored in it): ``Precision.format``.
+    #: The exact values rounded once to a smaller format (stored in it): ``Precision.format``;
+    #: then written as decimal text when ``decimals`` or ``significant`` is set.
     ROUNDED = "rounded"
-    #: The exact values written with ``Precision.decimals`` decimals.
+    #: The exact values written as decimal text (``Precision.decimals`` decimals, or
+    #: ``Precision.significant`` significant digits: ``%.4f``, ``%.8g``).
     DECIMALS = "decimals"
     #: The angles k·ω computed in ``Precision.format``: the error grows with the position.
     COMPUTED = "computed"
@@ -47,16 +49,40 @@ class Precision:
     format : str or None
         The floating-point format (a key of :data:`pe_core.PRECISIONS`) the values were rounded
         to (``ROUNDED``) or the angles computed in (``COMPUTED``); else None.
-    decimals : int or None
-        The number of decimals, for ``DECIMALS``; else None.
+    decimals, significant : int or None
+        For values written as decimal text (``DECIMALS``, or a format's numbers written so:
+        ``ROUNDED`` and ``COMPUTED`` with them set): the most decimals and the most significant
+        digits the values show (``%.4f`` writes 4 decimals, ``%.8g`` 8 significant digits;
+        the one that bounds the values names the printing, :attr:`printing`). None for
+        values that are binary numbers.
 
     >>> Precision(PrecisionKind.ROUNDED, format="float32").words
     'float32 rounding'
+    >>> Precision(PrecisionKind.ROUNDED, format="float16", decimals=8, significant=5).words
+    'float16 rounding, written with 5 significant digits'
     """
 
     kind: PrecisionKind
     format: str | None = None
     decimals: int | None = None
+    significant: int | None = None
+
+    @property
+    def printed(self) -> bool:
+        """Whether the values were written as decimal text."""
+        return self.decimals is not None or self.significant is not None
+
+    @property
+    def printing_words(self) -> str:
+        """ "4 decimals", "8 significant digits", or "" for binary values."""
+        if not self.printed:
+            return ""
+        by_decimals = self.decimals is not None and (
+            self.significant is None or self.decimals <= self.significant
+        )
+        if by_decimals:
+            return f"{self.decimals} decimal" + ("" if self.decimals == 1 else "s")
+        return f"{self.significant} significant digit" + ("" if self.significant == 1 else "s")
 
     @property
     def explained(self) -> bool:
@@ -72,14 +98,17 @@ class Precision:
     def words(self) -> str:
         """The difference in a few words, for display: "exact in float64", "float32
         rounding", "rounded to 4 decimals", "float32 arithmetic" or "no match"."""
+        written = f", written with {self.printing_words}" if self.printed else ""
         if self.kind is PrecisionKind.EXACT:
             return "exact in float64"
         if self.kind is PrecisionKind.ROUNDED:
-            return f"{self.format} rounding"
+            return f"{self.format} rounding{written}"
         if self.kind is PrecisionKind.DECIMALS:
-            return f"rounded to {self.decimals} decimals"
+            if self.printing_words.endswith("decimals") or self.printing_words.endswith("decimal"):
+                return f"rounded to {self.printing_words}"
+            return f"written with {self.printing_words}"
         if self.kind is PrecisionKind.COMPUTED:
-            return f"{self.format} arithmetic"
+            return f"{self.format} arithmetic{written}"
         return "no match"
 
 
@@ -237,5 +266,9 @@ class Identification:
 def _difference_words(precision: Precision) -> str:
     """The difference as a verdict says it (arithmetic in a format explained)."""
     if precision.kind is PrecisionKind.COMPUTED:
-        return f"{precision.words}: the angles k·ω were computed in {precision.format}"
+        written = f", then written with {precision.printing_words}" if precision.printed else ""
+        return (
+            f"{precision.format} arithmetic: the angles k·ω were computed in "
+            f"{precision.format}{written}"
+        )
     return precision.words
