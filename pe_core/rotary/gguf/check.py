@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from pe_core._numerics.checks import describe as describe_value
 from pe_core._numerics.kernels import two_product
-from pe_core.errors import InputError
+from pe_core.errors import InputError, InputTypeError
 from pe_core.rotary.config import rope_layers
 from pe_core.rotary.encoding import RotaryEncoding
 from pe_core.rotary.gguf.file import GgufMetadata
@@ -730,6 +731,11 @@ def check_gguf(
         Unreadable metadata (see :func:`pe_core.llama_cpp_layers`), a bad config, or
         a config with another number of layers than the file.
     """
+    if not isinstance(with_transformers_error, bool | np.bool_):
+        raise InputTypeError(
+            "with_transformers_error must be True or False, got "
+            f"{describe_value(with_transformers_error)}"
+        )
     rope = llama_cpp_layers(meta, n_ctx=n_ctx)
     arch = rope.architecture
     notes = []

@@ -23,7 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
-from pe_core.errors import InputError
+from pe_core._numerics.checks import describe
+from pe_core.errors import InputError, InputTypeError
 
 __all__ = [
     "GGUF_ROPE_TENSORS",
@@ -45,6 +46,8 @@ MAX_KEYS = 1 << 16
 MAX_TENSORS = 1 << 20
 #: Most characters of pasted metadata text.
 MAX_GGUF_TEXT = 2_000_000
+#: Most characters of the name messages give to bytes read (read_gguf_bytes' ``name``).
+_MAX_NAME = 200
 #: Most elements of one RoPE tensor (a head has at most a few thousand rotary pairs).
 _MAX_ROPE_ELEMENTS = 1 << 16
 
@@ -255,8 +258,15 @@ def read_gguf(path: str | os.PathLike) -> GgufMetadata:
         A path that is not a regular file or cannot be read, a file that is not GGUF, one cut
         inside its metadata, or malformed.
     """
-    path = Path(path)
-    label = f"FILE {str(path)!r}"
+    if not isinstance(path, str | os.PathLike):
+        raise InputTypeError(f"path must be a str or path-like (a GGUF file), got {describe(path)}")
+    try:
+        path = Path(path)
+    except TypeError:  # a path-like whose __fspath__ gives bytes or another type
+        raise InputTypeError(
+            f"path must be a str or path-like (a GGUF file), got {describe(path)}"
+        ) from None
+    label = f"path {str(path)!r}"
     try:
         if not path.is_file():
             what = "does not exist" if not path.exists() else "is not a regular file"
@@ -272,9 +282,38 @@ def read_gguf(path: str | os.PathLike) -> GgufMetadata:
 
 
 def read_gguf_bytes(data: bytes, *, name: str = "the data") -> GgufMetadata:
-    """:func:`read_gguf` on bytes (an upload, or the first megabytes of a file)."""
+    """:func:`read_gguf` on bytes (an upload, or the first megabytes of a file).
+
+    Parameters
+    ----------
+    data : bytes, bytearray or memoryview
+        The file's bytes, or its first megabytes (enough to hold the metadata).
+    name : str, optional
+        What the data is, for error messages (the Check page says ``"the file"``): a short
+        printable text.
+
+    Returns
+    -------
+    GgufMetadata
+
+    Raises
+    ------
+    InputError
+        Data that is not GGUF, is cut inside its metadata, or is malformed (as
+        :func:`read_gguf`); :class:`InputTypeError` for data that is not bytes, or a ``name``
+        that is not a short printable text.
+    """
     if not isinstance(data, bytes | bytearray | memoryview):
-        raise InputError(f"data must be bytes, got {type(data).__name__}")
+        raise InputTypeError(f"data must be bytes, got {describe(data)}")
+    if not isinstance(name, str):
+        raise InputTypeError(f"name must be a short printable text, got {describe(name)}")
+    if not name.strip() or not name.isprintable() or len(name) > _MAX_NAME:
+        raise InputError(
+            f"name must be a short printable text (1 to {_MAX_NAME} characters, not only "
+            f"spaces), as error messages name the data by it, got {describe(name)}"
+        )
+    if not isinstance(data, bytes):  # bytes of the buffer, whatever its item size
+        data = bytes(data)
     if len(data) == 0:
         raise InputError(f"{name} is empty, not a GGUF file")
     return _parse(data, name, source="bytes")

@@ -29,13 +29,15 @@ from __future__ import annotations
 import ctypes
 import functools
 import math
+import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from pe_core.errors import InputError
+from pe_core._numerics.checks import check_positions, describe
+from pe_core.errors import InputError, InputTypeError
 from pe_core.rotary import float32
 from pe_core.rotary.gguf.file import GgufMetadata
 from pe_core.rotary.gguf.models import (
@@ -62,8 +64,10 @@ __all__ = [
 F32 = np.float32
 #: Widest head read (real ones: 64 to 512 columns).
 _MAX_HEAD_DIM = 1 << 16
-#: Most positions x pairs one call of the float32 kernel computes at once.
+#: Most positions x pairs one block of the float32 kernel computes at once.
 _BLOCK = 1 << 21
+#: Most positions x pairs one call of :func:`llama_cpp_angles` returns (512 MB of float32).
+_MAX_ANGLES = 1 << 27
 
 
 @dataclass(frozen=True)
@@ -175,16 +179,34 @@ def _number(meta: GgufMetadata, suffix: str, default):
         return default
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise InputError(
-            f"{meta.architecture}.{suffix} must be a number, got {value!r} "
+            f"meta: {meta.architecture}.{suffix} must be a number, got {describe(value)} "
             f"({meta.value_types.get(f'{meta.architecture}.{suffix}', '?')})"
         )
     return value
 
 
+_F32_MAX = float(np.finfo(np.float32).max)
+_F32_TINY = float(np.finfo(np.float32).tiny)
+
+
+def _real(meta: GgufMetadata, suffix: str, default: float, *, rule: str, accept) -> float:
+    """A number llama.cpp reads as a float32: finite in float32, and ``accept``-ed (``rule``
+    says what that means, for the message)."""
+    value = _number(meta, suffix, default)
+    if not (abs(value) <= _F32_MAX and math.isfinite(value) and accept(value)):
+        raise InputError(
+            f"meta: {meta.architecture}.{suffix} must be {rule} (a finite float32), got "
+            f"{describe(value)}"
+        )
+    return float(value)
+
+
 def _whole(meta: GgufMetadata, suffix: str, default: int) -> int:
     value = _number(meta, suffix, default)
     if not isinstance(value, int):
-        raise InputError(f"{meta.architecture}.{suffix} must be a whole number, got {value!r}")
+        raise InputError(
+            f"meta: {meta.architecture}.{suffix} must be a whole number, got {describe(value)}"
+        )
     return value
 
 
@@ -193,29 +215,57 @@ def _per_layer(meta: GgufMetadata, suffix: str, n_layers: int, default) -> list:
     if isinstance(value, tuple):
         if len(value) < n_layers:
             raise InputError(
-                f"{meta.architecture}.{suffix} must have one value per layer ({n_layers}), "
+                f"meta: {meta.architecture}.{suffix} must have one value per layer ({n_layers}), "
                 f"got {len(value)}"
             )
         return list(value[:n_layers])
     return [_number(meta, suffix, default)] * n_layers
 
 
+#: Largest context size: llama.cpp's ``n_ctx`` is a uint32_t.
+_MAX_N_CTX = 2**32 - 1
+
+
+#: What llama_cpp_layers asks of the numbers it reads as float32.
+_BASE_RULE = {"rule": "a number > 1", "accept": lambda value: value > 1}
+_POSITIVE = {"rule": "a number > 0", "accept": lambda value: value > 0}
+_ANY = {"rule": "a number", "accept": lambda value: True}
+
+
+def _factor_ok(factor: float) -> bool:
+    """A scaling factor of 0 (none), or a normal float32 (its reciprocal is then finite)."""
+    return factor == 0 or factor >= _F32_TINY
+
+
+def _check_n_ctx(n_ctx: object) -> int:
+    """llama.cpp's context size ``-c``: a whole number from 1 to 2**32 - 1."""
+    if isinstance(n_ctx, bool | np.bool_) or not isinstance(n_ctx, numbers.Integral):
+        raise InputTypeError(
+            f"n_ctx must be a whole number of positions (llama.cpp's -c), got {describe(n_ctx)}"
+        )
+    if not 1 <= n_ctx <= _MAX_N_CTX:
+        raise InputError(
+            f"n_ctx must be a context size from 1 to 2**32 - 1 (llama.cpp's -c), got {n_ctx}"
+        )
+    return int(n_ctx)
+
+
 def _arch_of(meta: GgufMetadata) -> LlamaCppArch:
     name = meta.architecture
     if name is None:
         raise InputError(
-            "the GGUF metadata has no general.architecture, so which llama.cpp model reads it "
-            "is unknown"
+            "meta has no general.architecture, so which llama.cpp model reads it is unknown"
         )
     if name not in LLAMA_CPP_ARCHS:
         raise InputError(
-            f"general.architecture {name!r} is not an architecture of {LLAMA_CPP_VERSION}: its "
-            "RoPE table is unknown here (a newer llama.cpp, or a fork, may run it)"
+            f"meta: general.architecture {name!r} is not an architecture of "
+            f"{LLAMA_CPP_VERSION}: its RoPE table is unknown here (a newer llama.cpp, or a fork, "
+            "may run it)"
         )
     if name in NON_ROTARY_ARCHS:
         raise InputError(
-            f"general.architecture {name!r} has no RoPE in {LLAMA_CPP_VERSION} (learned, ALiBi "
-            "or no positions, or not attention): nothing to check"
+            f"meta: general.architecture {name!r} has no RoPE in {LLAMA_CPP_VERSION} (learned, "
+            "ALiBi or no positions, or not attention): nothing to check"
         )
     return LLAMA_CPP_ARCHS[name]
 
@@ -237,24 +287,34 @@ def llama_cpp_layers(meta: GgufMetadata, *, n_ctx: int | None = None) -> LlamaCp
         No architecture, one this llama.cpp does not know or that has no RoPE, a file with no
         block count or attention heads, or a value of the wrong type.
     """
+    if not isinstance(meta, GgufMetadata):
+        raise InputTypeError(
+            "meta must be a GgufMetadata (from read_gguf, read_gguf_bytes or parse_gguf_dump), "
+            f"got {describe(meta)}"
+        )
+    if n_ctx is not None:
+        n_ctx = _check_n_ctx(n_ctx)
     arch = _arch_of(meta)
     name = arch.name
     n_layers = _number(meta, "block_count", None)
     if not isinstance(n_layers, int) or not 0 < n_layers <= 4096:
         raise InputError(
-            f"{name}.block_count must be a number of layers (1 to 4096), got {n_layers!r}"
+            f"meta: {name}.block_count must be a number of layers (1 to 4096), got {n_layers!r}"
         )
     n_ctx_train = _number(meta, "context_length", None)
-    if not isinstance(n_ctx_train, int) or n_ctx_train <= 0:
-        raise InputError(f"{name}.context_length must be a positive integer, got {n_ctx_train!r}")
+    if not isinstance(n_ctx_train, int) or not 0 < n_ctx_train <= _MAX_N_CTX:
+        raise InputError(
+            f"meta: {name}.context_length must be a whole number from 1 to 2**32 - 1 (llama.cpp's "
+            f"n_ctx_train), got {n_ctx_train!r}"
+        )
     if n_ctx is None:
         n_ctx = n_ctx_train
     n_embd = _number(meta, "embedding_length", None)
     heads = _per_layer(meta, "attention.head_count", n_layers, None)
     if not isinstance(n_embd, int) or not any(isinstance(h, int) and h > 0 for h in heads):
         raise InputError(
-            f"{name}.embedding_length and {name}.attention.head_count are needed for the head "
-            f"width, got {n_embd!r} and {meta.key('attention.head_count')!r}"
+            f"meta: {name}.embedding_length and {name}.attention.head_count are needed for the "
+            f"head width, got {describe(n_embd)} and {describe(meta.key('attention.head_count'))}"
         )
     head0 = next(h for h in heads if isinstance(h, int) and h > 0)
     head_dim = _whole(meta, "attention.key_length", n_embd // head0)
@@ -264,57 +324,57 @@ def llama_cpp_layers(meta: GgufMetadata, *, n_ctx: int | None = None) -> LlamaCp
     for label, width in (("", head_dim), ("_swa", head_dim_swa)):
         if not 0 < width <= _MAX_HEAD_DIM:
             raise InputError(
-                f"{name}'s head width{label} (attention.key_length{label}, or embedding_length "
-                f"/ head_count) must be 1 to {_MAX_HEAD_DIM:,}, got {width:,}"
+                f"meta: {name}'s head width{label} (attention.key_length{label}, or "
+                f"embedding_length / head_count) must be 1 to {_MAX_HEAD_DIM:,}, got {width:,}"
             )
     for label, n_rot, width in (("", n_rot_full, head_dim), ("_swa", n_rot_swa, head_dim_swa)):
         if n_rot <= 0 or n_rot % 2 or n_rot > width:
             raise InputError(
-                f"{name}.rope.dimension_count{label} must be even and at most the head width "
+                f"meta: {name}.rope.dimension_count{label} must be even and at most the head width "
                 f"{width}, got {n_rot}"
             )
 
-    freq_base = float(F32(_number(meta, "rope.freq_base", DEFAULT_FREQ_BASE)))
+    freq_base = float(F32(_real(meta, "rope.freq_base", DEFAULT_FREQ_BASE, **_BASE_RULE)))
     scaling = meta.key("rope.scaling.type")
     scaling = "linear" if scaling is None else scaling
     if scaling not in ("none", "linear", "yarn", "longrope"):
         raise InputError(
-            f"{name}.rope.scaling.type must be none, linear, yarn or longrope (llama.cpp aborts "
-            f"on anything else), got {scaling!r}"
+            f"meta: {name}.rope.scaling.type must be none, linear, yarn or longrope (llama.cpp "
+            f"aborts on anything else), got {describe(scaling)}"
         )
-    factor = _number(meta, "rope.scaling.factor", None)
-    if factor is None:
-        factor = _number(meta, "rope.scale_linear", 0.0)
-    if not math.isfinite(factor) or factor < 0:
-        raise InputError(
-            f"{name}.rope.scaling.factor must be a finite number >= 0 (0: none), got {factor!r}"
-        )
-    if not (math.isfinite(freq_base) and freq_base > 0):
-        raise InputError(
-            f"{name}.rope.freq_base must be a finite positive number, got {freq_base!r}"
-        )
+    # 0: none; else 1 / factor must be a float32 (llama.cpp's freq_scale)
+    factor_rule = {"rule": "0 (none) or at least 1.2e-38", "accept": _factor_ok}
+    if meta.key("rope.scaling.factor") is not None:
+        factor = _real(meta, "rope.scaling.factor", 0.0, **factor_rule)
+    else:
+        factor = _real(meta, "rope.scale_linear", 0.0, **factor_rule)
     freq_scale = 1.0 if factor == 0 else float(F32(1.0) / F32(factor))
     if scaling == "none":
         freq_scale = 1.0
     n_ctx_orig = _whole(meta, "rope.scaling.original_context_length", n_ctx_train) or n_ctx_train
-    rope_attn_factor = float(F32(_number(meta, "rope.scaling.attn_factor", 1.0)))
+    if not 0 < n_ctx_orig <= _MAX_N_CTX:
+        raise InputError(
+            f"meta: {name}.rope.scaling.original_context_length must be a whole number from 1 "
+            f"to 2**32 - 1 (0: the context length), got {n_ctx_orig}"
+        )
+    rope_attn_factor = _real(meta, "rope.scaling.attn_factor", 1.0, **_POSITIVE)
     reads = arch.reads
     ext_default = -1.0
     if "rope.scaling.yarn_ext_factor" in reads:
-        ext_default = _number(meta, "rope.scaling.yarn_ext_factor", -1.0)
+        ext_default = _real(meta, "rope.scaling.yarn_ext_factor", -1.0, **_ANY)
     yarn_attn = 1.0
     if "rope.scaling.yarn_attn_factor" in reads:
-        yarn_attn = _number(meta, "rope.scaling.yarn_attn_factor", 1.0)
+        yarn_attn = _real(meta, "rope.scaling.yarn_attn_factor", 1.0, **_POSITIVE)
     beta_fast, beta_slow = DEFAULT_BETA_FAST, DEFAULT_BETA_SLOW
     if name == "grok":
         beta_fast = 8.0
     if "rope.scaling.yarn_beta_fast" in reads:
-        beta_fast = _number(meta, "rope.scaling.yarn_beta_fast", beta_fast)
+        beta_fast = _real(meta, "rope.scaling.yarn_beta_fast", beta_fast, **_POSITIVE)
     if "rope.scaling.yarn_beta_slow" in reads:
-        beta_slow = _number(meta, "rope.scaling.yarn_beta_slow", beta_slow)
+        beta_slow = _real(meta, "rope.scaling.yarn_beta_slow", beta_slow, **_POSITIVE)
     log_mul = 0.0
     if "rope.scaling.yarn_log_multiplier" in reads:
-        log_mul = float(_number(meta, "rope.scaling.yarn_log_multiplier", 0.0))
+        log_mul = _real(meta, "rope.scaling.yarn_log_multiplier", 0.0, **_ANY)
         if name in ("deepseek2", "deepseek32", "glm-dsa"):
             log_mul /= 0.1
 
@@ -337,7 +397,15 @@ def llama_cpp_layers(meta: GgufMetadata, *, n_ctx: int | None = None) -> LlamaCp
         attn_factor = F32(
             attn_factor * (F32(1) / (F32(1) + F32(0.1) * F32(libm.logf(float(ratio)))))
         )
-    attn_factor = float(F32(attn_factor * F32(rope_attn_factor)))
+    with np.errstate(all="ignore"):  # a product beyond float32, or a factor of 0: refused
+        attn_factor = float(F32(attn_factor * F32(rope_attn_factor)))
+    final = float(_kernel_mscale(attn_factor, freq_scale, ext_factor))
+    if not (math.isfinite(attn_factor) and attn_factor > 0 and math.isfinite(final)):
+        raise InputError(
+            f"meta: the attention factor on cos and sin (from {name}.rope.scaling.attn_factor, "
+            f"yarn_attn_factor, yarn_log_multiplier and the YaRN factor) must be finite and > 0 "
+            f"in float32, got {final!r}"
+        )
 
     # the rope factor tensors
     rope_freqs = meta.tensors.get("rope_freqs.weight")
@@ -354,6 +422,11 @@ def llama_cpp_layers(meta: GgufMetadata, *, n_ctx: int | None = None) -> LlamaCp
 
     sections = meta.key("rope.dimension_sections")
     sections = tuple(sections) if isinstance(sections, tuple) else ()
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in sections):
+        raise InputError(
+            f"meta: {name}.rope.dimension_sections must be whole numbers (pairs per M-RoPE "
+            f"axis), got {describe(sections)}"
+        )
     mode = arch.mode
     if arch.mrope_mode is not None and len(sections) >= 2 and sections[0] > 0 and sections[1] > 0:
         mode = arch.mrope_mode
@@ -376,7 +449,7 @@ def llama_cpp_layers(meta: GgufMetadata, *, n_ctx: int | None = None) -> LlamaCp
     base_swa, scale_swa = freq_base, freq_scale
     if has_swa:
         base_swa = freq_base if swa.base == "inherit" else DEFAULT_FREQ_BASE_SWA
-        base_swa = float(F32(_number(meta, "rope.freq_base_swa", base_swa)))
+        base_swa = float(F32(_real(meta, "rope.freq_base_swa", base_swa, **_BASE_RULE)))
         scale_swa = freq_scale if swa.scale == "inherit" else 1.0
         if not swa.own_base:
             base_swa = freq_base
@@ -414,6 +487,8 @@ def llama_cpp_layers(meta: GgufMetadata, *, n_ctx: int | None = None) -> LlamaCp
                 sections=sections,
             )
         )
+    for layer in layers:
+        _check_factors(layer)
     return LlamaCppRope(
         architecture=name,
         arch=arch,
@@ -425,9 +500,78 @@ def llama_cpp_layers(meta: GgufMetadata, *, n_ctx: int | None = None) -> LlamaCp
     )
 
 
+def _check_factors(layer: LlamaCppLayer) -> None:
+    """A RoPE factor tensor holds a finite positive factor for each of the layer's pairs (the
+    angles are divided by them; ggml asserts the length)."""
+    factors = layer.freq_factors
+    if factors is None:
+        return
+    if factors.size < layer.n_pairs:
+        raise InputError(
+            f"meta: {layer.factors_tensor} must hold one factor per rotary pair "
+            f"({layer.n_pairs}), got {factors.size}"
+        )
+    used = factors[: layer.n_pairs]
+    bad = ~(np.isfinite(used) & (used > 0))
+    if np.any(bad):
+        pair = int(np.flatnonzero(bad)[0])
+        raise InputError(
+            f"meta: {layer.factors_tensor} must hold finite positive factors (the angles are "
+            f"divided by them), got {float(used[pair])!r} for pair {pair}"
+        )
+
+
+def _kernel_mscale(attn_factor: float, freq_scale: float, ext_factor: float) -> np.float32:
+    """The factor ggml's kernel puts on cos and sin (``rope_yarn``'s ``mscale``), in float32."""
+    mscale = F32(attn_factor)
+    if ext_factor != 0:
+        ratio = F32(1) / F32(freq_scale)
+        with np.errstate(over="ignore"):  # inf: refused by llama_cpp_layers
+            mscale = F32(mscale * (F32(1) + F32(0.1) * F32(_libm().logf(float(ratio)))))
+    return mscale
+
+
 def _theta_scale(layer: LlamaCppLayer) -> np.float32:
     exponent = F32(-2.0) / F32(layer.n_dims)
     return F32(_libm().powf(float(F32(layer.freq_base)), float(exponent)))
+
+
+#: Positions are below 2**24: llama.cpp's int32 position ids, converted to float32 exactly.
+_MAX_LLAMA_POSITION = 2**24
+
+
+def _check_llama_positions(
+    positions: object, layer: object, *, most_angles: int
+) -> NDArray[np.float64]:
+    """Whole positions in [0, 2**24) (an int ``n``: 0 to n - 1), for a LlamaCppLayer, giving
+    at most ``most_angles`` angles (refused before any array is made)."""
+    if not isinstance(layer, LlamaCppLayer):
+        raise InputTypeError(
+            f"layer must be a LlamaCppLayer (one of llama_cpp_layers(meta).layers), got "
+            f"{describe(layer)}"
+        )
+    limit = most_angles // max(layer.n_pairs, 1)
+    # A count is refused before check_positions makes its arange.
+    count = positions if isinstance(positions, numbers.Integral) else None
+    if count is not None and not isinstance(count, bool | np.bool_) and count > limit:
+        raise InputError(
+            f"positions must be at most {limit:,} positions for {layer.n_pairs} pairs (at most "
+            f"{most_angles:,} angles), got {count:,}"
+        )
+    values = check_positions(positions).values
+    if values.size > limit:
+        raise InputError(
+            f"positions must be at most {limit:,} positions for {layer.n_pairs} pairs (at most "
+            f"{most_angles:,} angles), got {values.size:,}"
+        )
+    if values.size and (
+        values.min() < 0 or values.max() >= _MAX_LLAMA_POSITION or np.any(values % 1)
+    ):
+        raise InputError(
+            "positions must be whole numbers in [0, 2**24) (llama.cpp's position ids), got "
+            f"{describe(positions)}"
+        )
+    return values
 
 
 def llama_cpp_angles(positions: ArrayLike, layer: LlamaCppLayer) -> NDArray[np.float32]:
@@ -435,24 +579,32 @@ def llama_cpp_angles(positions: ArrayLike, layer: LlamaCppLayer) -> NDArray[np.f
 
     Parameters
     ----------
-    positions : array_like of int
-        Positions (llama.cpp's int32 position ids), each below 2**24.
+    positions : int or array_like of int
+        Positions (llama.cpp's int32 position ids), each below 2**24; an int ``n`` means
+        0 to ``n - 1``.
     layer : LlamaCppLayer
+        One of :func:`llama_cpp_layers`' layers.
 
     Returns
     -------
     ndarray of float32, shape (n_positions, n_pairs)
         ``theta`` before ``cosf``/``sinf`` (see the module's notes).
     """
-    positions = np.asarray(positions)
-    if positions.ndim != 1 or positions.size * max(layer.n_pairs, 1) > _BLOCK * 64:
-        raise InputError(
-            f"positions must be one list of at most {_BLOCK * 64 // max(layer.n_pairs, 1):,} "
-            f"positions, got shape {positions.shape}"
-        )
-    if positions.size and (positions.min() < 0 or positions.max() >= 2**24):
-        raise InputError("positions must be whole numbers in [0, 2**24)")
+    positions = _check_llama_positions(positions, layer, most_angles=_MAX_ANGLES)
     ts = _theta_scale(layer)
+    mix = None
+    if layer.ext_factor != 0:
+        mix = _ramp(*layer.correction_range(), np.arange(layer.n_pairs)) * F32(layer.ext_factor)
+    angles = np.empty((positions.size, layer.n_pairs), dtype=F32)
+    # A block of rows at a time: the float64 temporaries of the fused multiply-add stay small.
+    rows = max(1, _BLOCK // layer.n_pairs)
+    for start in range(0, positions.size, rows):
+        block = positions[start : start + rows]
+        angles[start : start + block.size] = _angle_block(block, layer, ts, mix)
+    return angles
+
+
+def _angle_block(positions, layer: LlamaCppLayer, ts: np.float32, mix) -> NDArray[np.float32]:
     running = np.empty((positions.size, layer.n_pairs), dtype=F32)
     running[:, 0] = positions.astype(F32)
     running[:, 1:] = ts
@@ -460,9 +612,8 @@ def llama_cpp_angles(positions: ArrayLike, layer: LlamaCppLayer) -> NDArray[np.f
     if layer.freq_factors is not None:
         theta = theta / layer.freq_factors[: layer.n_pairs].astype(F32)[None, :]
     interp = F32(layer.freq_scale) * theta
-    if layer.ext_factor == 0:
+    if mix is None:
         return interp
-    mix = _ramp(*layer.correction_range(), np.arange(layer.n_pairs)) * F32(layer.ext_factor)
     # ``interp * (1 - mix) + extrap * mix``: GCC contracts it to ``fma(interp, 1 - mix,
     # extrap * mix)`` (its default -ffp-contract=fast, on a CPU with FMA: a -march=native build
     # on x86-64); measured bit for bit against ggml_rope_ext here, where the unfused sum differs
@@ -473,6 +624,10 @@ def llama_cpp_angles(positions: ArrayLike, layer: LlamaCppLayer) -> NDArray[np.f
     return float32.fma(interp, one_minus, extrap_mix).astype(F32)
 
 
+#: Most angles whose cos and sin one call of :func:`llama_cpp_cos_sin` computes.
+_MAX_COS_SIN = 1 << 20
+
+
 def llama_cpp_cos_sin(
     positions: ArrayLike, layer: LlamaCppLayer
 ) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
@@ -481,14 +636,10 @@ def llama_cpp_cos_sin(
 
     One C call per value: meant for small tables (the comparison with ggml itself).
     """
-    theta = llama_cpp_angles(positions, layer)
-    if theta.size > 1 << 20:
-        raise InputError(f"cos/sin of at most 1,048,576 angles, got {theta.size:,}")
+    values = _check_llama_positions(positions, layer, most_angles=_MAX_COS_SIN)
+    theta = llama_cpp_angles(values, layer)
     libm = _libm()
-    mscale = F32(layer.attn_factor)
-    if layer.ext_factor != 0:
-        ratio = F32(1) / F32(layer.freq_scale)
-        mscale = F32(mscale * (F32(1) + F32(0.1) * F32(libm.logf(float(ratio)))))
+    mscale = _kernel_mscale(layer.attn_factor, layer.freq_scale, layer.ext_factor)
     flat = theta.ravel().tolist()
     cos = np.array([libm.cosf(t) for t in flat], dtype=F32).reshape(theta.shape) * mscale
     sin = np.array([libm.sinf(t) for t in flat], dtype=F32).reshape(theta.shape) * mscale
