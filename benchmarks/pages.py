@@ -27,12 +27,14 @@ interleaved with the dashboard's, and every figure is also given as a ratio to i
 step against the reference's own). The machine's load average is printed with the table.
 
     .venv/bin/python benchmarks/pages.py                # the table, 5 rounds (~3 min at rest)
-    .venv/bin/python benchmarks/pages.py --check        # CI: 3 rounds, fails on a page > 2x
+    .venv/bin/python benchmarks/pages.py --check        # CI: 2 rounds, fails on a page > 2x
     .venv/bin/python benchmarks/pages.py --record       # store this run's ratios as the record
     .venv/bin/python benchmarks/pages.py --root ../old  # another checkout's dashboard
 
 ``--check`` fails (exit status 1) only when a figure's ratio is more than ``--limit`` (2) times
-its recorded ratio (``benchmarks/pages_ratios.json``); it never compares absolute times.
+its recorded ratio (``benchmarks/pages_ratios.json``) in two runs in a row: when one is over,
+the whole check runs once more (a moment of load on a shared machine can double one figure),
+and only what is over in both fails. It never compares absolute times.
 ``--port N`` serves the dashboard on N and the reference on N + 1 (default: free ports in
 8600-8799). ``--json FILE`` also writes every sample.
 """
@@ -472,7 +474,7 @@ def table(results: Results, reference: Results, recorded: dict, limit: float):
         before = recorded.get(row)
         verdict = "" if before is None else ("**yes**" if ratio > limit * before else "no")
         if verdict == "**yes**":
-            over.append(f"{row}: ratio {ratio:.2f}, recorded {before:.2f}")
+            over.append((row, f"{row}: ratio {ratio:.2f}, recorded {before:.2f}"))
         cells = [
             row,
             f"{merged.median(row):,.0f} ms",
@@ -518,7 +520,7 @@ def comparison(apps: list[App]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rounds", type=int, help="measured rounds (5; 3 with --check)")
+    parser.add_argument("--rounds", type=int, help="measured rounds (5; 2 with --check)")
     parser.add_argument("--check", action="store_true", help="fail on a ratio over the limit")
     parser.add_argument("--record", action="store_true", help=f"store the ratios in {RECORD.name}")
     parser.add_argument("--limit", type=float, default=2.0, help="times the recorded ratio")
@@ -537,7 +539,7 @@ def main() -> None:
     global VERBOSE
     VERBOSE = args.verbose
     if args.rounds is None:
-        args.rounds = 3 if args.check else 5
+        args.rounds = 2 if args.check else 5
     args.link_rounds = 1 if args.check else min(args.rounds, 3)
     roots = [Path(root).resolve() for root in (args.root or [ROOT])]
     started, load_before = time.monotonic(), load_average()
@@ -548,11 +550,11 @@ def main() -> None:
         f"\n{args.rounds} rounds, {time.monotonic() - started:.0f} s; load average "
         f"{load_before} before, {load_after} after; {os.cpu_count()} CPUs"
     )
-    failed = []
+    failed: dict[str, str] = {}
     for app in apps:
         text, over = table(app.results, reference, record.get("ratios", {}), args.limit)
         print(f"\n{app.name or 'dashboard'}: {commit_of(app.root)} ({app.root})\n\n{text}")
-        failed += [f"{app.name or 'dashboard'}: {line}" for line in over]
+        failed |= {f"{app.name}/{row}": f"{app.name or 'dashboard'}: {line}" for row, line in over}
     if len(apps) > 1:
         print("\n" + comparison(apps))
     if args.json:
@@ -586,8 +588,20 @@ def main() -> None:
         print(f"\nrecorded in {RECORD.relative_to(ROOT)}")
     if args.check:
         if failed:
-            print(f"\nFAILED: more than {args.limit:g} times the recorded ratio:")
-            print("\n".join(f"  {line}" for line in failed))
+            # A moment of load on a shared machine can double one figure: what is over its limit
+            # is measured again, and fails only if it is over in both runs.
+            print(f"\nover {args.limit:g} times the record: {', '.join(failed)}; measuring again")
+            apps, reference = measure(args, roots)
+            print(f"\nsecond run, load average {load_average()}")
+            again: dict[str, str] = {}
+            for app in apps:
+                text, over = table(app.results, reference, record.get("ratios", {}), args.limit)
+                print(f"\n{app.name or 'dashboard'}: {commit_of(app.root)}\n\n{text}")
+                again |= {f"{app.name}/{row}": line for row, line in over}
+            failed = {key: again[key] for key in failed if key in again}
+        if failed:
+            print(f"\nFAILED: more than {args.limit:g} times the recorded ratio, in both runs:")
+            print("\n".join(f"  {line}" for line in failed.values()))
             raise SystemExit(1)
         print(f"\nevery page within {args.limit:g} times its recorded ratio")
 
