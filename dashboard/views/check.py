@@ -153,8 +153,8 @@ def _source(config: Config) -> tuple[str, Checked | None] | None:
         st.error(f"Cannot read {what}: {formatting.escape_markdown(error)}.")
         return "", None
     except files.WrongFamily as error:  # a rotary cache: the RoPE check reads it
-        what = ui.escape_markdown(upload.name) if upload is not None else "The pasted rows"
-        st.warning(f"{what}: {ui.escape_markdown(error)}.", icon=":material/swap_horiz:")
+        what = formatting.escape_markdown(upload.name) if upload is not None else "The pasted rows"
+        st.warning(f"{what}: {formatting.escape_markdown(error)}.", icon=":material/swap_horiz:")
         return "", None
     except pe_core.InputError as error:  # read, but no encoding can have this shape
         st.error(f"Cannot check this table: {formatting.escape_markdown(error)}.")

@@ -30,6 +30,7 @@ import warnings
 from dataclasses import dataclass, fields
 from decimal import Decimal
 from fractions import Fraction
+from pathlib import Path
 
 import ml_dtypes
 import numpy as np
@@ -463,6 +464,13 @@ ROPE_VECTORS = [
     (ROPE_BEFORE, pe_core.apply_rope(ROPE_BEFORE, 64, ROPE)),
     (ROPE_BEFORE, pe_core.apply_rope(ROPE_BEFORE, 64, ROPES[1], layout="interleaved")),
 ]
+#: GGUF files of the corpus (whole, and cut inside their metadata) and what llama.cpp makes of
+#: them, for the GGUF functions' fuzzing.
+GGUF_FILES = sorted((Path(__file__).parents[1] / "data" / "gguf").glob("*.gguf"))[:6]
+GGUF_METAS = [pe_core.read_gguf(path) for path in GGUF_FILES]
+GGUF_LAYERS = [layer for meta in GGUF_METAS for layer in pe_core.llama_cpp_layers(meta).layers[:2]]
+GGUF_BYTES = [path.read_bytes() for path in GGUF_FILES[:3]]
+GGUF_BYTES += [data[:cut] for data in GGUF_BYTES for cut in (4, 24, 200)] + [b"GGUF", b"\x00" * 64]
 SCALINGS = [
     None,
     {"rope_type": "linear", "factor": 2.0},
@@ -784,6 +792,36 @@ SPECS = {
         ("inv_freq", "before", "after", "positions", "config", "layer_type"),
         {"cos": ROPE_CACHE[0], "sin": ROPE_CACHE[1], "config": ROPE_CONFIG},
     ),
+    "rope_cache_from_vectors": Spec(
+        pe_core.rope_cache_from_vectors,
+        ("before", "after"),
+        ("positions",),
+        {"before": ROPE_VECTORS[0][0], "after": ROPE_VECTORS[0][1]},
+    ),
+    "read_gguf": Spec(pe_core.read_gguf, ("path",), (), {"path": GGUF_FILES[0]}),
+    "read_gguf_bytes": Spec(pe_core.read_gguf_bytes, ("data",), ("name",), {"data": GGUF_BYTES[0]}),
+    "parse_gguf_dump": Spec(pe_core.parse_gguf_dump, ("text",), (), {"text": "a.b = 1"}),
+    "llama_cpp_layers": Spec(
+        pe_core.llama_cpp_layers, ("meta",), ("n_ctx",), {"meta": GGUF_METAS[0]}
+    ),
+    "llama_cpp_angles": Spec(
+        pe_core.llama_cpp_angles,
+        ("positions", "layer"),
+        (),
+        {"positions": 8, "layer": GGUF_LAYERS[0]},
+    ),
+    "llama_cpp_cos_sin": Spec(
+        pe_core.llama_cpp_cos_sin,
+        ("positions", "layer"),
+        (),
+        {"positions": 8, "layer": GGUF_LAYERS[0]},
+    ),
+    "check_gguf": Spec(
+        pe_core.check_gguf,
+        ("meta", "config"),
+        ("n_ctx", "with_transformers_error"),
+        {"meta": GGUF_METAS[0], "config": None},
+    ),
     "add_to_embeddings": Spec(
         pe_core.add_to_embeddings,
         ("embeddings", "encoding"),
@@ -906,6 +944,15 @@ PLAUSIBLE = {
     "start": st.one_of(st.floats(-1e3, 1e3), st.tuples(st.floats(-1e3, 1e3), st.floats(-1e3, 1e3))),
     "step": st.one_of(st.floats(-10, 10), st.tuples(st.floats(-10, 10), st.floats(-10, 10))),
     "seed": st.integers(0, 2**32),
+    "path": st.sampled_from(
+        [*GGUF_FILES, Path(__file__), Path(__file__).parent, Path("/dev/null")]
+    ),
+    "data": st.one_of(st.sampled_from(GGUF_BYTES), st.binary(max_size=256)),
+    "name": st.text(max_size=20),
+    "meta": st.sampled_from(GGUF_METAS),
+    "layer": st.sampled_from(GGUF_LAYERS),
+    "n_ctx": st.one_of(st.none(), st.integers(-2, 2**20)),
+    "with_transformers_error": st.booleans(),
 }
 
 
