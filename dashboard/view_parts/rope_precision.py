@@ -44,18 +44,38 @@ class PrecisionCurves:
     ulps: float  # the largest distance of transformers' inv_freq from the exact, float32 units
 
 
-@cached
 def precision_curves(key: str, dtype: str, _rope: pe_core.RotaryEncoding) -> PrecisionCurves:
     """The angle errors of ``_rope`` in a ``dtype`` model; ``key`` is its
     :func:`~dashboard.view_parts.rope.encoding_key` (everything they read of it: the sidebar's
-    encoding at another L shares them)."""
+    encoding at another L shares them). The float32 curves are cached apart from the model's
+    dtype: another dtype computes only its own two."""
+    float32, rounded, ulps = _float32_curves(key, _rope)
     low = dtype != "float32"
-    return PrecisionCurves(
-        float32=pe_core.transformers_angle_errors(POSITIONS, _rope),
-        rounded=pe_core.rope_angle_errors(POSITIONS, _rope, "float32"),
-        model=pe_core.transformers_angle_errors(POSITIONS, _rope, dtype) if low else None,
-        cast=pe_core.rope_angle_errors(POSITIONS, _rope, dtype) if low else None,
-        ulps=float(pe_core.inv_freq_float32_ulps(_rope).max(initial=0.0)),
+    model, cast = _dtype_curves(key, dtype, _rope) if low else (None, None)
+    return PrecisionCurves(float32=float32, rounded=rounded, model=model, cast=cast, ulps=ulps)
+
+
+@cached
+def _float32_curves(
+    key: str, _rope: pe_core.RotaryEncoding
+) -> tuple[np.ndarray, np.ndarray, float]:
+    """transformers' float32 angle errors, those with correctly rounded frequencies, and the
+    largest distance of its inv_freq from the exact (``key``: see :func:`precision_curves`)."""
+    return (
+        pe_core.transformers_angle_errors(POSITIONS, _rope),
+        pe_core.rope_angle_errors(POSITIONS, _rope, "float32"),
+        float(pe_core.inv_freq_float32_ulps(_rope).max(initial=0.0)),
+    )
+
+
+@cached
+def _dtype_curves(
+    key: str, dtype: str, _rope: pe_core.RotaryEncoding
+) -> tuple[np.ndarray, np.ndarray]:
+    """The angle errors of a ``dtype`` model, and of everything computed in ``dtype``."""
+    return (
+        pe_core.transformers_angle_errors(POSITIONS, _rope, dtype),
+        pe_core.rope_angle_errors(POSITIONS, _rope, dtype),
     )
 
 

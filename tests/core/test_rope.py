@@ -449,6 +449,39 @@ class TestScoresAndPrecision:
         expected = rope.attention_factor**2 * 2 * np.cos(np.outer(offsets, rope.inv_freq)).sum(1)
         np.testing.assert_allclose(scores, expected, rtol=0, atol=1e-12)
 
+    @pytest.mark.parametrize("layout", ["halves", "interleaved"])
+    def test_scores_equal_rotating_q_and_k_with_apply_rope(self, layout):
+        # The closed form (one sine and cosine per pair) against the definition: q rotated at
+        # each offset and k at 0 by apply_rope, then their dot product. A partial head (its
+        # last 32 columns pass through), an attention factor, whole offsets up to 10**7 (the
+        # tables by digits) and offsets that are not whole (the direct tables).
+        rope = rope_frequencies(
+            96,
+            base=1_000_000.0,
+            partial_rotary_factor=2 / 3,
+            scaling={"rope_type": "yarn", "factor": 8.0},
+            max_position_embeddings=32_768,
+        )
+        assert rope.attention_factor != 1 and rope.rotary_dim == 64
+        rng = np.random.default_rng(5)
+        q, k = rng.normal(size=96), rng.normal(size=96)
+        whole = np.unique(np.round(np.geomspace(1, 1.25e7, 300)))
+        for offsets in (
+            np.concatenate([-whole[::7], [0.0], whole]),
+            np.array([-2.5, 0.25, 7e5 + 0.5]),
+        ):
+            rotated = apply_rope(
+                np.broadcast_to(q, (offsets.size, 96)), offsets, rope, layout=layout
+            )
+            key = apply_rope(k[None, :], [0], rope, layout=layout)[0]
+            scale = rope.attention_factor**2 * np.sum(np.abs(q * k))
+            np.testing.assert_allclose(
+                pe_core.rope_scores(offsets, rope, q, k, layout=layout),
+                rotated @ key,
+                rtol=0,
+                atol=8 * np.finfo(float).eps * scale,
+            )
+
     def test_decay_bound_holds_and_starts_at_its_maximum(self):
         rng = np.random.default_rng(3)
         rope = rope_frequencies(32, base=10_000.0)
