@@ -241,3 +241,35 @@ def column_words(config) -> str:
 def turning(bank: pe_core.FrequencyBank) -> bool:
     """Whether some column of the encoding changes with the position (a frequency above 0)."""
     return bool(np.any(np.asarray(bank.frequencies) > 0))
+
+
+def sequence_length(rope: pe_core.RotaryEncoding, seq_len: int) -> str:
+    """What the current sequence length does to this encoding: for a variant whose frequencies
+    follow it (``RopeVariant.depends_on_seq_len``: dynamic NTK, LongRoPE), the length they are
+    for; for the others, nothing."""
+    follows = pe_core.ROPE_VARIANTS[rope.rope_type].depends_on_seq_len
+    if not follows:
+        text = (
+            f"rope_type {rope.rope_type}: its frequencies do not depend on the current sequence "
+            f"length, so {seq_len:,} changes nothing here; the lengths drawn are the config's."
+        )
+    elif rope.rope_type == "longrope":
+        factors = rope.parameters.get("factors_used")
+        text = (
+            f"At a current sequence length of {seq_len:,} transformers uses `{factors}` "
+            f"({'above' if factors == 'long_factor' else 'at most'} the training length, "
+            f"{rope.training_length:,})."
+        )
+    else:
+        text = (
+            f"At a current sequence length of {seq_len:,} dynamic NTK computes its base for "
+            f"{rope.target_length:,} positions (the longer of it and max_position_embeddings)."
+        )
+    return record(
+        "sequence_length",
+        text,
+        rope_type=rope.rope_type,
+        seq_len=seq_len,
+        follows=follows,
+        target=rope.target_length,
+    )

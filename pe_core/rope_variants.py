@@ -98,8 +98,11 @@ class RopeVariant:
     factor_marks_band : bool
         Pairs divided by exactly ``factor`` are the "scaled" band (not for LongRoPE, whose
         factors are its own per pair).
-    sets_target : bool
-        Its target length is its own (dynamic NTK's ``max(seq_len, L)``), not ``seq_len``.
+    depends_on_seq_len : bool
+        Its frequencies change with the current sequence length (dynamic NTK's base grows with
+        it; LongRoPE switches from its short to its long factors past the training length), as
+        transformers' ``dynamic_rope_update`` recomputes them in the forward pass. For the
+        others ``seq_len`` changes nothing, and the target length is the configuration's.
     """
 
     name: str
@@ -108,7 +111,7 @@ class RopeVariant:
     required: tuple[str, ...] = ()
     keeps_every_pair: bool = False
     factor_marks_band: bool = True
-    sets_target: bool = False
+    depends_on_seq_len: bool = False
     notes: str = field(default="", compare=False)
 
 
@@ -485,7 +488,9 @@ _YARN_KEYS = {
 _VARIANTS = (
     RopeVariant("default", frozenset(), _default),
     RopeVariant("linear", frozenset({"factor"}), _linear, required=("factor",)),
-    RopeVariant("dynamic", frozenset({"factor"}), _dynamic, required=("factor",), sets_target=True),
+    RopeVariant(
+        "dynamic", frozenset({"factor"}), _dynamic, required=("factor",), depends_on_seq_len=True
+    ),
     RopeVariant("yarn", frozenset(_YARN_KEYS), _yarn),
     RopeVariant(
         "longrope",
@@ -501,6 +506,7 @@ _VARIANTS = (
         _longrope,
         required=("short_factor", "long_factor"),
         factor_marks_band=False,
+        depends_on_seq_len=True,
     ),
     RopeVariant(
         "llama3",

@@ -405,6 +405,8 @@ def _summary(config: Config, rope: pe_core.RotaryEncoding) -> None:
         help="Multiplies cos and sin (Hugging Face's attention_scaling): scores scale by its "
         "square.",
     )
+    if SEQ_LEN.value(config):
+        st.caption(claims.sequence_length(rope, SEQ_LEN.value(config)))
     if rope.softmax_factor != 1:
         st.caption(
             f"Outside the rotary class, this model's attention also multiplies its softmax "

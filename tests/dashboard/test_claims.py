@@ -178,8 +178,28 @@ def _check_columns(claim, case):
     ) or case["d"] == 2
 
 
+def _check_sequence_length(claim):
+    # Whether the frequencies follow the sequence length, asked of the core another way: the
+    # encoding at this length against the one without.
+    config = {"head_dim": 64, "max_position_embeddings": 4096}
+    scaling = {
+        "linear": {"rope_type": "linear", "factor": 2.0},
+        "dynamic": {"rope_type": "dynamic", "factor": 2.0},
+    }.get(claim["rope_type"])
+    if scaling is not None:
+        at = pe_core.rope_from_config({**config, "rope_scaling": scaling}, seq_len=claim["seq_len"])
+        plain = pe_core.rope_from_config({**config, "rope_scaling": scaling})
+        assert claim["follows"] == (at.signature != plain.signature or claim["seq_len"] <= 4096)
+    assert ("changes nothing" in claim["text"]) == (not claim["follows"])
+    if claim["follows"] and claim["rope_type"] == "dynamic":
+        assert f"for {claim['target']:,} positions" in claim["text"]
+
+
 def _check(claim, case):
     kind = claim["kind"]
+    if kind == "sequence_length":
+        _check_sequence_length(claim)
+        return
     if kind == "pace":
         _check_pace(claim, case, case["L"])
     elif kind == "rows":

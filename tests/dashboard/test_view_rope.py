@@ -474,3 +474,33 @@ def test_a_bad_attention_temperature_is_named_and_the_page_goes_on():
         for w in at.warning
     )
     assert figures(at)  # the rotary charts are still drawn
+
+
+@pytest.mark.parametrize("seq_len", [1000, 777_777])
+def test_the_wavelength_chart_marks_only_the_configs_lengths_for_yarn(seq_len):
+    """Issue 53, case 4: DeepSeek-V3 at rope_seq=777,777 drew "target length: 777,777", and
+    at 1,000 a target below the training length; YaRN's frequencies do not follow the
+    sequence length, so the lengths drawn are the config's, and the page says so."""
+    at = new_app(view="rope", rope_model="DeepSeek-V3 (YaRN x40, mscale)", rope_seq=seq_len)
+    at.run()
+    no_errors(at)
+    marks = {a["text"] for a in _pair_chart(at)["layout"]["annotations"]}
+    assert marks == {"training length: 4,096", "target length: 163,840"}
+    said = [c for c in at.session_state["_claims"] if c["kind"] == "sequence_length"]
+    assert [c["follows"] for c in said] == [False]
+    assert any(f"so {seq_len:,} changes nothing here" in c.value for c in at.caption)
+
+
+def test_dynamic_ntk_marks_the_length_its_base_is_for():
+    config = {
+        "head_dim": 64,
+        "max_position_embeddings": 4096,
+        "rope_scaling": {"rope_type": "dynamic", "factor": 2.0},
+    }
+    at = new_app(view="rope", rope_model=rope_view.PASTE, rope_json=json.dumps(config))
+    at.query_params["rope_seq"] = "9000"
+    at.run()
+    no_errors(at)
+    marks = {a["text"] for a in _pair_chart(at)["layout"]["annotations"]}
+    assert marks == {"training length: 4,096", "target length: 9,000"}
+    assert any("computes its base for 9,000 positions" in c.value for c in at.caption)
