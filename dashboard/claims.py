@@ -273,3 +273,32 @@ def sequence_length(rope: pe_core.RotaryEncoding, seq_len: int) -> str:
         follows=follows,
         target=rope.target_length,
     )
+
+
+def first_crossing(found: pe_core.AngleErrorCrossing, frequencies: str) -> str:
+    """Where a float32 angle error first passes its threshold, as the core found it position by
+    position (pe_core.first_angle_error_above with these ``frequencies``): one position, none
+    up to the last, or the range it is known to lie in."""
+    mark = f"{found.threshold:g} rad"
+    last = found.stop - 1
+    if found.exact and found.high is not None:
+        text = f"first pass {mark} at position {found.high:,}"
+    elif found.exact:
+        text = f"stay within {mark} at every position up to {last:,}"
+    elif found.high is not None:
+        text = f"first pass {mark} somewhere from position {found.low:,} to {found.high:,}"
+    else:
+        text = (
+            f"stay within {mark} at every position up to {found.low - 1:,} at least (beyond "
+            "it, not computed position by position)"
+        )
+    return record(
+        "first_crossing",
+        text,
+        low=found.low,
+        high=found.high,
+        stop=found.stop,
+        threshold=found.threshold,
+        exact=found.exact,
+        frequencies=frequencies,
+    )

@@ -18,6 +18,7 @@ import pytest
 
 import pe_core
 from dashboard import claims, registry
+from dashboard.view_parts import rope_precision
 from dashboard.view_parts.heatmap import column_window, row_budget
 from tests.apptest_helpers import new_app, no_errors
 
@@ -195,8 +196,32 @@ def _check_sequence_length(claim):
         assert f"for {claim['target']:,} positions" in claim["text"]
 
 
+def _check_first_crossing(claim, case):
+    # The sidebar's head as RoPE; the claimed first position checked against the public curve
+    # at it and at the 4,096 positions before it (and at the curve's samples below it).
+    rope = pe_core.rope_frequencies(max(2, case["d"] - case["d"] % 2), base=case["base"])
+
+    def errors(positions):
+        if claim["frequencies"] == "transformers":
+            return pe_core.transformers_angle_errors(positions, rope)
+        return pe_core.rope_angle_errors(positions, rope, "float32")
+
+    before = np.arange(max(0, claim["low"] - 4096), min(claim["low"], claim["stop"]))
+    assert not np.any(errors(before) > claim["threshold"])
+    samples = [p for p in rope_precision.POSITIONS if p < claim["low"]]
+    assert not np.any(errors(samples) > claim["threshold"])
+    if claim["high"] is not None:
+        assert errors([claim["high"]])[0] > claim["threshold"]
+        assert (f"at position {claim['high']:,}" in claim["text"]) == claim["exact"]
+    else:
+        assert "stay within" in claim["text"]
+
+
 def _check(claim, case):
     kind = claim["kind"]
+    if kind == "first_crossing":
+        _check_first_crossing(claim, case)
+        return
     if kind == "sequence_length":
         _check_sequence_length(claim)
         return
@@ -238,7 +263,7 @@ def test_every_claim_holds_over_the_edge_grid(slug):
         "heatmap": {"rows", "pace"},
         "similarity": {"diagonals"},
         "wavelengths": {"ratio"},
-        "rope": {"head_width"},
+        "rope": {"head_width", "first_crossing"},
     }
     assert expected.get(slug, set()) <= shown_kinds
 

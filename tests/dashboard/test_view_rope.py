@@ -89,8 +89,15 @@ def test_precision_draws_transformers_own_float32_and_the_model_dtype(dtype):
     text = " ".join(m.value for m in at.markdown)
     ulps = pe_core.inv_freq_float32_ulps(rope).max()
     assert f"here up to {ulps:.2g} float32 units from the exact frequencies" in text
-    first = positions[np.argmax(float32 > 1e-3)]
-    assert f"Its float32 angles position·inv_freq pass 0.001 rad by position {first:,.0f}" in text
+    assert np.any(float32 > 1e-3)
+    first = pe_core.first_angle_error_above(rope, 1e-3).high  # position by position
+    rounded = pe_core.first_angle_error_above(rope, 1e-3, frequencies="rounded").high
+    assert (first, rounded) == (12_559, 20_120)  # the sampled curve said 16,982 and 21,203
+    assert (
+        f"Its float32 angles position·inv_freq first pass 0.001 rad at position {first:,} "
+        f"(with correctly rounded frequencies they would first pass 0.001 rad at position "
+        f"{rounded:,})."
+    ) in text
     chart = next(f for f in figures(at) if f["layout"]["title"]["text"].startswith("Angle error"))
     names = [trace["name"] for trace in chart["data"]]
     if dtype == "float32":
@@ -504,3 +511,17 @@ def test_dynamic_ntk_marks_the_length_its_base_is_for():
     marks = {a["text"] for a in _pair_chart(at)["layout"]["annotations"]}
     assert marks == {"training length: 4,096", "target length: 9,000"}
     assert any("computes its base for 9,000 positions" in c.value for c in at.caption)
+
+
+def test_the_first_crossing_at_the_labs_defaults_is_the_first_position():
+    """Issue 53, case 5: at the lab's defaults the page said "pass 0.001 rad by position 16,238
+    (with correctly rounded frequencies 19,307)", the first of 400 samples above it; computed
+    position by position (as transformers 5.24 on torch 2.13 computes them, tests/core/
+    test_rope_precision.py) they are 13,614 and 16,990."""
+    at = new_app(view="rope")
+    at.run()
+    no_errors(at)
+    text = " ".join(m.value for m in at.markdown)
+    assert "first pass 0.001 rad at position 13,614" in text
+    assert "they would first pass 0.001 rad at position 16,990" in text
+    assert "16,238" not in text and "19,307" not in text
