@@ -98,6 +98,14 @@ class RopeVariant:
     factor_marks_band : bool
         Pairs divided by exactly ``factor`` are the "scaled" band (not for LongRoPE, whose
         factors are its own per pair).
+    validated_keys : frozenset of str or None
+        The keys transformers' config validation accepts beside ``rope_type`` and ``rope_theta``,
+        when they are not ``keys``: proportional RoPE's compute function reads ``factor``, its
+        validator calls it unrecognized (and warns). None: ``keys``.
+    config_requires : tuple of str
+        Keys transformers' config validation requires that the compute function can do without
+        (YaRN's ``factor``, which ``_compute_yarn_parameters`` would take from the two lengths):
+        a config without one is refused, as transformers raises ``KeyError``.
     depends_on_seq_len : bool
         Its frequencies change with the current sequence length (dynamic NTK's base grows with
         it; LongRoPE switches from its short to its long factors past the training length), as
@@ -112,6 +120,15 @@ class RopeVariant:
     keeps_every_pair: bool = False
     factor_marks_band: bool = True
     depends_on_seq_len: bool = False
+    validated_keys: frozenset[str] | None = None
+    config_requires: tuple[str, ...] = ()
+
+    @property
+    def accepted_keys(self) -> frozenset[str]:
+        """The keys transformers' validation takes without a warning (beyond ``rope_type``,
+        ``type``, ``rope_theta`` and ``partial_rotary_factor``)."""
+        return self.keys if self.validated_keys is None else self.validated_keys
+
     notes: str = field(default="", compare=False)
 
 
@@ -491,7 +508,7 @@ _VARIANTS = (
     RopeVariant(
         "dynamic", frozenset({"factor"}), _dynamic, required=("factor",), depends_on_seq_len=True
     ),
-    RopeVariant("yarn", frozenset(_YARN_KEYS), _yarn),
+    RopeVariant("yarn", frozenset(_YARN_KEYS), _yarn, config_requires=("factor",)),
     RopeVariant(
         "longrope",
         frozenset(
@@ -516,7 +533,13 @@ _VARIANTS = (
         _llama3,
         required=("factor", "low_freq_factor", "high_freq_factor"),
     ),
-    RopeVariant("proportional", frozenset({"factor"}), _proportional, keeps_every_pair=True),
+    RopeVariant(
+        "proportional",
+        frozenset({"factor"}),
+        _proportional,
+        keeps_every_pair=True,
+        validated_keys=frozenset(),
+    ),
 )
 
 #: ``rope_type`` -> :class:`RopeVariant`, the ones Hugging Face's ``ROPE_INIT_FUNCTIONS``
