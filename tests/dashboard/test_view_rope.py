@@ -525,3 +525,56 @@ def test_the_first_crossing_at_the_labs_defaults_is_the_first_position():
     assert "first pass 0.001 rad at position 13,614" in text
     assert "they would first pass 0.001 rad at position 16,990" in text
     assert "16,238" not in text and "19,307" not in text
+
+
+class TestIssue53ConfigReading:
+    """Issue 53, cases 3 and 13, as the lab shows them."""
+
+    @staticmethod
+    def _pasted(config) -> object:
+        text = config if isinstance(config, str) else json.dumps(config)
+        at = new_app(view="rope", rope_model=rope_view.PASTE, rope_json=text)
+        at.run()
+        no_errors(at)
+        return at
+
+    def test_absent_lengths_take_the_class_default(self):
+        at = self._pasted(
+            {
+                "model_type": "llama",
+                "hidden_size": 4096,
+                "num_attention_heads": 32,
+                "rope_scaling": {"rope_type": "yarn", "factor": 1.0001},
+            }
+        )
+        assert not any("cannot be used" in w.value for w in at.warning)
+        assert _metrics(at)["rope_type"] == "yarn"
+        marks = {a["text"] for a in _pair_chart(at)["layout"]["annotations"]}
+        assert "training length: 2,048" in marks
+        sources = _table_with(at, "from")
+        row = sources[sources["key"] == "max_position_embeddings"].iloc[0]
+        assert row["value"] == "2048" and row["from"] == "default of llama"
+
+    def test_a_key_the_rope_type_does_not_take_is_said_in_transformers_words(self):
+        at = self._pasted(
+            {
+                "model_type": "llama",
+                "head_dim": 128,
+                "max_position_embeddings": 4096,
+                "rope_scaling": {"rope_type": "linear", "factor": 2.0, "beta_fast": 32},
+            }
+        )
+        captions = " ".join(c.value.replace("\\", "") for c in at.caption)
+        assert (
+            "transformers would warn: Unrecognized keys in `rope_parameters` for "
+            "'rope_type'='linear': {'beta_fast'}"
+        ) in captions
+
+    def test_lfm2_12bs_attention_layers_from_full_attn_idxs(self):
+        at = self._pasted((DATA / "hf_configs" / "lfm2-LFM2-1.2B.json").read_text())
+        strip = next(f for f in figures(at) if f["layout"]["title"]["text"].startswith("16 layers"))
+        assert strip["layout"]["title"]["text"] == "16 layers: 6 with RoPE, 10 without"
+
+    def test_a_model_with_no_rope_is_refused_by_name(self):
+        at = self._pasted({"model_type": "gpt2", "n_embd": 768, "n_head": 12})
+        assert any("has no rotary position embedding" in w.value for w in at.warning)
