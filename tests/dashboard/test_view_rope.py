@@ -578,3 +578,40 @@ class TestIssue53ConfigReading:
     def test_a_model_with_no_rope_is_refused_by_name(self):
         at = self._pasted({"model_type": "gpt2", "n_embd": 768, "n_head": 12})
         assert any("has no rotary position embedding" in w.value for w in at.warning)
+
+
+class TestIssue53TheLinkKeepsTheConfig:
+    """Issue 53, case 11: a broken config stays in the link as typed, its error beside the box;
+    the box's counter and its label name one limit."""
+
+    BROKEN = '{"head_dim": 64, "rope_scaling": {"type": "linear"'
+
+    def test_a_broken_config_in_a_link_is_kept_and_its_error_shown(self):
+        at = new_app(view="rope", rope_model=rope_view.PASTE, rope_json=self.BROKEN)
+        at.run()
+        no_errors(at)
+        messages = " ".join(w.value for w in at.warning).replace("\\", "")
+        assert "Ignored URL parameter" not in messages
+        assert "config is not valid JSON" in messages
+        assert at.text_area(key="rope_json").value == self.BROKEN
+        assert at.query_params["rope_json"] == self.BROKEN
+        at.run()  # a rerun (a reload of the link) keeps it too
+        assert at.text_area(key="rope_json").value == self.BROKEN
+
+    def test_a_broken_config_typed_stays_in_the_link(self):
+        at = new_app(view="rope", rope_model=rope_view.PASTE)
+        at.run()
+        at.text_area(key="rope_json").input(self.BROKEN).run()
+        no_errors(at)
+        assert any("config is not valid JSON" in w.value for w in at.warning)
+        # The link it makes opens on the same text, with the same message.
+        again = new_app(view="rope", rope_model=rope_view.PASTE, rope_json=self.BROKEN)
+        again.run()
+        assert again.text_area(key="rope_json").value == self.BROKEN
+
+    def test_the_counter_and_the_label_name_one_limit(self):
+        at = new_app(view="rope", rope_model=rope_view.PASTE)
+        at.run()
+        box = at.text_area(key="rope_json")
+        assert box.max_chars == rope_view.MAX_CONFIG_CHARS == 20_000
+        assert f"at most {box.max_chars:,} characters" in box.label
