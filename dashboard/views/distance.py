@@ -160,9 +160,10 @@ def render(config: Config) -> None:
         "learned tables put the position into the token's vector; RoPE rotates q and k so "
         "that only the distance enters the score; ALiBi and T5 add a bias that depends on the "
         "distance alone; NoPE adds nothing and leaves order to the causal mask.",
-        r"\mathrm{softmax}_j\!\left(\frac{q_i\cdot k_j}{\sqrt{d}} + b(i - j)\right),\quad "
-        r"b_{\mathrm{ALiBi}}(d) = -m_h\,d,\quad b_{\mathrm{T5}}(d) = "
-        r"\beta_h[\mathrm{bucket}(d)]",
+        # One line each: on one line it was cut at the right of a 390-pixel phone.
+        r"\begin{gathered}\mathrm{softmax}_j\!\left(\frac{q_i\cdot k_j}{\sqrt{d}} + b(i - j)"
+        r"\right)\\ b_{\mathrm{ALiBi}}(d) = -m_h\,d \\ b_{\mathrm{T5}}(d) = "
+        r"\beta_h[\mathrm{bucket}(d)]\end{gathered}",
     )
     _comparison(config)
     _alibi(config)
