@@ -345,11 +345,12 @@ def wavelength_mark(kind: str, value: float, *, config, current: np.ndarray) -> 
             text += " = 2π·base" + (", the paper's upper end" if config.base == PAPER_BASE else "")
     else:  # two_pi_base
         reached = bool(lengths.size) and np.isclose(lengths[-1], value, rtol=1e-12, atol=0.0)
+        # Two lines in the legend when it says both (a phone's legend does not wrap).
         text = f"2π·base = {format_number(value)}"
         if config.base == PAPER_BASE:
-            text += ': the paper\'s "up to 10000·2π"'
+            text += ': the paper\'s<br>"up to 10000·2π"'
         if not reached:
-            text += f", not reached by {config.convention} here"
+            text += ", not reached here"
     return record(
         "wavelength_mark",
         text,

@@ -53,10 +53,10 @@ def render(config: Config) -> None:
         "(an odd d_model) is not a pair.",
     )
     middle.metric(
-        "Frequencies that complete a cycle within L",
+        "Full cycles within L",
         f"{full_cycles:,} of {current.size:,}",
-        help=f"Pairs whose wavelength is at most L − 1 = {span:,}: positions 0 to {span:,} "
-        f"are {counted(span, 'step')} apart.",
+        help=f"Frequencies (a lone sin column's too) whose wavelength is at most L − 1 = "
+        f"{span:,}: positions 0 to {span:,} are {counted(span, 'step')} apart.",
     )
     right.metric("Longest wavelength", format_number(current[-1]), help="In positions.")
     OVERLAY.widget(config)
@@ -103,7 +103,9 @@ def _range_words(current: np.ndarray, base: float) -> str:
     if current.size == 0:
         return ""
     if current.size == 1:
-        return f"With one pair there is one wavelength, {format_number(current[0])} positions. "
+        return (
+            f"With one frequency there is one wavelength, {format_number(current[0])} positions. "
+        )
     paper = 2 * np.pi * base
     papers = ', the paper\'s "up to 10000·2π"' if base == claims.PAPER_BASE else ""
     return (

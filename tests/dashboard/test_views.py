@@ -449,7 +449,7 @@ def test_wavelength_explanation_states_this_configuration(d_model, convention):
         # on the Heatmap).
         assert f"the slowest every {formatting.format_number(lengths[-1])}" in text
     else:
-        assert "With one pair there is one wavelength" in text
+        assert "With one frequency there is one wavelength" in text
 
 
 def test_each_view_is_registered_once_with_its_module():
@@ -526,3 +526,22 @@ def test_the_wavelength_chart_over_one_point_claims_no_progression(d_model, conv
     assert chart["layout"]["title"]["text"].startswith("One frequency, one wavelength")
     pairs = {m.label: m.value for m in at.metric}["Pairs"]
     assert pairs == ("0 + 1 lone sin" if d_model == 1 else "1")
+
+
+@pytest.mark.parametrize("n_positions", [1, 3, 300])
+def test_the_offset_profile_draws_the_offsets_the_sequence_has(n_positions):
+    """Issue 53: at L = 1 the profile drew offset 1; its direct checks from k reached positions
+    past L − 1 (from k = 200 of 300: 499); at L = 3 its axis read 0.5 and 1.5. A chart's axis
+    and marks are claims too."""
+    at = new_app(view="similarity", L=n_positions)
+    at.run()
+    no_errors(at)
+    chart = next(f for f in figures(at) if "against offset" in f["layout"]["title"]["text"])
+    for trace in chart["data"]:
+        offsets = decode(trace["x"]).astype(float)
+        assert offsets.size == 0 or offsets.max() <= n_positions - 1, trace["name"]
+        if trace["name"].startswith("direct, from k = "):
+            start = int(trace["name"].removeprefix("direct, from k = "))
+            assert start + offsets.max() <= n_positions - 1
+    assert float(chart["layout"]["xaxis"]["dtick"]).is_integer()
+    assert chart["layout"]["xaxis"]["tickformat"] == ",d"
