@@ -38,7 +38,9 @@ def _to_default() -> None:
     """The app's root (and ``/home``, its address before) opens the default view at its own
     address, ``/heatmap``: Streamlit shows its default page at ``/``, so the default view is
     not that page (the address bar said ``/`` for a link to ``/heatmap``)."""
-    st.switch_page(pages[registry.DEFAULT.slug], query_params=st.query_params.to_dict())
+    # Every value of a repeated key (dims=4&dims=5): to_dict() keeps only the last.
+    asked = {key: st.query_params.get_all(key) for key in st.query_params}
+    st.switch_page(pages[registry.DEFAULT.slug], query_params=asked)
 
 
 pages = {

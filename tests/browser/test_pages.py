@@ -125,3 +125,13 @@ def test_the_two_404s_of_a_first_load_are_streamlits_base_path_probe(browser, se
         app.wait_quiet()
         expected = [] if told else ["/similarity/_stcore/health", "/similarity/_stcore/host-config"]
         assert sorted(failed) == expected
+
+
+def test_an_old_link_through_the_root_keeps_every_value_of_a_repeated_key(browser, server):
+    """The root opens the default view's page, then an old ``?view=`` link its own: a repeated
+    key (dims=4&dims=5) keeps both values on the way."""
+    with _page(browser, server) as app:
+        _open(app, "/?view=sinusoids&dims=4&dims=5")
+        app.page.wait_for_url(re.compile(r"/sinusoids\?"))
+        assert re.search(r"dims=4&dims=5", app.page.url), app.page.url
+        app.assert_clean()
