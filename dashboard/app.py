@@ -38,7 +38,11 @@ def _to_default() -> None:
     """The app's root (and ``/home``, its address before) opens the default view at its own
     address, ``/heatmap``: Streamlit shows its default page at ``/``, so the default view is
     not that page (the address bar said ``/`` for a link to ``/heatmap``)."""
-    # Every value of a repeated key (dims=4&dims=5): to_dict() keeps only the last.
+    if links.checked():
+        # Later in a session (the widgets hold the values, bound to the URL): just the page.
+        st.switch_page(pages[registry.DEFAULT.slug])
+    # A link's first run: all it asks, every value of a repeated key (dims=4&dims=5; to_dict()
+    # keeps only the last), checked on the default view's page.
     asked = {key: st.query_params.get_all(key) for key in st.query_params}
     st.switch_page(pages[registry.DEFAULT.slug], query_params=asked)
 

@@ -56,6 +56,11 @@ def check_first_visit(pages: dict[str, st.Page], current: st.Page) -> None:
         st.switch_page(target, query_params=found.query)
 
 
+def checked() -> bool:
+    """Whether this session's link was checked (its first run is over)."""
+    return bool(st.session_state.get(_CHECKED))
+
+
 def warnings() -> list[str]:
     return st.session_state.get(_WARNINGS, [])
 
