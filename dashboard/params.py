@@ -324,10 +324,6 @@ class Text(Param):
     max_chars: int = 200
     area: bool = False
     rule: Callable[[str, Any], Any] | None = None
-    #: The box's own limit, when larger than ``max_chars``: a box drops a longer paste in the
-    #: browser and the page sees nothing, so a view that checks ``max_chars`` itself can say
-    #: what happened to a paste up to this length.
-    widget_max_chars: int | None = None
 
     def parse(self, raw, config):
         text = raw[-1]
@@ -346,7 +342,7 @@ class Text(Param):
             self.label,
             value=_resolve(self.default, config),
             key=self.key,
-            max_chars=self.widget_max_chars or self.max_chars,
+            max_chars=self.max_chars,
             help=self.help,
             bind="query-params",
             **options,

@@ -121,11 +121,6 @@ CURVE_POINTS = 1200
 MAX_CONFIG_CHARS = 20_000
 
 
-def _config_rule(text: str, config) -> None:
-    if text.strip():
-        pe_core.load_json(text, name="config")  # its InputError is shown as the reason
-
-
 SOURCE = params.Choice(
     "rope_model",
     "Configuration",
@@ -134,16 +129,17 @@ SOURCE = params.Choice(
     help="A real model's rotary configuration, the sidebar's sinusoid as RoPE, or your own "
     "config.json.",
 )
+#: The pasted config, kept in the link as typed, broken or not (issue 53): what is wrong with it
+#: is said beside the box, where it can be fixed, not by emptying the box on the next visit.
+#: The box takes as many characters as the page reads (its counter says the same limit as its
+#: label); a longer paste is not taken by the browser, as the label says.
 CONFIG_TEXT = params.Text(
     "rope_json",
-    f"config.json (the whole file or its rotary keys; up to {MAX_CONFIG_CHARS:,} characters)",
+    f"config.json (the whole file or its rotary keys; at most {MAX_CONFIG_CHARS:,} characters: "
+    "a longer paste is not taken)",
     "",
     max_chars=MAX_CONFIG_CHARS,
     area=True,
-    rule=_config_rule,
-    # A longer paste reaches the page and is refused by name (the box would drop it silently);
-    # the box's own limit keeps the link, which carries the text, under browsers' URL limits.
-    widget_max_chars=2 * MAX_CONFIG_CHARS,
 )
 SEQ_LEN = params.Number(
     "rope_seq",
@@ -344,13 +340,6 @@ def render(config: Config) -> None:
     SEQ_LEN.widget(config, right)
     if SOURCE.value(config) == PASTE:
         CONFIG_TEXT.widget(config, height=160)
-        if len(CONFIG_TEXT.value(config)) > MAX_CONFIG_CHARS:
-            st.warning(
-                f"The pasted config has {len(CONFIG_TEXT.value(config)):,} characters, more than "
-                f"the {MAX_CONFIG_CHARS:,} this box takes: paste only its rotary keys "
-                "(head_dim, rope_theta, rope_scaling, …)."
-            )
-            return
         if not CONFIG_TEXT.value(config).strip():
             st.info(
                 "Paste a model's config.json (or just its rope keys) to see its rotary encoding."
@@ -408,6 +397,8 @@ def _summary(config: Config, rope: pe_core.RotaryEncoding) -> None:
         help="Multiplies cos and sin (Hugging Face's attention_scaling): scores scale by its "
         "square.",
     )
+    if SEQ_LEN.value(config):
+        st.caption(claims.sequence_length(rope, SEQ_LEN.value(config)))
     if rope.softmax_factor != 1:
         st.caption(
             f"Outside the rotary class, this model's attention also multiplies its softmax "

@@ -95,7 +95,11 @@ class RotaryEncoding:
         Positions the model was trained on (``original_max_position_embeddings`` or
         ``max_position_embeddings``).
     target_length : int or None
-        Positions the scaling is for (``max_position_embeddings``, or ``seq_len`` when given).
+        Positions the scaling is for: the configuration's (``max_position_embeddings``; YaRN's
+        ``factor`` times the trained length when that is longer), or for dynamic NTK, whose
+        frequencies follow the sequence length, ``max(seq_len, max_position_embeddings)``.
+        Whatever ``seq_len`` is, a variant whose frequencies do not depend on it
+        (``ROPE_VARIANTS[rope_type].depends_on_seq_len``) keeps the configuration's.
     band : ndarray of str
         Per pair: "unchanged" (same frequency), "scaled" (divided by the method's whole factor),
         "ramp" (in between: YaRN's ramp, Llama 3's smoothing, dynamic NTK, LongRoPE's own
@@ -364,9 +368,10 @@ def rope_frequencies(
     attention_factor = scaled.attention_factor
     effective_base = base if scaled.effective_base is None else scaled.effective_base
     training = max_position_embeddings if scaled.training is None else scaled.training
+    # The length the scaling is for: the variant's own (dynamic NTK's max(seq_len, L), YaRN's
+    # factor x the trained length), else the configuration's. Never the current sequence
+    # length as such: YaRN at seq_len 1,000 is still for its configured length.
     target = max_position_embeddings if scaled.target is None else scaled.target
-    if seq_len is not None and not variant.sets_target:
-        target = seq_len
     return RotaryEncoding(
         inv_freq=inv_freq,
         original_inv_freq=original,
