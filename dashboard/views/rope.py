@@ -232,24 +232,7 @@ def rope_data(
             "lab draws (the sidebar's widest d_model); pe_core.rope_from_config(config) computes "
             "its frequencies in Python"
         )
-    original = pe_core.rope_frequencies(
-        rope.head_dim,
-        base=rope.base,
-        partial_rotary_factor=rope.rotary_dim / rope.head_dim,
-    )
-    if rope.rope_type == "proportional":
-        original = pe_core.RotaryEncoding(
-            inv_freq=rope.original_inv_freq,
-            original_inv_freq=rope.original_inv_freq,
-            attention_factor=1.0,
-            head_dim=rope.head_dim,
-            rotary_dim=rope.rotary_dim,
-            rope_type="default",
-            base=rope.base,
-            effective_base=rope.base,
-            training_length=rope.training_length,
-            target_length=rope.target_length,
-        )
+    original = rope.unscaled()
     reach = max(rope.target_length or 0, rope.training_length or 0, 4096)
     if rope.inv_freq.tolist() == original.inv_freq.tolist() and rope.attention_factor == 1:
         versions = {"no scaling": rope}

@@ -443,9 +443,11 @@ def _encoding(reading: _ConfigReading, layer_type: str, seq_len) -> RotaryEncodi
         # so that rope_frequencies does not warn a second time in other words.
         for key in [k for k in scaling if k not in variant.keys and k not in _NOT_SCALING]:
             scaling.pop(key)
-    if config.get("original_max_position_embeddings") is not None and scaling.get(
-        "rope_type", scaling.get("type")
-    ) in ("llama3", "yarn", "longrope"):
+    if (
+        config.get("original_max_position_embeddings") is not None
+        and variant is not None
+        and variant.reads_original_length
+    ):
         # As Hugging Face: a top-level value (Phi-3) takes priority over the one in rope_scaling.
         scaling["original_max_position_embeddings"] = config["original_max_position_embeddings"]
     # As transformers 5.24's convert_rope_params_to_dict: the rope parameters' own fraction
@@ -507,7 +509,7 @@ def _validate_as_transformers(reading: _ConfigReading, scaling: Mapping) -> None
     model_type = _model_type(reading.config) or ""
     ignored = {*IGNORED_ROPE_KEYS.get(model_type, ()), *reading.model.ignored_keys}
     received = set(scaling) - ignored - {"type"}
-    if variant.name in ("llama3", "yarn", "longrope"):
+    if variant.reads_original_length:
         received.add("original_max_position_embeddings")  # standardize_rope_params fills it
     # The keys rope_frequencies needs are refused there; these only by the config's validation.
     missing = [key for key in variant.config_requires if key not in received]

@@ -206,6 +206,27 @@ class RotaryEncoding:
         band[self.inv_freq == 0] = "not rotated"
         return band
 
+    def unscaled(self) -> RotaryEncoding:
+        """The encoding before its scaling: the default frequencies of this head, base and
+        rotary width (for a variant that keeps every pair, proportional RoPE, its own unscaled
+        frequencies, zeros included, with its lengths). Itself when it is not scaled."""
+        if ROPE_VARIANTS[self.rope_type].keeps_every_pair:
+            return RotaryEncoding(
+                inv_freq=self.original_inv_freq,
+                original_inv_freq=self.original_inv_freq,
+                attention_factor=1.0,
+                head_dim=self.head_dim,
+                rotary_dim=self.rotary_dim,
+                rope_type="default",
+                base=self.base,
+                effective_base=self.base,
+                training_length=self.training_length,
+                target_length=self.target_length,
+            )
+        return rope_frequencies(
+            self.head_dim, base=self.base, partial_rotary_factor=self.rotary_dim / self.head_dim
+        )
+
     def bank(self, layout: str | None = None) -> FrequencyBank:
         """The rotary pairs as a bank of ``rotary_dim`` columns (sin and cos of each pair, in
         the columns the layout rotates together; by default the model's), for the analyses of

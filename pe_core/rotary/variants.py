@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import MappingProxyType
 
 import numpy as np
@@ -106,6 +106,14 @@ class RopeVariant:
         Keys transformers' config validation requires that the compute function can do without
         (YaRN's ``factor``, which ``_compute_yarn_parameters`` would take from the two lengths):
         a config without one is refused, as transformers raises ``KeyError``.
+    reads_original_length : bool
+        It reads the length the model was trained on before the scaling,
+        ``original_max_position_embeddings`` (a config's top-level value takes priority, and
+        transformers' ``standardize_rope_params`` fills it from ``max_position_embeddings``
+        when absent): YaRN, LongRoPE and Llama 3.
+    scaled_length : bool
+        The config's ``max_position_embeddings`` is the length after the scaling, not the one
+        trained on (linear names no original length: Gemma 3's 131,072 with x8).
     depends_on_seq_len : bool
         Its frequencies change with the current sequence length (dynamic NTK's base grows with
         it; LongRoPE switches from its short to its long factors past the training length), as
@@ -119,6 +127,8 @@ class RopeVariant:
     required: tuple[str, ...] = ()
     keeps_every_pair: bool = False
     factor_marks_band: bool = True
+    reads_original_length: bool = False
+    scaled_length: bool = False
     depends_on_seq_len: bool = False
     validated_keys: frozenset[str] | None = None
     config_requires: tuple[str, ...] = ()
@@ -128,8 +138,6 @@ class RopeVariant:
         """The keys transformers' validation takes without a warning (beyond ``rope_type``,
         ``type``, ``rope_theta`` and ``partial_rotary_factor``)."""
         return self.keys if self.validated_keys is None else self.validated_keys
-
-    notes: str = field(default="", compare=False)
 
 
 # --- parameters ---------------------------------------------------------------------------
@@ -486,11 +494,17 @@ _YARN_KEYS = {
 }
 _VARIANTS = (
     RopeVariant("default", frozenset(), _default),
-    RopeVariant("linear", frozenset({"factor"}), _linear, required=("factor",)),
+    RopeVariant("linear", frozenset({"factor"}), _linear, required=("factor",), scaled_length=True),
     RopeVariant(
         "dynamic", frozenset({"factor"}), _dynamic, required=("factor",), depends_on_seq_len=True
     ),
-    RopeVariant("yarn", frozenset(_YARN_KEYS), _yarn, config_requires=("factor",)),
+    RopeVariant(
+        "yarn",
+        frozenset(_YARN_KEYS),
+        _yarn,
+        config_requires=("factor",),
+        reads_original_length=True,
+    ),
     RopeVariant(
         "longrope",
         frozenset(
@@ -505,6 +519,7 @@ _VARIANTS = (
         _longrope,
         required=("short_factor", "long_factor"),
         factor_marks_band=False,
+        reads_original_length=True,
         depends_on_seq_len=True,
     ),
     RopeVariant(
@@ -514,6 +529,7 @@ _VARIANTS = (
         ),
         _llama3,
         required=("factor", "low_freq_factor", "high_freq_factor"),
+        reads_original_length=True,
     ),
     RopeVariant(
         "proportional",

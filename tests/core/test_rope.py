@@ -724,3 +724,41 @@ class TestSequenceLength:
                 for n in (1000, 4097, 777_777)
             )
             assert changed == pe_core.ROPE_VARIANTS[rope_type].depends_on_seq_len, rope_type
+
+
+class TestVariantKnowledge:
+    """What a variant knows of lengths and of its unscaled encoding lives on the RopeVariant
+    (issue 49: the config reader, the identification and the lab each had a list of their
+    own)."""
+
+    def test_the_variants_that_read_the_original_length(self):
+        reading = {v.name for v in pe_core.ROPE_VARIANTS.values() if v.reads_original_length}
+        assert reading == {"yarn", "longrope", "llama3"}
+        scaled = {v.name for v in pe_core.ROPE_VARIANTS.values() if v.scaled_length}
+        assert scaled == {"linear"}
+
+    @pytest.mark.library
+    def test_they_are_those_whose_transformers_function_reads_it(self):
+        """transformers 5.24's compute function of each rope_type, read from its own source."""
+        import inspect
+
+        pytest.importorskip("torch", reason="PyTorch is installed on Python 3.11 only")
+        rope_utils = pytest.importorskip("transformers.modeling_rope_utils")
+        for name, function in rope_utils.ROPE_INIT_FUNCTIONS.items():
+            reads = '["original_max_position_embeddings"]' in inspect.getsource(function)
+            assert reads == pe_core.ROPE_VARIANTS[name].reads_original_length, name
+
+    @pytest.mark.parametrize("rope_type", sorted(SCALING_OF))
+    def test_the_unscaled_encoding_is_the_default_of_the_same_head(self, rope_type):
+        extra = {"partial_rotary_factor": 0.5} if rope_type == "proportional" else {}
+        rope = rope_frequencies(
+            64,
+            base=500_000.0,
+            scaling=SCALING_OF[rope_type],
+            max_position_embeddings=163_840,
+            **extra,
+        )
+        plain = rope.unscaled()
+        assert plain.rope_type == "default" and plain.attention_factor == 1.0
+        assert (plain.head_dim, plain.rotary_dim, plain.base) == (64, rope.rotary_dim, 500_000.0)
+        np.testing.assert_array_equal(plain.inv_freq, rope.original_inv_freq)
