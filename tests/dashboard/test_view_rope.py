@@ -517,8 +517,9 @@ def test_the_first_crossing_at_the_labs_defaults_is_the_first_position():
     """Issue 53, case 5: at the lab's defaults the page said "pass 0.001 rad by position 16,238
     (with correctly rounded frequencies 19,307)", the first of 400 samples above it; computed
     position by position (as transformers 5.24 on torch 2.13 computes them, tests/core/
-    test_rope_precision.py) they are 13,614 and 16,990."""
-    at = new_app(view="rope")
+    test_rope_precision.py) they are 13,614 and 16,990. The lab then opened on the paper's
+    d_model 512 (the app now opens on 64: the link names it)."""
+    at = new_app(view="rope", d="512", L="2048")
     at.run()
     no_errors(at)
     text = " ".join(m.value for m in at.markdown)
