@@ -6,7 +6,7 @@ from functools import partial
 
 import streamlit as st
 
-from dashboard import claims, heap, links, plotly_preload, registry, sidebar, ui
+from dashboard import claims, heap, links, plotly_preload, registry, sidebar, state, ui
 
 st.set_page_config(
     page_title="Positional Encoding Explorer",
@@ -71,7 +71,7 @@ view = next(v for v in registry.VIEWS if pages[v.slug] is page)
 st.set_page_config(page_title=f"{view.label} · Positional Encoding Explorer")
 links.check_first_visit(pages, page)
 # The view on screen: ui.explain opens its explanation on the session's first visit of a view.
-st.session_state["_view"] = view.slug
+st.session_state[state.VIEW] = view.slug
 
 sidebar.render(view)
 if sidebar.presenting():

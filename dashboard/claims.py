@@ -16,9 +16,10 @@ import numpy as np
 import streamlit as st
 
 import pe_core
+from dashboard import state
 from dashboard.formatting import counted, format_number
 
-_RECORD = "_claims"
+_RECORD = state.CLAIMS
 
 #: A pair "barely changes" over the positions on screen when its angle moves by less than this
 #: (radians): its sin and cos then move by less than sin(π/8) ≈ 0.38 of their range.

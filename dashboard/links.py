@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import params, registry, sidebar
+from dashboard import params, registry, sidebar, state
 from dashboard.formatting import escape_markdown
 
-_CHECKED = "_link_checked"
-_WARNINGS = "_link_warnings"
+_CHECKED = state.LINK_CHECKED
+_WARNINGS = state.LINK_WARNINGS
 
 
 def check_first_visit(pages: dict[str, st.Page], current: st.Page) -> None:

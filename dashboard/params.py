@@ -20,7 +20,7 @@ from typing import Any
 import streamlit as st
 
 import pe_core
-from dashboard import formatting
+from dashboard import formatting, state
 from dashboard.formatting import escape_markdown
 
 #: Bounds, options or defaults that depend on the shared parameters (the last position is L - 1).
@@ -75,12 +75,18 @@ class Invalid(pe_core.InputError):
 
 @dataclass(frozen=True)
 class Param:
-    """One shareable parameter. Subclasses know their widget and their rule."""
+    """One shareable parameter. Subclasses know their widget and their rule.
+
+    ``follows`` names the shared parameters (URL keys) its default depends on: a preset that
+    sets one of them puts this one back to its default, unless the preset sets it too (the
+    Sinusoids page's columns follow d_model, its positions follow L).
+    """
 
     key: str
     label: str
     default: Any
     help: str | None = None
+    follows: tuple[str, ...] = ()
 
     def parse(self, raw: list[str], config) -> Any:
         """The value a link's raw text stands for; raises :class:`Invalid` naming the rule."""
@@ -201,7 +207,7 @@ class Number(Param):
 
 
 def _notes() -> dict[str, str]:
-    return st.session_state.setdefault("_range_notes", {})
+    return st.session_state.setdefault(state.RANGE_NOTES, {})
 
 
 @dataclass(frozen=True)

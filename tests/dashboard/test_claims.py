@@ -18,8 +18,8 @@ import pytest
 
 import pe_core
 from dashboard import claims, registry
-from dashboard.view_parts import rope_precision
 from dashboard.view_parts.heatmap import column_window, row_budget
+from dashboard.views.rope import precision as rope_precision
 from tests.apptest_helpers import new_app, no_errors
 
 pytestmark = pytest.mark.timeout(900)

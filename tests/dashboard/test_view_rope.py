@@ -8,8 +8,11 @@ import numpy as np
 import pytest
 
 import pe_core
-from dashboard.view_parts import rope_code, rope_layers, rope_layouts, rope_precision
 from dashboard.views import rope as rope_view
+from dashboard.views.rope import code as rope_code
+from dashboard.views.rope import layers as rope_layers
+from dashboard.views.rope import layouts as rope_layouts
+from dashboard.views.rope import precision as rope_precision
 from tests import DATA
 from tests.apptest_helpers import decode, figures, new_app, no_errors
 

@@ -543,10 +543,10 @@ def test_one_wavelength_reads_the_same_on_every_page():
     slowest = pe_core.wavelengths(512, base=1e9)[-1]
     shown = formatting.format_number(slowest)
     assert "," in shown and "e+" not in shown
-    wavelengths = new_app(view="wavelengths", base=1e9)
+    wavelengths = new_app(view="wavelengths", base=1e9, d=512)
     wavelengths.run()
     assert {m.label: m.value for m in wavelengths.metric}["Longest wavelength"] == shown
-    heatmap = new_app(view="heatmap", base=1e9)
+    heatmap = new_app(view="heatmap", base=1e9, d=512)
     heatmap.run()
     assert f"the slowest every {shown}" in heatmap.expander[0].markdown[0].value
 

@@ -19,8 +19,11 @@ from dashboard import caching, claims, formatting, params, sidebar, ui
 from dashboard.caching import cached
 from dashboard.config import Config
 from dashboard.figures import charts, rotary
-from dashboard.view_parts import rope_code, rope_layers, rope_layouts, rope_precision
-from dashboard.view_parts.rope import encoding_key, pair_figure
+from dashboard.views.rope import code as rope_code
+from dashboard.views.rope import layers as rope_layers
+from dashboard.views.rope import layouts as rope_layouts
+from dashboard.views.rope import precision as rope_precision
+from dashboard.views.rope.pairs import encoding_key, pair_figure
 from pe_core.families.rotary import query_and_key
 
 #: Public configurations (the rotary part of each config.json). Sources, checked 2026-11-22:

@@ -14,7 +14,7 @@ from dashboard import claims, params, ui
 from dashboard.caching import cached
 from dashboard.config import Config
 from dashboard.figures import charts
-from dashboard.view_parts.rope import encoding_key
+from dashboard.views.rope.pairs import encoding_key
 
 PRECISION = params.Choice(
     "rope_prec",
@@ -52,7 +52,7 @@ class PrecisionCurves:
 
 def precision_curves(key: str, dtype: str, _rope: pe_core.RotaryEncoding) -> PrecisionCurves:
     """The angle errors of ``_rope`` in a ``dtype`` model; ``key`` is its
-    :func:`~dashboard.view_parts.rope.encoding_key` (everything they read of it: the sidebar's
+    :func:`~dashboard.views.rope.pairs.encoding_key` (everything they read of it: the sidebar's
     encoding at another L shares them). The float32 curves are cached apart from the model's
     dtype: another dtype computes only its own two."""
     float32, rounded, ulps = _float32_curves(key, _rope)
