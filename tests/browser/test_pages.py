@@ -53,14 +53,14 @@ def _open(app, path: str) -> None:
     app.wait_settled(since=-1)
 
 
-@pytest.mark.parametrize("path", ["/", "/heatmap", "/?L=300"])
+@pytest.mark.parametrize("path", ["/", "/heatmap", "/?L=500"])
 def test_the_default_view_is_at_its_own_address(browser, server, path):
     """/heatmap used to turn into / in the address bar; the root now opens /heatmap."""
     with _page(browser, server) as app:
         _open(app, path)
         assert re.search(r"://[^/]+/heatmap(\?|$)", app.page.url), app.page.url
-        if "L=300" in path:
-            assert "L=300" in app.page.url
+        if "L=500" in path:  # a value other than the default stays in the address
+            assert "L=500" in app.page.url
         assert app.page.title() == "Heatmap · Positional Encoding Explorer"
         app.assert_clean()
 
