@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import params, registry, sidebar
+from dashboard import params, registry, sidebar, state
 from dashboard.formatting import escape_markdown
 
-_CHECKED = "_link_checked"
-_WARNINGS = "_link_warnings"
+_CHECKED = state.LINK_CHECKED
+_WARNINGS = state.LINK_WARNINGS
 
 
 def check_first_visit(pages: dict[str, st.Page], current: st.Page) -> None:
@@ -74,9 +74,37 @@ def _translate_renamed(view: registry.View) -> bool:
     return found
 
 
+def checked() -> bool:
+    """Whether this session's link was checked (its first run is over)."""
+    return bool(st.session_state.get(_CHECKED))
+
+
 def warnings() -> list[str]:
     return st.session_state.get(_WARNINGS, [])
 
 
 def dismiss() -> None:
     st.session_state[_WARNINGS] = []
+
+
+def url_key_rows() -> list[str]:
+    """The README's table of link keys, one Markdown row a key, from the parameters themselves
+    (the sidebar's, then each view's, in the registry's order): what a key sets and on which
+    page. ``tests/dashboard/test_readme_keys.py`` checks the README against it."""
+    rows = [
+        f"| `{param.key}` | every page"
+        + ("" if param is sidebar.PRESENT else " that reads the sidebar")
+        + f" | {_what(param.label)} |"
+        for param in sidebar.LINK_PARAMS
+    ]
+    for view in registry.VIEWS:
+        rows += [
+            f"| `{param.key}` | {view.label} (`/{view.slug}`) | {_what(param.label)} |"
+            for param in view.params
+        ]
+    return rows
+
+
+def _what(label: str) -> str:
+    """A widget's label without its parenthesis (the limits and hints it shows beside it)."""
+    return label.split(" (")[0].replace("|", "\\|")

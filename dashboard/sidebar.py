@@ -8,7 +8,7 @@ from typing import Any
 import streamlit as st
 
 import pe_core
-from dashboard import formatting, params
+from dashboard import formatting, params, state
 from dashboard.config import Config
 
 MAX_POSITIONS = 1_000_000
@@ -27,7 +27,7 @@ def base_options(current: float | None) -> list[float]:
 
 
 def _base_choices(_config=None) -> list[float]:
-    current = st.session_state.get("base")
+    current = st.session_state.get(BASE.key)
     if current is None:  # the first run: the link may ask for a base between the stops
         current = params.link_value(BASE_FROM_LINK)
     return base_options(current)
@@ -135,7 +135,7 @@ PAPER = PRESETS["Attention Is All You Need"]
 
 def _apply_paper() -> None:
     """Callback of the paper's button: its configuration, as the preset sets it."""
-    st.session_state["preset"] = PAPER.name
+    st.session_state[state.PRESET] = PAPER.name
     _apply_preset()
 
 
@@ -167,14 +167,17 @@ def from_link() -> Config:
 
 def _apply_preset() -> None:
     """Callback of the preset selector: set all of the preset's parameters at once."""
-    preset = PRESETS.get(st.session_state.get("preset"))
+    preset = PRESETS.get(st.session_state.get(state.PRESET))
     if preset is None:
         return
     for key, new_value in preset.values.items():
         st.session_state[key] = new_value
-    if "dims" not in preset.values:
-        st.session_state.pop("dims", None)  # the sinusoids view's default for this d_model
-    st.session_state.pop("at", None)  # and its positions: those that exist at this L
+    from dashboard import registry  # the pages import the sidebar: read them at call time
+
+    for view in registry.VIEWS:
+        for param in view.params:
+            if param.key not in preset.values and set(param.follows) & set(preset.values):
+                st.session_state.pop(param.key, None)  # its default, for the preset's values
 
 
 def _matching_preset(config: Config) -> str:
@@ -208,15 +211,15 @@ def render(view) -> None:
         if shared:
             st.header("Parameters")
         if set(shared) == set(SHARED_WIDGETS):
-            st.session_state["preset"] = _matching_preset(current())
+            st.session_state[state.PRESET] = _matching_preset(current())
             st.selectbox(
                 "Preset",
                 options=[CUSTOM, *PRESETS],
-                key="preset",
+                key=state.PRESET,
                 on_change=_apply_preset,
                 help="Sets several parameters at once.",
             )
-            preset = PRESETS.get(st.session_state["preset"])
+            preset = PRESETS.get(st.session_state[state.PRESET])
             if preset is not None:
                 st.caption(preset.note)
             if preset is not PAPER:

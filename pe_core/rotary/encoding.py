@@ -95,7 +95,11 @@ class RotaryEncoding:
         Positions the model was trained on (``original_max_position_embeddings`` or
         ``max_position_embeddings``).
     target_length : int or None
-        Positions the scaling is for (``max_position_embeddings``, or ``seq_len`` when given).
+        Positions the scaling is for: the configuration's (``max_position_embeddings``; YaRN's
+        ``factor`` times the trained length when that is longer), or for dynamic NTK, whose
+        frequencies follow the sequence length, ``max(seq_len, max_position_embeddings)``.
+        Whatever ``seq_len`` is, a variant whose frequencies do not depend on it
+        (``ROPE_VARIANTS[rope_type].depends_on_seq_len``) keeps the configuration's.
     band : ndarray of str
         Per pair: "unchanged" (same frequency), "scaled" (divided by the method's whole factor),
         "ramp" (in between: YaRN's ramp, Llama 3's smoothing, dynamic NTK, LongRoPE's own
@@ -201,6 +205,27 @@ class RotaryEncoding:
             band[np.isclose(scale, factor, rtol=1e-9, atol=0.0) & ~unchanged] = "scaled"
         band[self.inv_freq == 0] = "not rotated"
         return band
+
+    def unscaled(self) -> RotaryEncoding:
+        """The encoding before its scaling: the default frequencies of this head, base and
+        rotary width (for a variant that keeps every pair, proportional RoPE, its own unscaled
+        frequencies, zeros included, with its lengths). Itself when it is not scaled."""
+        if ROPE_VARIANTS[self.rope_type].keeps_every_pair:
+            return RotaryEncoding(
+                inv_freq=self.original_inv_freq,
+                original_inv_freq=self.original_inv_freq,
+                attention_factor=1.0,
+                head_dim=self.head_dim,
+                rotary_dim=self.rotary_dim,
+                rope_type="default",
+                base=self.base,
+                effective_base=self.base,
+                training_length=self.training_length,
+                target_length=self.target_length,
+            )
+        return rope_frequencies(
+            self.head_dim, base=self.base, partial_rotary_factor=self.rotary_dim / self.head_dim
+        )
 
     def bank(self, layout: str | None = None) -> FrequencyBank:
         """The rotary pairs as a bank of ``rotary_dim`` columns (sin and cos of each pair, in
@@ -364,9 +389,10 @@ def rope_frequencies(
     attention_factor = scaled.attention_factor
     effective_base = base if scaled.effective_base is None else scaled.effective_base
     training = max_position_embeddings if scaled.training is None else scaled.training
+    # The length the scaling is for: the variant's own (dynamic NTK's max(seq_len, L), YaRN's
+    # factor x the trained length), else the configuration's. Never the current sequence
+    # length as such: YaRN at seq_len 1,000 is still for its configured length.
     target = max_position_embeddings if scaled.target is None else scaled.target
-    if seq_len is not None and not variant.sets_target:
-        target = seq_len
     return RotaryEncoding(
         inv_freq=inv_freq,
         original_inv_freq=original,

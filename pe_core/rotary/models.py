@@ -14,8 +14,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from pe_core.errors import InputTypeError
+
 __all__ = [
+    "LAYER_KEYS",
     "MODEL_ROPES",
+    "NON_ROTARY_LAYER_TYPES",
+    "LayerIndices",
     "LayerPattern",
     "LayerTypeRope",
     "MRopeSections",
@@ -33,6 +38,44 @@ ATTENTION_TYPES = (
     "chunked_attention",
     "indexed_attention",
     "attention",
+)
+
+
+#: Layer types without a rotary embedding of their own: linear attention (Qwen3-Next's
+#: Gated DeltaNet, MiniMax's lightning attention, Jamba's and Bamba's Mamba layers as transformers
+#: 5 names them), LFM2's short convolutions, Granite 4.0's "mamba" (its older
+#: ``layers_block_type``), Nemotron-H's MLP and MoE blocks. A layer type in neither this nor
+#: :data:`ATTENTION_TYPES` (Falcon-H1's "hybrid", ...) is not guessed: the layer map is refused.
+NON_ROTARY_LAYER_TYPES = ("linear_attention", "conv", "mamba", "mlp", "moe")
+
+#: Keys that say which layers are attention, or which attention layers rotate, in the spellings
+#: of every transformers version and of the model authors' own code: key -> ("types": it lists
+#: or derives the layer types, superseded by an explicit ``layer_types``; "rotation": it says
+#: which layers rotate, whatever their types), and whose key it is. A config that has one its
+#: model's reading does not use gets no per-layer map: it would be a guess.
+LAYER_KEYS: Mapping[str, tuple[str, str]] = MappingProxyType(
+    {
+        "layer_types": ("types", "transformers 5"),
+        "full_attn_idxs": ("types", "LFM2's attention layers (its first configs)"),
+        "attn_layer_indices": ("types", "Bamba's attention layers"),
+        "attn_layer_period": ("types", "Jamba's attention period"),
+        "attn_layer_offset": ("types", "Jamba's attention offset"),
+        "layers_block_type": ("types", "Granite 4.0, Zamba 2, Nemotron-H, RecurrentGemma"),
+        "hybrid_override_pattern": ("types", "Nemotron-H's layer pattern"),
+        "attn_type_list": ("types", "MiniMax-Text-01's lightning / softmax attention"),
+        "block_types": ("types", "RecurrentGemma's recurrent and attention blocks"),
+        "hybrid_layer_ids": ("types", "Zamba 2's shared attention blocks"),
+        "attention_types": ("types", "GPT-Neo's global and local attention"),
+        "linear_attn_config": ("types", "Kimi Linear's linear and full attention layers"),
+        "sliding_window_pattern": ("types", "Gemma 2/3, Cohere 2, EXAONE 4"),
+        "_sliding_window_pattern": ("types", "Gemma 3 re-saved by transformers 4.5x"),
+        "global_attn_every_n_layers": ("types", "ModernBERT, AFMoE"),
+        "full_attention_interval": ("types", "Qwen3-Next, Qwen3.5"),
+        "layer_group_size": ("types", "Ring/Ling hybrid"),
+        "cross_attention_layers": ("rotation", "Mllama's cross-attention layers (no RoPE)"),
+        "no_rope_layers": ("rotation", "Llama 4, SmolLM3"),
+        "no_rope_layer_interval": ("rotation", "Llama 4, SmolLM3"),
+    }
 )
 
 
@@ -63,6 +106,41 @@ class LayerPattern:
             ]
         n = int(value) if isinstance(value, int) and value > 0 else self.default
         return [self.every if (i + self.offset) % n == 0 else self.other for i in range(n_layers)]
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        """The config keys this rule reads."""
+        return (self.key,) if self.key else ()
+
+
+@dataclass(frozen=True)
+class LayerIndices:
+    """Layer types from a list of layer indices: layer ``i`` is ``every`` when ``i`` is in
+    ``config[key]`` and ``other`` otherwise. Without the key (or with null), every layer is
+    ``every`` when ``absent_means_all`` (LFM2: ``list(range(num_hidden_layers))``), else none is
+    (Bamba: no attention layer)."""
+
+    every: str
+    other: str
+    key: str
+    absent_means_all: bool = True
+
+    def layer_types(self, config: Mapping, n_layers: int) -> list[str]:
+        chosen = config.get(self.key)
+        if chosen is None:
+            return [self.every if self.absent_means_all else self.other] * n_layers
+        if not isinstance(chosen, (list, tuple)) or not all(
+            isinstance(i, int) and not isinstance(i, bool) for i in chosen
+        ):
+            raise InputTypeError(
+                f"config['{self.key}'] must be a list of layer indices, got {type(chosen).__name__}"
+            )
+        listed = set(chosen)
+        return [self.every if i in listed else self.other for i in range(n_layers)]
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        return (self.key,)
 
 
 @dataclass(frozen=True)
@@ -157,7 +235,7 @@ class ModelRope:
         For a remote-code model transformers has no class for, the ``model_type`` whose
         transformers classes read its config and compute its rotary embedding as its own code
         does (InternLM2's modeling file copies Llama's rotary classes: "llama").
-    layer_types : LayerPattern or None
+    layer_types : LayerPattern, LayerIndices or None
         How ``layer_types`` follows when the config does not list them.
     per_layer_type : mapping of str to LayerTypeRope
         The rotary parameters of each layer type in a flat config; empty: every layer type
@@ -167,12 +245,18 @@ class ModelRope:
         ``mscale = 0.1 * mscale_all_dim * ln(factor) + 1`` (DeepSeek V2/V3's
         ``yarn_apply_mscale``), outside the rotary class.
     rotates : {"attention", "no_rope_layers", "sliding", "sliding_or_no_window", \
-"position_embedding_type"}
+"position_embedding_type", "not_alibi", "not_cross_attention"}
         Which layers apply RoPE: every attention layer; those with a true
         ``no_rope_layers[i]`` (its default: all but every ``no_rope_layer_interval``-th); the
         sliding-window layers, none without a window (Cohere 2); the sliding-window layers,
         all without a window (EXAONE 4); every attention layer when
-        ``position_embedding_type`` is "rope", none otherwise (Granite 4.0).
+        ``position_embedding_type`` is "rope", none otherwise (Granite 4.0); every attention
+        layer unless ``alibi`` is true (Falcon); every layer not in ``cross_attention_layers``
+        (Mllama's text model: ``defaults`` gives the class's list).
+    flat_unread : str or None
+        Why one flat set of rope parameters (``rope_scaling``, or a ``rope_parameters`` not per
+        layer type) is not read for this model, which then takes its layer types' own from
+        elsewhere (dots.llm3's per_layer_config): such a config is refused with this reason.
     mrope : MRopeSections or None
         A multimodal model's default split of the rotary pairs among its position axes.
     unread : str or None
@@ -192,12 +276,13 @@ class ModelRope:
     ignored_keys: tuple[str, ...] = ()
     layer_head_dim: Mapping[str, str] = field(default_factory=_frozen)
     stand_in: str | None = None
-    layer_types: LayerPattern | None = None
+    layer_types: LayerPattern | LayerIndices | None = None
     per_layer_type: Mapping[str, LayerTypeRope] = field(default_factory=_frozen)
     softmax_mscale: bool = False
     rotates: str = "attention"
     temperature: TemperatureRule | None = None
     mrope: MRopeSections | None = None
+    flat_unread: str | None = None
     unread: str | None = None
 
 
@@ -385,6 +470,8 @@ _ENTRIES = (
                 }
             }
         ),
+        flat_unread="with one flat set of rope parameters, transformers gives each layer type "
+        "the rotary fraction of its per_layer_config heads, which is not read here",
     ),
     # Models whose rotate_half pairs adjacent columns (x[..., ::2], x[..., 1::2]).
     ModelRope(("ernie4_5", "ernie4_5_moe"), default_theta=500_000.0, layout="interleaved"),
@@ -398,7 +485,8 @@ _ENTRIES = (
     ModelRope(
         ("moonshine_streaming",),
         layout="interleaved",
-        defaults=_frozen({"partial_rotary_factor": 0.8}),
+        # Its 0.8 of a head is in its class's default rope parameters (rotary.classes): a config
+        # with a rope dict of its own rotates the whole head, as transformers reads it.
     ),
     # Perception Encoder audio / video encoders: a 2x2 rotation of each adjacent pair
     # (apply_rotary_pos_emb reshapes the head to (..., -1, 1, 2)); base 20,000.
@@ -470,12 +558,45 @@ _ENTRIES = (
         layer_types=LayerPattern(*_SLIDING_EVERY, default=6, key="sliding_window_pattern"),
         layer_head_dim=_frozen({"full_attention": "global_head_dim"}),
     ),
-    # Granite 4.0 (granitemoehybrid): mamba and attention layers; RoPE only when
+    # Granite 4.0 (granitemoehybrid): mamba and attention layers (its first configs'
+    # layers_block_type, transformers' attribute_map for layer_types); RoPE only when
     # position_embedding_type is "rope" (the class default, None, and the H models' "nope":
     # none).
-    ModelRope(("granitemoehybrid",), rotates="position_embedding_type"),
+    ModelRope(
+        ("granitemoehybrid",),
+        renamed=_frozen({"layers_block_type": "layer_types"}),
+        rotates="position_embedding_type",
+    ),
+    # Bamba: Mamba 2 layers and attention layers at attn_layer_indices (none without it).
+    ModelRope(
+        ("bamba",),
+        layer_types=LayerIndices(
+            "full_attention", "linear_attention", key="attn_layer_indices", absent_means_all=False
+        ),
+    ),
+    # Falcon: RoPE unless the config asks for ALiBi (Falcon-RW's alibi: true).
+    ModelRope(("falcon",), rotates="not_alibi"),
+    # Mllama (Llama 3.2 Vision): its text model's cross_attention_layers attend to the image
+    # without RoPE; the others rotate.
+    ModelRope(
+        ("mllama", "mllama_text_model"),
+        defaults=_frozen({"cross_attention_layers": (3, 8, 13, 18, 23, 28, 33, 38)}),
+        rotates="not_cross_attention",
+    ),
     # Encoder-decoders: the decoder's config (transformers' get_text_config(decoder=True)).
-    ModelRope(("t5gemma", "t5gemma2"), text_key="decoder"),
+    ModelRope(("t5gemma",), text_key="decoder"),
+    # T5Gemma 2: Gemma 3's 5 sliding : 1 full layers, each type its own base.
+    ModelRope(
+        ("t5gemma2", "t5gemma2_decoder", "t5gemma2_encoder", "t5gemma2_text"),
+        text_key="decoder",
+        layer_types=LayerPattern(*_SLIDING_EVERY, default=6, key="sliding_window_pattern"),
+        per_layer_type=_frozen(
+            {
+                "full_attention": LayerTypeRope("rope_theta", 1_000_000.0, scaled=True),
+                "sliding_attention": LayerTypeRope("rope_local_base_freq", 10_000.0, scaled=False),
+            }
+        ),
+    ),
     ModelRope(("dia",), text_key="decoder_config"),
     # Moonshine: the decoder's heads and layers (encoder_* / decoder_* keys); 0.9 of a head
     # rotates, in adjacent pairs (its rotate_half).
@@ -523,7 +644,8 @@ _ENTRIES = (
     # scales the queries by 1 + beta * log(1 + floor(p / original_max_position_embeddings)).
     ModelRope(
         ("ministral3",),
-        default_theta=1_000_000.0,
+        # Its class's default_theta is 10,000 (a config with a rope dict and no base); its default
+        # rope parameters below carry 1e6.
         defaults=_frozen(
             {
                 "rope_parameters": {
@@ -570,6 +692,33 @@ _ENTRIES = (
             }
         ),
     ),
+    # ModernBERT decoder: ModernBERT's layers and bases; rope_scaling on both layer types.
+    ModelRope(
+        ("modernbert-decoder",),
+        layer_types=LayerPattern(
+            *_SLIDING_EVERY, default=3, key="global_attn_every_n_layers", offset=0
+        ),
+        per_layer_type=_frozen(
+            {
+                "full_attention": LayerTypeRope("global_rope_theta", 160_000.0, scaled=True),
+                "sliding_attention": LayerTypeRope("local_rope_theta", 10_000.0, scaled=True),
+            }
+        ),
+    ),
+    # Gemma 3n: every 5th layer full (rope_theta, 1e6, with rope_scaling), the others sliding
+    # (rope_local_base_freq, 10,000, unscaled).
+    ModelRope(
+        ("gemma3n", "gemma3n_text"),
+        layer_types=LayerPattern("full_attention", "sliding_attention", default=5),
+        per_layer_type=_frozen(
+            {
+                "full_attention": LayerTypeRope("rope_theta", 1_000_000.0, scaled=True),
+                "sliding_attention": LayerTypeRope("rope_local_base_freq", 10_000.0, scaled=False),
+            }
+        ),
+    ),
+    # Gemma 2: sliding and full layers alternate, one RoPE for both.
+    ModelRope(("gemma2",), layer_types=LayerPattern(*_SLIDING_EVERY, default=2)),
     # Gemma 3: global layers rope_theta (1e6) with rope_scaling, sliding layers
     # rope_local_base_freq (10,000) unscaled; 5 sliding : 1 full.
     ModelRope(
@@ -629,8 +778,13 @@ _ENTRIES = (
             "full_attention", "linear_attention", default=4, key="full_attention_interval"
         ),
     ),
-    # LFM2: convolution layers (no RoPE) and a few full-attention layers.
-    ModelRope(("lfm2",), default_theta=1_000_000.0),
+    # LFM2: convolution layers (no RoPE) and a few full-attention layers, listed as
+    # layer_types or, in its first configs (LFM2-1.2B), as the indices full_attn_idxs.
+    ModelRope(
+        ("lfm2",),
+        default_theta=1_000_000.0,
+        layer_types=LayerIndices("full_attention", "conv", key="full_attn_idxs"),
+    ),
     # Qwen2-VL, Qwen2.5-VL: "type": "mrope" is the default frequencies plus M-RoPE sections.
     ModelRope(
         ("qwen2_vl", "qwen2_vl_text", "qwen2_5_vl", "qwen2_5_vl_text"),
@@ -683,6 +837,16 @@ _ENTRIES = (
         unread="its 'reference_sliding_attention' layer type is not read here",
     ),
     ModelRope(("mlcd", "mlcd_vision_model"), unread="its RoPE is 2-D (axial) vision RoPE"),
+    ModelRope(
+        ("esm",),
+        unread="its attention rotates only with position_embedding_type 'rotary' (absolute by "
+        "default), in a rotary class of its own that takes no rope scaling",
+    ),
+    ModelRope(
+        ("hrm_text",),
+        unread="its num_hidden_layers is rewritten into stacks and cycles (H_cycles, L_cycles), "
+        "a layer count not read here",
+    ),
     ModelRope(
         ("dbrx",),
         unread="transformers reads neither its d_model and n_heads nor its "

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import MappingProxyType
 
 import numpy as np
@@ -98,8 +98,27 @@ class RopeVariant:
     factor_marks_band : bool
         Pairs divided by exactly ``factor`` are the "scaled" band (not for LongRoPE, whose
         factors are its own per pair).
-    sets_target : bool
-        Its target length is its own (dynamic NTK's ``max(seq_len, L)``), not ``seq_len``.
+    validated_keys : frozenset of str or None
+        The keys transformers' config validation accepts beside ``rope_type`` and ``rope_theta``,
+        when they are not ``keys``: proportional RoPE's compute function reads ``factor``, its
+        validator calls it unrecognized (and warns). None: ``keys``.
+    config_requires : tuple of str
+        Keys transformers' config validation requires that the compute function can do without
+        (YaRN's ``factor``, which ``_compute_yarn_parameters`` would take from the two lengths):
+        a config without one is refused, as transformers raises ``KeyError``.
+    reads_original_length : bool
+        It reads the length the model was trained on before the scaling,
+        ``original_max_position_embeddings`` (a config's top-level value takes priority, and
+        transformers' ``standardize_rope_params`` fills it from ``max_position_embeddings``
+        when absent): YaRN, LongRoPE and Llama 3.
+    scaled_length : bool
+        The config's ``max_position_embeddings`` is the length after the scaling, not the one
+        trained on (linear names no original length: Gemma 3's 131,072 with x8).
+    depends_on_seq_len : bool
+        Its frequencies change with the current sequence length (dynamic NTK's base grows with
+        it; LongRoPE switches from its short to its long factors past the training length), as
+        transformers' ``dynamic_rope_update`` recomputes them in the forward pass. For the
+        others ``seq_len`` changes nothing, and the target length is the configuration's.
     """
 
     name: str
@@ -108,8 +127,17 @@ class RopeVariant:
     required: tuple[str, ...] = ()
     keeps_every_pair: bool = False
     factor_marks_band: bool = True
-    sets_target: bool = False
-    notes: str = field(default="", compare=False)
+    reads_original_length: bool = False
+    scaled_length: bool = False
+    depends_on_seq_len: bool = False
+    validated_keys: frozenset[str] | None = None
+    config_requires: tuple[str, ...] = ()
+
+    @property
+    def accepted_keys(self) -> frozenset[str]:
+        """The keys transformers' validation takes without a warning (beyond ``rope_type``,
+        ``type``, ``rope_theta`` and ``partial_rotary_factor``)."""
+        return self.keys if self.validated_keys is None else self.validated_keys
 
 
 # --- parameters ---------------------------------------------------------------------------
@@ -466,9 +494,17 @@ _YARN_KEYS = {
 }
 _VARIANTS = (
     RopeVariant("default", frozenset(), _default),
-    RopeVariant("linear", frozenset({"factor"}), _linear, required=("factor",)),
-    RopeVariant("dynamic", frozenset({"factor"}), _dynamic, required=("factor",), sets_target=True),
-    RopeVariant("yarn", frozenset(_YARN_KEYS), _yarn),
+    RopeVariant("linear", frozenset({"factor"}), _linear, required=("factor",), scaled_length=True),
+    RopeVariant(
+        "dynamic", frozenset({"factor"}), _dynamic, required=("factor",), depends_on_seq_len=True
+    ),
+    RopeVariant(
+        "yarn",
+        frozenset(_YARN_KEYS),
+        _yarn,
+        config_requires=("factor",),
+        reads_original_length=True,
+    ),
     RopeVariant(
         "longrope",
         frozenset(
@@ -483,6 +519,8 @@ _VARIANTS = (
         _longrope,
         required=("short_factor", "long_factor"),
         factor_marks_band=False,
+        reads_original_length=True,
+        depends_on_seq_len=True,
     ),
     RopeVariant(
         "llama3",
@@ -491,8 +529,15 @@ _VARIANTS = (
         ),
         _llama3,
         required=("factor", "low_freq_factor", "high_freq_factor"),
+        reads_original_length=True,
     ),
-    RopeVariant("proportional", frozenset({"factor"}), _proportional, keeps_every_pair=True),
+    RopeVariant(
+        "proportional",
+        frozenset({"factor"}),
+        _proportional,
+        keeps_every_pair=True,
+        validated_keys=frozenset(),
+    ),
 )
 
 #: ``rope_type`` -> :class:`RopeVariant`, the ones Hugging Face's ``ROPE_INIT_FUNCTIONS``

@@ -140,7 +140,7 @@ def test_the_arrow_keys_and_a_clicker_move_between_steps(app: AppPage):
     main = app.page.locator('[data-testid="stMain"]')
     assert main.get_by_text(f"Right: {right_answer(step)}.").count() == 1  # kept
     # Typing in the sentence box moves its cursor, not the lecture.
-    number = lesson.lesson_plan.number_of("inside-attention")
+    number = lesson.plan.number_of("inside-attention")
     app.open(f"lesson?present=true&lesson_step={number}")
     _ready(app, number)
     box = app.page.get_by_role("textbox", name=re.compile("Your sentence"))

@@ -47,6 +47,8 @@ PUBLIC = [
     "rope_scores", "similarity_matrix", "sinusoidal_bank", "sinusoidal_encoding",
     "t5_relative_buckets", "textbook_encoding", "transformers_angle_errors", "uniqueness_report",
     "wavelengths", "yarn_correction_range",
+    # the first position past an angle error (issue 53)
+    "AngleErrorCrossing", "first_angle_error_above",
     # GGUF (issue 50)
     "GgufCheck", "GgufFinding", "GgufMetadata", "LLAMA_CPP_ARCHS", "LLAMA_CPP_VERSION",
     "LlamaCppArch", "LlamaCppLayer", "check_gguf", "llama_cpp_angles", "llama_cpp_cos_sin",

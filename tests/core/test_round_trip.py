@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 
 import pe_core
 from dashboard import uploads
-from dashboard.view_parts.check_table import check_table as page_check_table
+from dashboard.views.check.table import check_table as page_check_table
 from pe_core import files, judgement
 from pe_core.__main__ import main
 

@@ -171,7 +171,7 @@ def test_a_table_written_as_text_is_checked_within_the_request_budget():
 
     from dashboard import uploads
     from dashboard.budget import REQUEST_BYTES
-    from dashboard.view_parts.check_table import check_table
+    from dashboard.views.check.table import check_table
 
     table = pe_core.sinusoidal_encoding(1024, 768).astype(np.float32)
     buffer = io.StringIO()

@@ -14,7 +14,7 @@ import pytest
 
 import pe_core
 from dashboard import uploads
-from dashboard.view_parts import check_rope
+from dashboard.views.check import rope as check_rope
 from pe_core import judgement
 from tests import DATA
 from tests.apptest_helpers import decode, figures, new_app

@@ -10,7 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import pe_core
-from dashboard import claims, params, registry, ui
+from dashboard import claims, formatting, params, registry, ui
 from dashboard.figures import matrices
 from dashboard.views import rotation
 from tests import DATA
@@ -468,9 +468,11 @@ def test_wavelength_explanation_states_this_configuration(d_model, convention):
     if lengths.size > 1:
         factor = claims.ratio_text(lengths[1] / lengths[0])
         assert f"each pair turns {factor} times more slowly" in text
-        assert f"the slowest every {lengths[-1]:,.6g}" in text
+        # One formatter for a wavelength on every page (issue 53: 7.61702e+08 here, 761,702,272
+        # on the Heatmap).
+        assert f"the slowest every {formatting.format_number(lengths[-1])}" in text
     else:
-        assert "With one pair there is one wavelength" in text
+        assert "With one frequency there is one wavelength" in text
 
 
 def test_each_view_is_registered_once_with_its_module():
@@ -533,3 +535,48 @@ class TestPresentationMode:
         at = new_app(view="wavelengths", present="maybe")
         at.run()
         assert any("present" in w.value and "true or false" in w.value for w in at.warning)
+
+
+def test_one_wavelength_reads_the_same_on_every_page():
+    """Issue 53, case 12: one wavelength was "7.61702e+08" on Wavelengths and "761,702,272" on
+    the Heatmap; one formatter now writes it on both."""
+    slowest = pe_core.wavelengths(512, base=1e9)[-1]
+    shown = formatting.format_number(slowest)
+    assert "," in shown and "e+" not in shown
+    wavelengths = new_app(view="wavelengths", base=1e9, d=512)
+    wavelengths.run()
+    assert {m.label: m.value for m in wavelengths.metric}["Longest wavelength"] == shown
+    heatmap = new_app(view="heatmap", base=1e9, d=512)
+    heatmap.run()
+    assert f"the slowest every {shown}" in heatmap.expander[0].markdown[0].value
+
+
+@pytest.mark.parametrize(("d_model", "convention"), [(1, "vaswani"), (3, "musicgen")])
+def test_the_wavelength_chart_over_one_point_claims_no_progression(d_model, convention):
+    at = new_app(view="wavelengths", d=d_model, conv=convention)
+    at.run()
+    no_errors(at)
+    chart = next(f for f in figures(at) if "wavelength" in f["layout"]["title"]["text"].lower())
+    assert "geometric" not in chart["layout"]["title"]["text"]
+    assert chart["layout"]["title"]["text"].startswith("One frequency, one wavelength")
+    pairs = {m.label: m.value for m in at.metric}["Pairs"]
+    assert pairs == ("0 + 1 lone sin" if d_model == 1 else "1")
+
+
+@pytest.mark.parametrize("n_positions", [1, 3, 300])
+def test_the_offset_profile_draws_the_offsets_the_sequence_has(n_positions):
+    """Issue 53: at L = 1 the profile drew offset 1; its direct checks from k reached positions
+    past L − 1 (from k = 200 of 300: 499); at L = 3 its axis read 0.5 and 1.5. A chart's axis
+    and marks are claims too."""
+    at = new_app(view="similarity", L=n_positions)
+    at.run()
+    no_errors(at)
+    chart = next(f for f in figures(at) if "against offset" in f["layout"]["title"]["text"])
+    for trace in chart["data"]:
+        offsets = decode(trace["x"]).astype(float)
+        assert offsets.size == 0 or offsets.max() <= n_positions - 1, trace["name"]
+        if trace["name"].startswith("direct, from k = "):
+            start = int(trace["name"].removeprefix("direct, from k = "))
+            assert start + offsets.max() <= n_positions - 1
+    assert float(chart["layout"]["xaxis"]["dtick"]).is_integer()
+    assert chart["layout"]["xaxis"]["tickformat"] == ",d"

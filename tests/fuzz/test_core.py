@@ -697,6 +697,12 @@ SPECS = {
         {"positions": 6, "rope": ROPE, "dtype": "bfloat16"},
     ),
     "inv_freq_float32_ulps": Spec(pe_core.inv_freq_float32_ulps, ("rope",), (), {"rope": ROPE}),
+    "first_angle_error_above": Spec(
+        pe_core.first_angle_error_above,
+        ("rope", "threshold"),
+        ("frequencies", "stop"),
+        {"rope": ROPE, "threshold": 1e-3, "frequencies": "rounded", "stop": 100_000},
+    ),
     "merged_position_ids": Spec(
         pe_core.merged_position_ids, ("precision",), (), {"precision": "float16"}
     ),
@@ -968,6 +974,9 @@ PLAUSIBLE = {
     "layer": st.sampled_from(GGUF_LAYERS),
     "n_ctx": rotary_inputs.n_ctx_values,
     "with_transformers_error": st.booleans(),
+    "threshold": st.floats(1e-7, 3.0),
+    "frequencies": st.sampled_from(["transformers", "rounded"]),
+    "stop": st.integers(1, 2**20),
 }
 
 
@@ -1222,6 +1231,18 @@ def check_result(name: str, arguments: dict, result) -> None:
         return
     if name == "inv_freq_float32_ulps":
         assert result.shape == (arg("rope").n_pairs,) and np.all(result >= 0), call
+        return
+    if name == "first_angle_error_above":
+        stop = 2**24 if arg("stop") is None else int(arg("stop"))
+        assert result.stop == stop and 0 <= result.low <= stop, call
+        assert result.high is None or result.low <= result.high < stop, call
+        if result.exact and result.high is not None:
+            errors = (
+                pe_core.transformers_angle_errors([result.high], arg("rope"))
+                if arg("frequencies") in (None, "transformers")
+                else pe_core.rope_angle_errors([result.high], arg("rope"), "float32")
+            )
+            assert errors[0] > result.threshold, call
         return
     if name == "merged_position_ids":
         first, second = result

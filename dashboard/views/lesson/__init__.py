@@ -22,7 +22,7 @@ from urllib.parse import urlencode
 import streamlit as st
 
 import pe_core
-from dashboard import caching, params, registry, sidebar, static, ui
+from dashboard import caching, params, registry, sidebar, state, static, ui
 from dashboard.config import Config
 from dashboard.views.lesson import handouts, plan
 from dashboard.views.lesson.plan import RECAP, STEPS
@@ -180,7 +180,7 @@ def render(config: Config) -> None:
     _handouts()
 
 
-_KEYS_KEY = "lesson_keys"
+_KEYS_KEY = state.LESSON_KEYS
 
 
 def _keys(number: int, presenting: bool, notes: bool) -> None:

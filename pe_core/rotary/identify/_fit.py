@@ -17,7 +17,7 @@ from pe_core.errors import InputError
 from pe_core.rotary.bugs import inverted_yarn_frequencies
 from pe_core.rotary.encoding import rope_frequencies
 from pe_core.rotary.identify._compare import _U32
-from pe_core.rotary.variants import yarn_correction_range
+from pe_core.rotary.variants import ROPE_VARIANTS, yarn_correction_range
 
 #: Round RoPE bases of released models, tried when the fit's own rounding does not settle.
 COMMON_BASES = (
@@ -332,16 +332,14 @@ def _llama3_step(q, tolerance, original, factor):
 def _variant_frequencies(rope_type, parameters, base, d):
     """The variant's frequencies from :func:`pe_core.rope_frequencies` with the parameters
     found, when they are complete; else None."""
-    keys = {
-        "llama3": ("factor", "low_freq_factor", "high_freq_factor"),
-        "yarn": ("factor", "truncate"),
-    }[rope_type]
-    if "original_max_position_embeddings" not in parameters or any(
-        k not in parameters for k in keys
-    ):
+    variant = ROPE_VARIANTS[rope_type]
+    needed = (*variant.required, *variant.config_requires, "original_max_position_embeddings")
+    if any(key not in parameters for key in needed):
         return None
-    scaling = {"rope_type": rope_type, **{k: parameters[k] for k in keys}}
-    scaling["original_max_position_embeddings"] = parameters["original_max_position_embeddings"]
+    scaling = {
+        "rope_type": rope_type,
+        **{k: parameters[k] for k in variant.keys if k in parameters},
+    }
     try:
         with warnings.catch_warnings():  # a config's warnings (equal Llama 3 factors) are not ours
             warnings.simplefilter("ignore")

@@ -1,6 +1,10 @@
 """Check my encoding: upload or paste a table and get its convention, base, positions and
 arithmetic, the mistake that made it if it is a known one, what differs, and the code that
-rebuilds it."""
+rebuilds it; or a RoPE cache, inv_freq or rotated vectors; or a GGUF file.
+
+A package of its own: the sinusoidal table's check (``table.py``, drawn by ``verdict.py``), the
+RoPE check (``rope.py``) and the GGUF check (``gguf.py``); every road reads through
+:mod:`pe_core.files` and is judged by :mod:`pe_core.judgement`."""
 
 from __future__ import annotations
 
@@ -11,9 +15,11 @@ import pe_core
 from dashboard import formatting, params, ui, uploads
 from dashboard.caching import cached
 from dashboard.config import Config
-from dashboard.view_parts import check_gguf, check_rope, check_verdict
-from dashboard.view_parts.check_table import Checked
-from dashboard.view_parts.check_table import check_table as _check
+from dashboard.views.check import gguf as check_gguf
+from dashboard.views.check import rope as check_rope
+from dashboard.views.check import verdict as check_verdict
+from dashboard.views.check.table import Checked
+from dashboard.views.check.table import check_table as _check
 from pe_core import files
 
 #: Largest example table built from the sidebar (long enough for float32's angle errors).

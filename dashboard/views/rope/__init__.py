@@ -19,8 +19,11 @@ from dashboard import caching, claims, formatting, params, sidebar, ui
 from dashboard.caching import cached
 from dashboard.config import Config
 from dashboard.figures import charts, rotary
-from dashboard.view_parts import rope_code, rope_layers, rope_layouts, rope_precision
-from dashboard.view_parts.rope import encoding_key, pair_figure
+from dashboard.views.rope import code as rope_code
+from dashboard.views.rope import layers as rope_layers
+from dashboard.views.rope import layouts as rope_layouts
+from dashboard.views.rope import precision as rope_precision
+from dashboard.views.rope.pairs import encoding_key, pair_figure
 from pe_core.families.rotary import query_and_key
 
 #: Public configurations (the rotary part of each config.json). Sources, checked 2026-11-22:
@@ -121,11 +124,6 @@ CURVE_POINTS = 1200
 MAX_CONFIG_CHARS = 20_000
 
 
-def _config_rule(text: str, config) -> None:
-    if text.strip():
-        pe_core.load_json(text, name="config")  # its InputError is shown as the reason
-
-
 SOURCE = params.Choice(
     "rope_model",
     "Configuration",
@@ -134,16 +132,17 @@ SOURCE = params.Choice(
     help="A real model's rotary configuration, the sidebar's sinusoid as RoPE, or your own "
     "config.json.",
 )
+#: The pasted config, kept in the link as typed, broken or not (issue 53): what is wrong with it
+#: is said beside the box, where it can be fixed, not by emptying the box on the next visit.
+#: The box takes as many characters as the page reads (its counter says the same limit as its
+#: label); a longer paste is not taken by the browser, as the label says.
 CONFIG_TEXT = params.Text(
     "rope_json",
-    f"config.json (the whole file or its rotary keys; up to {MAX_CONFIG_CHARS:,} characters)",
+    f"config.json (the whole file or its rotary keys; at most {MAX_CONFIG_CHARS:,} characters: "
+    "a longer paste is not taken)",
     "",
     max_chars=MAX_CONFIG_CHARS,
     area=True,
-    rule=_config_rule,
-    # A longer paste reaches the page and is refused by name (the box would drop it silently);
-    # the box's own limit keeps the link, which carries the text, under browsers' URL limits.
-    widget_max_chars=2 * MAX_CONFIG_CHARS,
 )
 SEQ_LEN = params.Number(
     "rope_seq",
@@ -236,24 +235,7 @@ def rope_data(
             "lab draws (the sidebar's widest d_model); pe_core.rope_from_config(config) computes "
             "its frequencies in Python"
         )
-    original = pe_core.rope_frequencies(
-        rope.head_dim,
-        base=rope.base,
-        partial_rotary_factor=rope.rotary_dim / rope.head_dim,
-    )
-    if rope.rope_type == "proportional":
-        original = pe_core.RotaryEncoding(
-            inv_freq=rope.original_inv_freq,
-            original_inv_freq=rope.original_inv_freq,
-            attention_factor=1.0,
-            head_dim=rope.head_dim,
-            rotary_dim=rope.rotary_dim,
-            rope_type="default",
-            base=rope.base,
-            effective_base=rope.base,
-            training_length=rope.training_length,
-            target_length=rope.target_length,
-        )
+    original = rope.unscaled()
     reach = max(rope.target_length or 0, rope.training_length or 0, 4096)
     if rope.inv_freq.tolist() == original.inv_freq.tolist() and rope.attention_factor == 1:
         versions = {"no scaling": rope}
@@ -344,13 +326,6 @@ def render(config: Config) -> None:
     SEQ_LEN.widget(config, right)
     if SOURCE.value(config) == PASTE:
         CONFIG_TEXT.widget(config, height=160)
-        if len(CONFIG_TEXT.value(config)) > MAX_CONFIG_CHARS:
-            st.warning(
-                f"The pasted config has {len(CONFIG_TEXT.value(config)):,} characters, more than "
-                f"the {MAX_CONFIG_CHARS:,} this box takes: paste only its rotary keys "
-                "(head_dim, rope_theta, rope_scaling, …)."
-            )
-            return
         if not CONFIG_TEXT.value(config).strip():
             st.info(
                 "Paste a model's config.json (or just its rope keys) to see its rotary encoding."
@@ -408,6 +383,8 @@ def _summary(config: Config, rope: pe_core.RotaryEncoding) -> None:
         help="Multiplies cos and sin (Hugging Face's attention_scaling): scores scale by its "
         "square.",
     )
+    if SEQ_LEN.value(config):
+        st.caption(claims.sequence_length(rope, SEQ_LEN.value(config)))
     if rope.softmax_factor != 1:
         st.caption(
             f"Outside the rotary class, this model's attention also multiplies its softmax "

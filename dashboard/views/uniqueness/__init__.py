@@ -13,7 +13,7 @@ from dashboard import caching, claims, params, ui
 from dashboard.caching import cached
 from dashboard.config import Config
 from dashboard.formatting import counted
-from dashboard.view_parts.uniqueness import (
+from dashboard.views.uniqueness.report import (
     CAST_WORDS,
     neighbour_figure,
     representable_positions,

@@ -10,7 +10,7 @@ import streamlit as st
 import pe_core
 from dashboard import caching, formatting, ui
 from dashboard.figures import matrices
-from dashboard.view_parts.check_table import Checked
+from dashboard.views.check.table import Checked
 
 
 def render(checked: Checked) -> None:

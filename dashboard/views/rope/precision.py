@@ -10,11 +10,11 @@ import numpy as np
 import streamlit as st
 
 import pe_core
-from dashboard import params, ui
+from dashboard import claims, params, ui
 from dashboard.caching import cached
 from dashboard.config import Config
 from dashboard.figures import charts
-from dashboard.view_parts.rope import encoding_key
+from dashboard.views.rope.pairs import encoding_key
 
 PRECISION = params.Choice(
     "rope_prec",
@@ -29,6 +29,8 @@ PRECISION = params.Choice(
 POSITIONS = np.unique(np.round(np.geomspace(1, 1_000_000, 400)))
 #: An error worth naming: a thousandth of a radian.
 MARK = 1e-3
+#: The positions the first crossing of MARK is looked for in: 0 to the curve's last.
+STOP = int(POSITIONS[-1]) + 1
 #: "The first positions", where a model's cos/sin rounding already shows.
 FIRST = 100
 
@@ -42,29 +44,66 @@ class PrecisionCurves:
     model: np.ndarray | None  # cos/sin cast to the model's dtype (None for float32)
     cast: np.ndarray | None  # position ids, frequencies and angles all in that dtype
     ulps: float  # the largest distance of transformers' inv_freq from the exact, float32 units
+    first: (
+        pe_core.AngleErrorCrossing
+    )  # transformers' float32 angles past MARK, position by position
+    first_rounded: pe_core.AngleErrorCrossing  # the same with correctly rounded frequencies
 
 
-@cached
 def precision_curves(key: str, dtype: str, _rope: pe_core.RotaryEncoding) -> PrecisionCurves:
     """The angle errors of ``_rope`` in a ``dtype`` model; ``key`` is its
-    :func:`~dashboard.view_parts.rope.encoding_key` (everything they read of it: the sidebar's
-    encoding at another L shares them)."""
+    :func:`~dashboard.views.rope.pairs.encoding_key` (everything they read of it: the sidebar's
+    encoding at another L shares them). The float32 curves are cached apart from the model's
+    dtype: another dtype computes only its own two."""
+    float32, rounded, ulps = _float32_curves(key, _rope)
     low = dtype != "float32"
+    model, cast = _dtype_curves(key, dtype, _rope) if low else (None, None)
+    first, first_rounded = _crossings(key, _rope)
     return PrecisionCurves(
-        float32=pe_core.transformers_angle_errors(POSITIONS, _rope),
-        rounded=pe_core.rope_angle_errors(POSITIONS, _rope, "float32"),
-        model=pe_core.transformers_angle_errors(POSITIONS, _rope, dtype) if low else None,
-        cast=pe_core.rope_angle_errors(POSITIONS, _rope, dtype) if low else None,
-        ulps=float(pe_core.inv_freq_float32_ulps(_rope).max(initial=0.0)),
+        float32=float32,
+        rounded=rounded,
+        model=model,
+        cast=cast,
+        ulps=ulps,
+        first=first,
+        first_rounded=first_rounded,
     )
 
 
-def _reached(errors: np.ndarray) -> str:
-    """Where a curve first passes :data:`MARK`, in words."""
-    above = np.flatnonzero(errors > MARK)
-    if not above.size:
-        return f"stay within {MARK:g} rad up to position {POSITIONS[-1]:,.0f}"
-    return f"pass {MARK:g} rad by position {POSITIONS[above[0]]:,.0f}"
+@cached
+def _crossings(
+    key: str, _rope: pe_core.RotaryEncoding
+) -> tuple[pe_core.AngleErrorCrossing, pe_core.AngleErrorCrossing]:
+    """The first positions where transformers' float32 angles, and correctly rounded ones, pass
+    :data:`MARK`, found position by position (``key``: see :func:`precision_curves`)."""
+    return (
+        pe_core.first_angle_error_above(_rope, MARK, stop=STOP),
+        pe_core.first_angle_error_above(_rope, MARK, frequencies="rounded", stop=STOP),
+    )
+
+
+@cached
+def _float32_curves(
+    key: str, _rope: pe_core.RotaryEncoding
+) -> tuple[np.ndarray, np.ndarray, float]:
+    """transformers' float32 angle errors, those with correctly rounded frequencies, and the
+    largest distance of its inv_freq from the exact (``key``: see :func:`precision_curves`)."""
+    return (
+        pe_core.transformers_angle_errors(POSITIONS, _rope),
+        pe_core.rope_angle_errors(POSITIONS, _rope, "float32"),
+        float(pe_core.inv_freq_float32_ulps(_rope).max(initial=0.0)),
+    )
+
+
+@cached
+def _dtype_curves(
+    key: str, dtype: str, _rope: pe_core.RotaryEncoding
+) -> tuple[np.ndarray, np.ndarray]:
+    """The angle errors of a ``dtype`` model, and of everything computed in ``dtype``."""
+    return (
+        pe_core.transformers_angle_errors(POSITIONS, _rope, dtype),
+        pe_core.rope_angle_errors(POSITIONS, _rope, dtype),
+    )
 
 
 def render(config: Config, rope: pe_core.RotaryEncoding) -> None:
@@ -82,11 +121,13 @@ def render(config: Config, rope: pe_core.RotaryEncoding) -> None:
     sentences = [
         "transformers computes inv_freq in float32 (the exponent 2i/d rounded before the "
         f"power): {how_far}",
-        f"Its float32 angles position·inv_freq {_reached(curves.float32)}"
+        "Its float32 angles position·inv_freq "
+        f"{claims.first_crossing(curves.first, 'transformers')}"
         + (
             "."
-            if np.array_equal(curves.float32 > MARK, curves.rounded > MARK)
-            else f" (with correctly rounded frequencies they would {_reached(curves.rounded)})."
+            if curves.first == curves.first_rounded
+            else " (with correctly rounded frequencies they would "
+            f"{claims.first_crossing(curves.first_rounded, 'rounded')})."
         ),
     ]
     if curves.model is not None:

@@ -13,9 +13,9 @@ from dashboard.figures import rotary
 
 def _lengths(rope: pe_core.RotaryEncoding) -> dict:
     lengths = {}
-    if rope.training_length and rope.rope_type == "linear":
-        # Linear scaling names no original length: max_position_embeddings is the length after
-        # the scaling (Gemma 3's 131,072 with x8), not what the model was trained on.
+    if rope.training_length and pe_core.ROPE_VARIANTS[rope.rope_type].scaled_length:
+        # max_position_embeddings is the length after the scaling (Gemma 3's 131,072 with x8),
+        # not what the model was trained on.
         factor = formatting.number_text(rope.parameters.get("factor", 1.0))
         lengths[f"max_position_embeddings (with the ×{factor} scaling)"] = float(
             rope.training_length
