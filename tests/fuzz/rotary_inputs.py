@@ -37,6 +37,11 @@ FAITHFUL = frozenset(
     if entry["mistake"] is None and name not in CONVERTER_GAPS
 )
 
+#: Mistakes llama.cpp acts on only at some context sizes (-c in (low, high]): without
+#: original_context_length it takes context_length (131,072), so past 4,096 it keeps the LongRoPE
+#: short factors where the config has the long ones, up to 131,072; elsewhere both agree.
+SHOWS_AT_CONTEXT = {"phi3.5-longrope-no-orig-ctx.gguf": (4096, 131072)}
+
 GGUF_FILES = sorted(CORPUS.glob("*.gguf"))
 GGUF_DATA = {path.name: path.read_bytes() for path in GGUF_FILES}
 GGUF_READINGS = {path.name: pe_core.read_gguf(path) for path in GGUF_FILES}

@@ -770,7 +770,7 @@ def check_gguf(
     configs = _config_layers(config, rope.n_ctx)
     if len(configs) != len(rope.layers):
         raise InputError(
-            f"config has {len(configs)} layers and the file {len(rope.layers)} "
+            f"config has {len(configs)} layers and the file (meta) {len(rope.layers)} "
             f"({arch}.block_count): they are not the same model"
         )
     limit = _context_length(config)
