@@ -1,4 +1,4 @@
-"""Literal reference values for the model families of pe_core.rope_models, from transformers.
+"""Literal reference values for the model families of pe_core.rotary.models, from transformers.
 
 Development only: needs torch and transformers (not dependencies of the project), e.g.
 ``pip install torch==2.13.0 transformers``. For each family that the real-config corpus
@@ -285,7 +285,7 @@ SHAPE_KEYS = (
     "qk_rope_head_dim",
     "qk_nope_head_dim",
 )
-#: Configs whose model entry in pe_core.rope_models carries the shape too: left sparse.
+#: Configs whose model entry in pe_core.rotary.models carries the shape too: left sparse.
 SPARSE = {"mistral4-class-defaults", "moonshine-class-defaults"}
 
 

@@ -31,7 +31,7 @@ import transformers  # noqa: E402
 from hf_reference import CONFIG_MAPPING, compute_config  # noqa: E402
 
 import pe_core  # noqa: E402
-from pe_core.rope_models import MODEL_ROPES  # noqa: E402
+from pe_core.rotary.models import MODEL_ROPES  # noqa: E402
 
 MODELS = Path(transformers.__file__).parent / "models"
 

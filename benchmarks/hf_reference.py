@@ -133,6 +133,13 @@ def rotating_layers(model_type: str, text_cfg) -> tuple[list[int], str]:
         return [
             i for i, t in enumerate(layer_types) if t == "sliding_attention"
         ], "Exaone4Attention: rope only if sliding_window is None or layer is sliding_attention"
+    cross = getattr(text_cfg, "cross_attention_layers", None)
+    if mt == "mllama_text_model" and cross:
+        # MllamaTextModel builds a cross-attention layer at these indices, whose attention
+        # (MllamaTextCrossAttention.forward) is handed no position embeddings.
+        return [
+            i for i in range(n) if i not in set(cross)
+        ], "cross_attention_layers attend to the image without RoPE"
     if layer_types is not None and any(
         t in ("linear_attention", "conv", "mamba") for t in layer_types
     ):

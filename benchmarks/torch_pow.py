@@ -1,17 +1,17 @@
-"""torch's float32 ``pow`` against pe_core._float32's emulation, and the literal values the tests
-keep (tests/data/torch_pow_2_13.json).
+"""torch's float32 ``pow`` against the emulation in pe_core.rotary.float32, and the literal
+values the tests keep (tests/data/torch_pow_2_13.json).
 
 Development only: needs torch (``pip install torch==2.13.0``); run on an x86 CPU whose
 ``torch.backends.cpu.get_cpu_capability()`` is AVX2 (the kernel emulated). Compares, bit for
 bit:
 
-- SLEEF's powf (:func:`pe_core._float32.sleef_powf`) with torch's vectorized ``pow`` on
+- SLEEF's powf (:func:`pe_core.rotary.float32.sleef_powf`) with torch's vectorized ``pow`` on
   ``--pairs`` random (base, exponent) float32 pairs in RoPE's ranges (base log-uniform in
   [1.0001, 1e9], exponent uniform in [0, 1] and in [-1, 0]), on a million over float32's
   whole range, and on a grid of special values;
-- ``python_base ** exponents`` (:func:`pe_core._float32.power`: vectorized head, scalar tail)
+- ``python_base ** exponents`` (:func:`pe_core.rotary.float32.power`: vectorized head, scalar tail)
   for every length 1..300, RoPE's own exponents ``arange(0, 2n, 2) / 2n``;
-- ``float32_tensor ** python_exponent`` (:func:`pe_core._float32.power_of`) for lengths 1..40.
+- ``float32_tensor ** python_exponent`` (:func:`pe_core.rotary.float32.power_of`) for lengths 1..40.
 
 And transformers' dynamic NTK ``inv_freq`` after a forward pass past the training length
 (``LlamaRotaryEmbedding``, base recomputed in float32 from the position tensor) against
@@ -34,7 +34,7 @@ import transformers
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import pe_core
-from pe_core import _float32 as f32
+from pe_core.rotary import float32 as f32
 
 OUT = Path(__file__).resolve().parent.parent / "tests" / "data" / "torch_pow_2_13.json"
 F32 = np.float32

@@ -6,7 +6,7 @@ from functools import partial
 
 import streamlit as st
 
-from dashboard import claims, heap, links, plotly_preload, registry, sidebar, ui
+from dashboard import claims, heap, links, plotly_preload, registry, sidebar, state, ui
 
 st.set_page_config(
     page_title="Positional Encoding Explorer",
@@ -35,34 +35,43 @@ def _render(view: registry.View) -> None:
 
 
 def _to_default() -> None:
-    """``/heatmap``, the default view's own name, opens it (at the app's root)."""
-    st.switch_page(pages[registry.DEFAULT.slug], query_params=st.query_params.to_dict())
+    """The app's root (and ``/home``, its address before) opens the default view at its own
+    address, ``/heatmap``: Streamlit shows its default page at ``/``, so the default view is
+    not that page (the address bar said ``/`` for a link to ``/heatmap``)."""
+    if links.checked():
+        # Later in a session (the widgets hold the values, bound to the URL): just the page.
+        st.switch_page(pages[registry.DEFAULT.slug])
+    # A link's first run: all it asks, every value of a repeated key (dims=4&dims=5; to_dict()
+    # keeps only the last), checked on the default view's page.
+    asked = {key: st.query_params.get_all(key) for key in st.query_params}
+    st.switch_page(pages[registry.DEFAULT.slug], query_params=asked)
 
 
 pages = {
-    view.slug: st.Page(
-        partial(_render, view),
-        title=view.label,
-        url_path="home" if view is registry.DEFAULT else view.slug,
-        default=view is registry.DEFAULT,
-    )
+    view.slug: st.Page(partial(_render, view), title=view.label, url_path=view.slug)
     for view in registry.VIEWS
 }
-alias = st.Page(
-    _to_default, title=registry.DEFAULT.label, url_path=registry.DEFAULT.slug, visibility="hidden"
+root = st.Page(
+    _to_default,
+    title=registry.DEFAULT.label,
+    url_path="home",
+    default=True,
+    visibility="hidden",
 )
 sections = {
     section: [pages[view.slug] for view in registry.VIEWS if view.section == section]
     for section in registry.SECTIONS
 }
-sections[registry.DEFAULT.section].append(alias)
+sections[registry.DEFAULT.section].append(root)
 page = st.navigation(sections, position="sidebar", expanded=True)
-if page is alias:
+if page is root:
     _to_default()
 view = next(v for v in registry.VIEWS if pages[v.slug] is page)
+# Each page its own tab title, so that a reader's tabs tell the pages apart.
+st.set_page_config(page_title=f"{view.label} · Positional Encoding Explorer")
 links.check_first_visit(pages, page)
 # The view on screen: ui.explain opens its explanation on the session's first visit of a view.
-st.session_state["_view"] = view.slug
+st.session_state[state.VIEW] = view.slug
 
 sidebar.render(view)
 if sidebar.presenting():

@@ -16,9 +16,10 @@ import numpy as np
 import streamlit as st
 
 import pe_core
-from dashboard.formatting import counted
+from dashboard import state
+from dashboard.formatting import counted, format_number
 
-_RECORD = "_claims"
+_RECORD = state.CLAIMS
 
 #: A pair "barely changes" over the positions on screen when its angle moves by less than this
 #: (radians): its sin and cos then move by less than sin(π/8) ≈ 0.38 of their range.
@@ -45,10 +46,9 @@ def ratio_text(ratio: float) -> str:
 
 
 def positions_text(value: float) -> str:
-    """A length in positions, as prose reads it: 6.28, 628, 62,832, 1.6e+19."""
-    if value < 100 or value >= 1e15:
-        return f"{value:.3g}"
-    return f"{value:,.0f}"
+    """A length in positions, as prose reads it: 6.28, 628, 62,832, 1.6e+19 (the app's one
+    formatter for lengths, :func:`dashboard.formatting.format_number`)."""
+    return format_number(value)
 
 
 def pace(bank: pe_core.FrequencyBank, n_positions: int) -> str:
@@ -241,3 +241,146 @@ def column_words(config) -> str:
 def turning(bank: pe_core.FrequencyBank) -> bool:
     """Whether some column of the encoding changes with the position (a frequency above 0)."""
     return bool(np.any(np.asarray(bank.frequencies) > 0))
+
+
+def sequence_length(rope: pe_core.RotaryEncoding, seq_len: int) -> str:
+    """What the current sequence length does to this encoding: for a variant whose frequencies
+    follow it (``RopeVariant.depends_on_seq_len``: dynamic NTK, LongRoPE), the length they are
+    for; for the others, nothing."""
+    follows = pe_core.ROPE_VARIANTS[rope.rope_type].depends_on_seq_len
+    if not follows:
+        text = (
+            f"rope_type {rope.rope_type}: its frequencies do not depend on the current sequence "
+            f"length, so {seq_len:,} changes nothing here; the lengths drawn are the config's."
+        )
+    elif rope.rope_type == "longrope":
+        factors = rope.parameters.get("factors_used")
+        text = (
+            f"At a current sequence length of {seq_len:,} transformers uses `{factors}` "
+            f"({'above' if factors == 'long_factor' else 'at most'} the training length, "
+            f"{rope.training_length:,})."
+        )
+    else:
+        text = (
+            f"At a current sequence length of {seq_len:,} dynamic NTK computes its base for "
+            f"{rope.target_length:,} positions (the longer of it and max_position_embeddings)."
+        )
+    return record(
+        "sequence_length",
+        text,
+        rope_type=rope.rope_type,
+        seq_len=seq_len,
+        follows=follows,
+        target=rope.target_length,
+    )
+
+
+def first_crossing(found: pe_core.AngleErrorCrossing, frequencies: str) -> str:
+    """Where a float32 angle error first passes its threshold, as the core found it position by
+    position (pe_core.first_angle_error_above with these ``frequencies``): one position, none
+    up to the last, or the range it is known to lie in."""
+    mark = f"{found.threshold:g} rad"
+    last = found.stop - 1
+    if found.exact and found.high is not None:
+        text = f"first pass {mark} at position {found.high:,}"
+    elif found.exact:
+        text = f"stay within {mark} at every position up to {last:,}"
+    elif found.high is not None:
+        text = f"first pass {mark} somewhere from position {found.low:,} to {found.high:,}"
+    else:
+        text = (
+            f"stay within {mark} at every position up to {found.low - 1:,} at least (beyond "
+            "it, not computed position by position)"
+        )
+    return record(
+        "first_crossing",
+        text,
+        low=found.low,
+        high=found.high,
+        stop=found.stop,
+        threshold=found.threshold,
+        exact=found.exact,
+        frequencies=frequencies,
+    )
+
+
+def wavelength_title(wavelengths) -> str:
+    """The wavelength chart's title: a geometric progression (a straight line on a log axis) is
+    a claim about at least two wavelengths that grow by one factor; over one frequency (d_model
+    1, or 3 in musicgen) there is one point, and the title says so."""
+    lengths = np.asarray(wavelengths, dtype=float)
+    lengths = lengths[np.isfinite(lengths)]
+    ratios = lengths[1:] / lengths[:-1] if lengths.size > 1 else np.array([])
+    geometric = bool(lengths.size > 1 and np.allclose(ratios, ratios[0], rtol=1e-9))
+    if geometric:
+        text = "Wavelengths form a geometric progression (a straight line on a log axis)"
+    elif lengths.size == 1:
+        text = "One frequency, one wavelength"
+    elif lengths.size == 0:
+        text = "No frequency: no wavelength"
+    else:
+        text = "Wavelength of each frequency"
+    return record("wavelength_title", text, n_pairs=int(lengths.size), geometric=geometric)
+
+
+#: The paper's base: "the wavelengths form a geometric progression from 2π to 10000 · 2π"
+#: (Vaswani et al. 2017, §3.5) is a statement about it.
+PAPER_BASE = 10_000.0
+
+
+def wavelength_mark(kind: str, value: float, *, config, current: np.ndarray) -> str:
+    """The label of a reference line of the wavelength chart, from what it marks: the sequence
+    length, the fastest or slowest pair's wavelength (2π when it is), or 2π·base, which is the
+    paper's "up to 10000·2π" only at the paper's base, and reached or not by this convention."""
+    value = float(value)
+    lengths = np.asarray(current, dtype=float)
+    if kind == "length":
+        text = f"L = {counted(config.n_positions, 'position')}"
+    elif kind == "fastest":
+        text = f"fastest pair: λ_0 = {format_number(value)}"
+        if np.isclose(value, 2 * math.pi, rtol=1e-12, atol=0.0):
+            text += " (2π)"
+    elif kind == "slowest":
+        text = f"slowest pair: λ_{lengths.size - 1} = {format_number(value)}"
+        if np.isclose(value, 2 * math.pi * config.base, rtol=1e-12, atol=0.0):
+            text += " = 2π·base" + (", the paper's upper end" if config.base == PAPER_BASE else "")
+    else:  # two_pi_base
+        reached = bool(lengths.size) and np.isclose(lengths[-1], value, rtol=1e-12, atol=0.0)
+        # Two lines in the legend when it says both (a phone's legend does not wrap).
+        text = f"2π·base = {format_number(value)}"
+        if config.base == PAPER_BASE:
+            text += ': the paper\'s<br>"up to 10000·2π"'
+        if not reached:
+            text += ", not reached here"
+    return record(
+        "wavelength_mark",
+        text,
+        mark=kind,
+        value=value,
+        d_model=config.d_model,
+        base=config.base,
+        convention=config.convention,
+        n_positions=config.n_positions,
+    )
+
+
+def pair_count(layout: pe_core.ColumnLayout) -> str:
+    """How many sin/cos pairs the encoding has, and its sin columns without a cos partner (at an
+    odd d_model): a lone sin column is not a pair."""
+    pairs, lone = layout.n_cos, layout.n_sin - layout.n_cos
+    text = f"{pairs:,}" + (f" + {lone:,} lone sin" if lone else "")
+    return record("pair_count", text, pairs=pairs, lone=lone, d_model=layout.d_model)
+
+
+def offsets_drawn(n_positions: int, offsets, checks) -> None:
+    """Record what an offset chart draws (its axis is a claim too): the offsets of a sequence of
+    ``n_positions`` positions are 0 to n − 1, and a direct check from position k pairs it with
+    positions up to n − 1 only."""
+    offsets = np.asarray(offsets)
+    record(
+        "offsets_drawn",
+        "",
+        n_positions=n_positions,
+        largest=int(offsets.max()) if offsets.size else None,
+        checks={int(k): int(np.max(o)) if np.size(o) else None for k, (o, _) in checks.items()},
+    )

@@ -40,11 +40,31 @@ class Config:
 
     @property
     def summary(self) -> str:
-        """The parameters as a page's subtitle says them."""
+        """The parameters as a page's subtitle says them (the convention in plain words)."""
         return (
             f"{counted(self.n_positions, 'position')}, d_model {self.d_model:,}, "
-            f"base {self.base_text}, {self.convention} convention"
+            f"base {self.base_text}, {convention_words(self.convention)}"
         )
+
+
+def convention_words(name: str) -> str:
+    """How a convention lays out its columns and spaces its frequencies, in words a student
+    reads without knowing the conventions' names (the name follows, for the sidebar's list)."""
+    convention = pe_core.CONVENTIONS[name]
+    if convention.layout == "interleaved":
+        layout = "sin and cos interleaved"
+    else:
+        first, then = ("sines", "cosines") if convention.first == "sin" else ("cosines", "sines")
+        layout = f"all {first}, then all {then}"
+    if convention.spacing == "paper":
+        frequencies = "the paper's frequencies"
+    elif convention.shift == 1:
+        frequencies = "frequencies from 1 down to exactly 1/base"
+    else:
+        frequencies = "frequencies base^(−i/h)"
+    if name == "vaswani" and convention.spacing == "paper":
+        return f"{layout}, as in the paper"
+    return f"{layout}, {frequencies} (the {name} convention)"
 
 
 @functools.lru_cache(maxsize=64)

@@ -9,14 +9,14 @@ import numpy as np
 
 
 def format_number(value: float) -> str:
-    """A wavelength or position as a person reads it: 6.28, 87.3, 1,213, 16,856, 1.2e+09."""
+    """A wavelength or position as a person reads it, the same on every page (issue 53: one
+    wavelength was 7.61702e+08 on one page and 761,702,272 on another): 6.28, 87.3, 1,213,
+    761,702,272, 1.6e+19 (whole positions grouped up to 10**15, three digits below 100)."""
     if not np.isfinite(value):
         return str(value)
-    if abs(value) >= 1e7:
+    if abs(value) < 100 or abs(value) >= 1e15:
         return f"{value:.3g}"
-    if abs(value) >= 100:
-        return f"{value:,.0f}"
-    return f"{value:.3g}"
+    return f"{value:,.0f}"
 
 
 def round_step(raw: float) -> float:
@@ -89,3 +89,12 @@ def column_labels(
 def counted(count: int, noun: str, plural: str | None = None) -> str:
     """``count`` and its noun, singular for one: "1 layer", "2,048 layers"."""
     return f"{count:,} {noun if count == 1 else plural or noun + 's'}"
+
+
+_MARKDOWN_SPECIAL = set("\\`*_{}[]()<>#+-.!|~$:")
+
+
+def escape_markdown(text: str) -> str:
+    """Text from a user (URL, file name) shown literally in Markdown: no links, images, math
+    or code spans can be smuggled in."""
+    return "".join("\\" + c if c in _MARKDOWN_SPECIAL else c for c in str(text))

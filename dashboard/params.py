@@ -20,8 +20,8 @@ from typing import Any
 import streamlit as st
 
 import pe_core
-from dashboard import formatting
-from dashboard.ui import escape_markdown
+from dashboard import formatting, state
+from dashboard.formatting import escape_markdown
 
 #: Bounds, options or defaults that depend on the shared parameters (the last position is L - 1).
 Dynamic = Callable[[Any], Any]
@@ -75,12 +75,18 @@ class Invalid(pe_core.InputError):
 
 @dataclass(frozen=True)
 class Param:
-    """One shareable parameter. Subclasses know their widget and their rule."""
+    """One shareable parameter. Subclasses know their widget and their rule.
+
+    ``follows`` names the shared parameters (URL keys) its default depends on: a preset that
+    sets one of them puts this one back to its default, unless the preset sets it too (the
+    Sinusoids page's columns follow d_model, its positions follow L).
+    """
 
     key: str
     label: str
     default: Any
     help: str | None = None
+    follows: tuple[str, ...] = ()
 
     def parse(self, raw: list[str], config) -> Any:
         """The value a link's raw text stands for; raises :class:`Invalid` naming the rule."""
@@ -201,7 +207,7 @@ class Number(Param):
 
 
 def _notes() -> dict[str, str]:
-    return st.session_state.setdefault("_range_notes", {})
+    return st.session_state.setdefault(state.RANGE_NOTES, {})
 
 
 @dataclass(frozen=True)
@@ -324,10 +330,6 @@ class Text(Param):
     max_chars: int = 200
     area: bool = False
     rule: Callable[[str, Any], Any] | None = None
-    #: The box's own limit, when larger than ``max_chars``: a box drops a longer paste in the
-    #: browser and the page sees nothing, so a view that checks ``max_chars`` itself can say
-    #: what happened to a paste up to this length.
-    widget_max_chars: int | None = None
 
     def parse(self, raw, config):
         text = raw[-1]
@@ -346,7 +348,7 @@ class Text(Param):
             self.label,
             value=_resolve(self.default, config),
             key=self.key,
-            max_chars=self.widget_max_chars or self.max_chars,
+            max_chars=self.max_chars,
             help=self.help,
             bind="query-params",
             **options,
@@ -413,6 +415,18 @@ class Multi(Param):
             bind="query-params",
             **options,
         )
+
+
+@dataclass(frozen=True)
+class Renamed:
+    """A URL key that links had before its parameter took another: a link with ``old`` opens
+    as if it named ``param`` with ``translate(raw)`` (the raw text in the new key's terms, such
+    as a step's new number; text it does not know it returns as it is, for the check to judge).
+    A view lists its renamed keys in ``RENAMED``."""
+
+    old: str
+    param: Param
+    translate: Callable[[str], str]
 
 
 # --- A link's values, checked once per session -------------------------------------------------

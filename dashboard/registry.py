@@ -1,8 +1,6 @@
 """The app's views, in order: each one line (slug, label and section). The pages, the
-navigation and the URL are built from this list; the view itself is the module
-``dashboard/views/<slug>.py``, with ``PARAMS`` (the parameters it owns, each declared once as
-its widget), ``render(config)`` and, if it does not read all of the sidebar's parameters,
-``SHARED`` (the URL keys of those it reads: the sidebar shows only these)."""
+navigation and the URL are built from this list; the view itself is the module (or package)
+``dashboard/views/<slug>``, which keeps the :class:`Page` contract."""
 
 from __future__ import annotations
 
@@ -10,8 +8,7 @@ import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
-from types import ModuleType
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 #: The sidebar's parameters, by URL key: positions, d_model, base, convention.
 SHARED = ("L", "d", "base", "conv")
@@ -20,6 +17,30 @@ LEARN = "Learn"
 SINUSOIDAL = "Sinusoidal encodings"
 FAMILIES = "RoPE and other families"
 CHECK = "Check"
+
+
+@runtime_checkable
+class Page(Protocol):
+    """What a page module of ``dashboard/views/`` provides (tests/dashboard/test_views.py checks
+    every registered one).
+
+    Attributes
+    ----------
+    PARAMS : tuple of dashboard.params.Param
+        The parameters the page owns, each declared once as its URL-bound widget.
+    SHARED : tuple of str, or callable, optional
+        The sidebar's parameters the page reads, by URL key (the sidebar shows only these), or
+        a function of a parameter getter giving them (a page that reads them in one mode only).
+        Absent: all of :data:`SHARED`.
+    """
+
+    PARAMS: tuple
+
+    def subtitle(self, config: Any) -> str:
+        """The one line under the page's title, from the parameters it reads."""
+
+    def render(self, config: Any) -> None:
+        """Draw the page (the app calls it inside its error guard)."""
 
 
 @dataclass(frozen=True)
@@ -32,12 +53,17 @@ class View:
     section: str
 
     @cached_property
-    def module(self) -> ModuleType:
+    def module(self) -> Page:
         return importlib.import_module(f"dashboard.views.{self.slug}")
 
     @property
     def params(self) -> tuple:
-        return tuple(getattr(self.module, "PARAMS", ()))
+        return tuple(self.module.PARAMS)
+
+    @property
+    def renamed(self) -> tuple:
+        """The URL keys its parameters had in older links (``params.Renamed``)."""
+        return tuple(getattr(self.module, "RENAMED", ()))
 
     def shared(self, value: Callable[[Any], Any] | None = None) -> tuple[str, ...]:
         """The sidebar's parameters this view reads (a view may read them in one mode only:

@@ -8,7 +8,7 @@ from typing import Any
 import streamlit as st
 
 import pe_core
-from dashboard import formatting, params
+from dashboard import formatting, params, state
 from dashboard.config import Config
 
 MAX_POSITIONS = 1_000_000
@@ -27,17 +27,23 @@ def base_options(current: float | None) -> list[float]:
 
 
 def _base_choices(_config=None) -> list[float]:
-    current = st.session_state.get("base")
+    current = st.session_state.get(BASE.key)
     if current is None:  # the first run: the link may ask for a base between the stops
         current = params.link_value(BASE_FROM_LINK)
     return base_options(current)
 
 
+#: What a page opens on when a link names no values: small enough that the heatmap shows every
+#: position and every column (300 x 64: one row a pixel, the slow columns visible), long enough
+#: that bfloat16 position ids collide (from 256 on, on the Uniqueness page). The paper's 2,048 x
+#: 512 is one click away (PAPER_BUTTON), and a link that names its values opens them.
+DEFAULT_POSITIONS, DEFAULT_D_MODEL = 300, 64
+
 POSITIONS = params.Number(
     "L",
     "Number of positions L",
-    2048,
-    help="Positions 0 to L−1 (1 to 1,000,000).",
+    DEFAULT_POSITIONS,
+    help="Positions 0 to L−1 (1 to 1,000,000). The paper's model: 2,048.",
     low=1,
     high=MAX_POSITIONS,
     bounded_widget=False,
@@ -45,9 +51,9 @@ POSITIONS = params.Number(
 D_MODEL = params.Number(
     "d",
     "d_model",
-    512,
+    DEFAULT_D_MODEL,
     help="Width of the encoding (1 to 8,192). The − and + buttons step by 2, so an even d_model "
-    "stays even; odd values follow the convention's rule.",
+    "stays even; odd values follow the convention's rule. The paper's model: 512.",
     low=1,
     high=MAX_D_MODEL,
     step=2,
@@ -123,6 +129,14 @@ PRESETS: dict[str, Preset] = {
     ]
 }
 CUSTOM = "Custom"
+#: The preset the sidebar's one button applies.
+PAPER = PRESETS["Attention Is All You Need"]
+
+
+def _apply_paper() -> None:
+    """Callback of the paper's button: its configuration, as the preset sets it."""
+    st.session_state[state.PRESET] = PAPER.name
+    _apply_preset()
 
 
 def current() -> Config:
@@ -153,14 +167,17 @@ def from_link() -> Config:
 
 def _apply_preset() -> None:
     """Callback of the preset selector: set all of the preset's parameters at once."""
-    preset = PRESETS.get(st.session_state.get("preset"))
+    preset = PRESETS.get(st.session_state.get(state.PRESET))
     if preset is None:
         return
     for key, new_value in preset.values.items():
         st.session_state[key] = new_value
-    if "dims" not in preset.values:
-        st.session_state.pop("dims", None)  # the sinusoids view's default for this d_model
-    st.session_state.pop("at", None)  # and its positions: those that exist at this L
+    from dashboard import registry  # the pages import the sidebar: read them at call time
+
+    for view in registry.VIEWS:
+        for param in view.params:
+            if param.key not in preset.values and set(param.follows) & set(preset.values):
+                st.session_state.pop(param.key, None)  # its default, for the preset's values
 
 
 def _matching_preset(config: Config) -> str:
@@ -194,17 +211,26 @@ def render(view) -> None:
         if shared:
             st.header("Parameters")
         if set(shared) == set(SHARED_WIDGETS):
-            st.session_state["preset"] = _matching_preset(current())
+            st.session_state[state.PRESET] = _matching_preset(current())
             st.selectbox(
                 "Preset",
                 options=[CUSTOM, *PRESETS],
-                key="preset",
+                key=state.PRESET,
                 on_change=_apply_preset,
                 help="Sets several parameters at once.",
             )
-            preset = PRESETS.get(st.session_state["preset"])
+            preset = PRESETS.get(st.session_state[state.PRESET])
             if preset is not None:
                 st.caption(preset.note)
+            if preset is not PAPER:
+                st.button(
+                    "The paper's configuration (2,048 × 512)",
+                    key="paper_configuration",
+                    on_click=_apply_paper,
+                    icon=":material/article:",
+                    help="2,048 positions, d_model 512, base 10,000, as in Attention Is All "
+                    "You Need: the preset of the same name.",
+                )
         for key in SHARED_WIDGETS:
             if key in shared:
                 SHARED_WIDGETS[key].widget()

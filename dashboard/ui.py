@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 import pe_core
-from dashboard import caching, exports, static
+from dashboard import caching, exports, sidebar, state, static
 from dashboard.figures import accessibility, base
 
 logger = logging.getLogger("pe_explorer")
@@ -22,15 +22,6 @@ PLOTLY_CONFIG = {
     "displaylogo": False,
     "modeBarButtons": [["toImage", "zoom2d", "pan2d", "resetScale2d"]],
 }
-
-
-_MARKDOWN_SPECIAL = set("\\`*_{}[]()<>#+-.!|~$:")
-
-
-def escape_markdown(text: str) -> str:
-    """Text from a user (URL, file name) shown literally in Markdown: no links, images, math
-    or code spans can be smuggled in."""
-    return "".join("\\" + c if c in _MARKDOWN_SPECIAL else c for c in str(text))
 
 
 def _style(css: str) -> str:
@@ -111,11 +102,20 @@ def _presented(fig: go.Figure) -> dict:
         axis["tickfont"] = {**axis.get("tickfont", {}), **size}
         if axis.get("type") == "log":
             # A log axis draws its 2s and 5s and its powers' exponents smaller than the ticks
-            # (13.5 and 16 px at 18): in a room, only the decades, written 1e-4.
-            axis.update(minorloglabels="none", exponentformat="e")
+            # (13.5 and 16 px at 18): in a room, only the decades, each written out the same
+            # way (10,000 and 0.001; "e" wrote 1e+4 beside 100).
+            axis.update(minorloglabels="none", exponentformat="none", separatethousands=True)
         axis["title"] = {**axis.get("title", {}), "font": size}
         layout[name] = axis
     layout["legend"] = {**layout.get("legend", {}), "font": size}
+    # A heatmap's colour bar sets its own text size too (Streamlit's theme, about 12 px).
+    data = [
+        {**trace, "colorbar": _presented_colour_bar(trace.get("colorbar") or {})}
+        if trace.get("type") == "heatmap" or "colorbar" in trace
+        else trace
+        for trace in spec["data"]
+    ]
+    spec = {**spec, "data": data}
     # The legend below the plot grows with its text: room for a line per entry.
     entries = sum(1 for t in spec["data"] if t.get("name") and t.get("showlegend", True))
     if entries:
@@ -148,6 +148,18 @@ def _presented(fig: go.Figure) -> dict:
     return {**spec, "layout": layout}
 
 
+def _presented_colour_bar(bar: dict) -> dict:
+    """A colour bar's ticks and title at presentation mode's size, the bar wider."""
+    size = {"size": PRESENT_FONT}
+    title = bar.get("title") or {}
+    return {
+        **bar,
+        "tickfont": {**(bar.get("tickfont") or {}), **size},
+        "title": {**title, "font": {**(title.get("font") or {}), **size}},
+        "thickness": max(bar.get("thickness", 12), 18),
+    }
+
+
 #: Light or dark, as the browser draws the page: read from the page's background colour (the
 #: theme's ``--st-background-color``), the same test as the image heatmap's.
 PAGE_IS_DARK_JS = static.text("page_is_dark.js")
@@ -158,7 +170,7 @@ PAGE_IS_DARK_JS = static.text("page_is_dark.js")
 #: chosen on the server.
 _THEME_WATCH_JS = PAGE_IS_DARK_JS + static.text("theme_watch.js")
 _THEME_WATCH = st.components.v2.component("pe_theme_watch", js=_THEME_WATCH_JS)
-_THEME_KEY = "_theme_watch"
+_THEME_KEY = state.THEME
 
 
 def page_theme() -> str:
@@ -170,7 +182,7 @@ def page_theme() -> str:
 def start_run() -> None:
     """Called once at the top of every run: no chart has been drawn yet; the page's style; the
     theme watcher."""
-    st.session_state["_charts_this_run"] = set()
+    st.session_state[state.CHARTS_THIS_RUN] = set()
     st.html(FOCUS_STYLE + PAGE_STYLE + NARROW_TITLE_STYLE)
     _THEME_WATCH(
         key=_THEME_KEY,
@@ -185,7 +197,7 @@ def _shown(fig: go.Figure, shapes: Sequence[dict] = ()):
     """What ``st.plotly_chart`` draws for ``fig``: itself, or a copy restyled for the dark theme
     and presentation mode (derived once per figure object), with ``shapes`` drawn over it."""
     dark = page_theme() == "dark"
-    present = bool(st.session_state.get("present"))
+    present = bool(st.session_state.get(sidebar.PRESENT.key))
     shown = caching.derived(fig, _DRAWN_AS[dark, present]) if dark or present else fig
     if not shapes:
         return shown
@@ -213,8 +225,8 @@ def chart(fig: go.Figure, key: str, *, select: bool = False, shapes: Sequence[di
     another chart of the view chose), on a copy of its specification: a cached figure is not
     built again for them.
     """
-    st.session_state[f"_last_chart_{key}"] = fig
-    st.session_state.setdefault("_charts_this_run", set()).add(key)
+    st.session_state[state.LAST_CHART + key] = fig
+    st.session_state.setdefault(state.CHARTS_THIS_RUN, set()).add(key)
     with st.container(gap=None):  # the words take no room on screen
         words = caching.derived(fig, accessibility.text_alternative)
         title = caching.derived(fig, narrow_title)
@@ -258,7 +270,7 @@ def drawn_before(key: str) -> bool:
     """Whether the chart ``key`` is on the page from before the code now running: in a
     fragment's own run, the charts of the last full run; in a full run, those it drew so far.
     A fragment whose click changes another fragment's chart reruns the page only then."""
-    return key in st.session_state.get("_charts_this_run", ())
+    return key in st.session_state.get(state.CHARTS_THIS_RUN, ())
 
 
 def selected_points(key: str) -> list[dict]:
@@ -339,9 +351,12 @@ def matrix_downloads(config) -> None:
 
 def last_good_charts(prefix: str) -> None:
     """Show the last good figures of a view (after an error, so the page does not go blank)."""
-    drawn = st.session_state.get("_charts_this_run", set())
+    drawn = st.session_state.get(state.CHARTS_THIS_RUN, set())
     for name in list(st.session_state):
-        if name.startswith(f"_last_chart_{prefix}") and name[len("_last_chart_") :] not in drawn:
+        if (
+            name.startswith(state.LAST_CHART + prefix)
+            and name[len(state.LAST_CHART) :] not in drawn
+        ):
             st.caption("Last valid figure, kept while the parameters above cannot be shown:")
             st.plotly_chart(_shown(st.session_state[name]), config=PLOTLY_CONFIG, width="stretch")
 
@@ -360,7 +375,7 @@ def explain(markdown: str, latex: str | None = None, *, expanded: bool | None = 
         expanded = _first_page()
     # Keyed by view: without a key the browser keeps one page's expander open or closed on
     # the next page, where the same element stands at the same place.
-    key = f"explain_{st.session_state.get('_view')}"
+    key = state.EXPLAIN + str(st.session_state.get(state.VIEW))
     with st.expander("What am I looking at?", expanded=expanded, key=key):
         st.markdown(markdown)
         if latex:
@@ -370,8 +385,8 @@ def explain(markdown: str, latex: str | None = None, *, expanded: bool | None = 
 def _first_page() -> bool:
     """Whether this run belongs to the session's first visit of a view: the runs from the first
     page's arrival until the reader goes to another page."""
-    visits = st.session_state.setdefault("_visits", {"first": None, "left": False})
-    view = st.session_state.get("_view")
+    visits = st.session_state.setdefault(state.VISITS, {"first": None, "left": False})
+    view = st.session_state.get(state.VIEW)
     if visits["first"] is None:
         visits["first"] = view
     elif view != visits["first"]:

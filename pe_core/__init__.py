@@ -16,6 +16,24 @@ vectors before and after rotation, and the bugs of :data:`ROPE_BUGS` it shows;
 raises AssertionError, kept out of the top level as ``numpy.testing`` is), and
 ``python -m pe_core check-rope FILE`` does it from the command line.
 
+:func:`check_gguf` says whether a GGUF file (llama.cpp's format) rotates as the config.json it
+was converted from says, as llama.cpp runs it (:data:`LLAMA_CPP_ARCHS`: llama.cpp's
+per-architecture RoPE, :func:`llama_cpp_angles`: its CPU kernel's float32 angles), reading only
+the file's metadata and RoPE tensors (:func:`read_gguf`, or gguf-dump's text with
+:func:`parse_gguf_dump`); ``python -m pe_core check-gguf MODEL.gguf --config config.json`` does
+it from the command line.
+
+What users hand over (files, uploads, pasted text) is read by one safe reader,
+:mod:`pe_core.files`, and judged by :mod:`pe_core.judgement`, which the command line and the Check
+page both ask (public modules with their own ``__all__``).
+
+The package is in wings: :mod:`pe_core.sinusoidal` (the sinusoid, its analyses and its
+identification), :mod:`pe_core.rotary` (RoPE, its variants, model configs and identification)
+and :mod:`pe_core.families` (one module a positional family, ALiBi, T5 and learned tables
+among them), over the shared vocabulary (:mod:`pe_core.bank`, :mod:`pe_core.errors`,
+:mod:`pe_core.formats`) and a private numerics layer (``pe_core._numerics``: argument checks,
+kernels, float formats) that imports no wing. Every public name is importable from here.
+
 Bad input raises :class:`InputError` (a ``ValueError``; :class:`InputTypeError` for a value of
 the wrong kind is also a ``TypeError``); any other exception is a bug.
 
@@ -24,85 +42,124 @@ the wrong kind is also a ``TypeError``); any other exception is a bug.
 (2048, 512)
 """
 
-from pe_core._validation import MAX_ELEMENTS, MAX_JSON_DEPTH, load_json
-from pe_core.alibi import alibi_bias, alibi_slopes
-from pe_core.arithmetic import FORMULAS, TextbookFormula, textbook_encoding
+from pe_core._numerics.checks import MAX_ELEMENTS, MAX_JSON_DEPTH, load_json
 from pe_core.bank import ColumnLayout, FrequencyBank
-from pe_core.buckets import t5_relative_buckets
-from pe_core.bugs import BUGS, Bug, Diagnosis, diagnose_encoding
-from pe_core.conventions import CONVENTIONS, Convention
-from pe_core.distances import encoding_distances
-from pe_core.embedding import add_to_embeddings
-from pe_core.encoding import (
-    MAX_REFERENCE_ELEMENTS,
-    block_mean_encoding,
-    column_roles,
-    encoding_columns,
-    frequencies,
-    reference_encoding,
-    sinusoidal_bank,
-    sinusoidal_encoding,
-    wavelengths,
-)
 from pe_core.errors import InputError, InputTypeError
-from pe_core.families import FAMILIES, Coincidence, Family, FamilyParameter
-from pe_core.grid import GRID_LAYOUTS, GridIdentification, GridLayout, grid_encoding, identify_grid
-from pe_core.grid3d import (
-    GRID3D_LAYOUTS,
-    Grid3DIdentification,
-    Grid3DLayout,
-    grid3d_encoding,
-    identify_grid3d,
+from pe_core.families import (
+    FAMILIES,
+    MAX_LEARNED_ELEMENTS,
+    Coincidence,
+    Family,
+    FamilyParameter,
+    alibi_bias,
+    alibi_slopes,
+    learned_position_table,
+    t5_relative_buckets,
 )
-from pe_core.identify import Identification, Precision, PrecisionKind, identify_encoding
-from pe_core.learned import MAX_LEARNED_ELEMENTS, learned_position_table
-from pe_core.mrope import (
+from pe_core.formats import PRECISIONS, FloatFormat, quantize
+from pe_core.rotary import (
+    LAYOUTS,
+    LLAMA_CPP_ARCHS,
+    LLAMA_CPP_VERSION,
+    MODEL_DTYPES,
+    MODEL_ROPES,
+    ROPE_BUGS,
+    ROPE_TYPES,
+    ROPE_VARIANTS,
+    AngleErrorCrossing,
+    ConfigSource,
+    Departure,
+    Finding,
+    GgufCheck,
+    GgufFinding,
+    GgufMetadata,
+    LlamaCppArch,
+    LlamaCppLayer,
+    ModelRope,
+    QueryTemperature,
+    RopeArithmetic,
+    RopeBug,
+    RopeConfigSources,
+    RopeIdentification,
+    RopeVariant,
+    RotaryEncoding,
+    apply_rope,
     axial_rope_frequencies,
+    check_gguf,
+    first_angle_error_above,
+    identify_rope,
+    inv_freq_float32_ulps,
+    llama_cpp_angles,
+    llama_cpp_cos_sin,
+    llama_cpp_layers,
+    merged_position_ids,
     mrope_axes,
     mrope_position_ids,
     multi_axis_angles,
-)
-from pe_core.precision import PRECISIONS, FloatFormat, quantize
-from pe_core.rope import (
-    LAYOUTS,
-    ROPE_TYPES,
-    RotaryEncoding,
-    apply_rope,
-    rope_cos_sin,
-    rope_frequencies,
-    rope_permutation,
-    yarn_correction_range,
-)
-from pe_core.rope_bugs import ROPE_BUGS, Finding, RopeBug
-from pe_core.rope_config import (
-    ConfigSource,
-    RopeConfigSources,
+    parse_gguf_dump,
+    read_gguf,
+    read_gguf_bytes,
+    rope_angle_errors,
+    rope_cache_from_vectors,
     rope_config_essentials,
     rope_config_sources,
+    rope_cos_sin,
+    rope_decay_bound,
+    rope_frequencies,
     rope_from_config,
     rope_layers,
-)
-from pe_core.rope_identify import Departure, RopeArithmetic, RopeIdentification, identify_rope
-from pe_core.rope_models import MODEL_ROPES, ModelRope
-from pe_core.rope_precision import (
-    MODEL_DTYPES,
-    inv_freq_float32_ulps,
-    merged_position_ids,
-    rope_angle_errors,
+    rope_permutation,
+    rope_query_temperature,
+    rope_scores,
     transformers_angle_errors,
+    yarn_correction_range,
 )
-from pe_core.rope_scores import rope_decay_bound, rope_scores
-from pe_core.rope_temperature import QueryTemperature, rope_query_temperature
-from pe_core.rope_variants import ROPE_VARIANTS, RopeVariant
-from pe_core.rotation import MAX_ROTATION_D_MODEL, relative_rotation
-from pe_core.similarity import cosine_similarity, offset_similarity, similarity_matrix
-from pe_core.uniqueness import (
+from pe_core.sinusoidal import (
+    BUGS,
     CASTS,
+    CONVENTIONS,
+    FORMULAS,
+    GRID3D_LAYOUTS,
+    GRID_LAYOUTS,
+    MAX_REFERENCE_ELEMENTS,
+    MAX_ROTATION_D_MODEL,
     PAIRWISE_LIMIT,
+    Bug,
+    Convention,
+    Diagnosis,
+    Grid3DIdentification,
+    Grid3DLayout,
+    GridIdentification,
+    GridLayout,
+    Identification,
+    Precision,
+    PrecisionKind,
+    TextbookFormula,
     UniquenessReport,
+    add_to_embeddings,
+    block_mean_encoding,
+    column_roles,
+    cosine_similarity,
+    diagnose_encoding,
+    encoding_columns,
+    encoding_distances,
+    frequencies,
+    grid3d_encoding,
+    grid_encoding,
+    identify_encoding,
+    identify_grid,
+    identify_grid3d,
     nearest_neighbor_distances,
+    offset_similarity,
     pairwise_limit,
+    reference_encoding,
+    relative_rotation,
+    similarity_matrix,
+    sinusoidal_bank,
+    sinusoidal_encoding,
+    textbook_encoding,
     uniqueness_report,
+    wavelengths,
 )
 
 __all__ = [
@@ -114,6 +171,8 @@ __all__ = [
     "GRID3D_LAYOUTS",
     "GRID_LAYOUTS",
     "LAYOUTS",
+    "LLAMA_CPP_ARCHS",
+    "LLAMA_CPP_VERSION",
     "MAX_ELEMENTS",
     "MAX_JSON_DEPTH",
     "MAX_LEARNED_ELEMENTS",
@@ -126,6 +185,7 @@ __all__ = [
     "ROPE_BUGS",
     "ROPE_TYPES",
     "ROPE_VARIANTS",
+    "AngleErrorCrossing",
     "Bug",
     "Coincidence",
     "ColumnLayout",
@@ -138,6 +198,9 @@ __all__ = [
     "Finding",
     "FloatFormat",
     "FrequencyBank",
+    "GgufCheck",
+    "GgufFinding",
+    "GgufMetadata",
     "Grid3DIdentification",
     "Grid3DLayout",
     "GridIdentification",
@@ -145,6 +208,8 @@ __all__ = [
     "Identification",
     "InputError",
     "InputTypeError",
+    "LlamaCppArch",
+    "LlamaCppLayer",
     "ModelRope",
     "Precision",
     "PrecisionKind",
@@ -163,11 +228,13 @@ __all__ = [
     "apply_rope",
     "axial_rope_frequencies",
     "block_mean_encoding",
+    "check_gguf",
     "column_roles",
     "cosine_similarity",
     "diagnose_encoding",
     "encoding_columns",
     "encoding_distances",
+    "first_angle_error_above",
     "frequencies",
     "grid3d_encoding",
     "grid_encoding",
@@ -177,6 +244,9 @@ __all__ = [
     "identify_rope",
     "inv_freq_float32_ulps",
     "learned_position_table",
+    "llama_cpp_angles",
+    "llama_cpp_cos_sin",
+    "llama_cpp_layers",
     "load_json",
     "merged_position_ids",
     "mrope_axes",
@@ -185,10 +255,14 @@ __all__ = [
     "nearest_neighbor_distances",
     "offset_similarity",
     "pairwise_limit",
+    "parse_gguf_dump",
     "quantize",
+    "read_gguf",
+    "read_gguf_bytes",
     "reference_encoding",
     "relative_rotation",
     "rope_angle_errors",
+    "rope_cache_from_vectors",
     "rope_config_essentials",
     "rope_config_sources",
     "rope_cos_sin",

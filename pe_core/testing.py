@@ -1,15 +1,16 @@
-"""Assertions for other projects' tests: check a rotary cache against the config it implements."""
+"""Assertions for other projects' tests: check a rotary cache against the config it implements,
+or a GGUF file against the config.json it was converted from."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 
 from numpy.typing import ArrayLike
 
-from pe_core.rope_bugs import ROPE_BUGS
-from pe_core.rope_identify import RopeIdentification, identify_rope
+from pe_core.rotary import ROPE_BUGS, RopeIdentification, identify_rope
 
-__all__ = ["assert_rope_matches"]
+__all__ = ["assert_gguf_matches", "assert_rope_matches"]
 
 
 def assert_rope_matches(
@@ -72,3 +73,47 @@ def assert_rope_matches(
         differences = "; ".join(f.title for f in found.findings) or "none named"
         message += f". No bug of the catalogue reproduces it; differences: {differences}"
     raise AssertionError(message)
+
+
+def assert_gguf_matches(
+    gguf: str | os.PathLike | bytes,
+    config: Mapping | str | bytes,
+    *,
+    n_ctx: int | None = None,
+):
+    """Assert that a GGUF file rotates as its config.json says, as llama.cpp runs it.
+
+    Parameters
+    ----------
+    gguf : path, or bytes
+        The file (only its metadata and RoPE tensors are read, through a memory map), or its
+        first bytes up to the end of the metadata.
+    config : mapping, or str or bytes of JSON
+        The config.json it was converted from.
+    n_ctx : int, optional
+        llama.cpp's context size ``-c`` (the file's ``context_length`` by default).
+
+    Returns
+    -------
+    pe_core.GgufCheck
+        When no key or tensor of the file departs from the config (llama.cpp's own departures
+        from transformers, such as LongRoPE's choice by context size, are in its findings).
+
+    Raises
+    ------
+    AssertionError
+        Naming each key or tensor that departs, what the file holds, what the config implies,
+        the first position off by more than 1e-3 rad, and the fix.
+    pe_core.InputError
+        An unreadable file or config.
+    """
+    from pe_core.rotary import check_gguf, read_gguf, read_gguf_bytes
+
+    meta = read_gguf_bytes(bytes(gguf)) if isinstance(gguf, bytes | bytearray) else read_gguf(gguf)
+    found = check_gguf(meta, config, n_ctx=n_ctx, with_transformers_error=False)
+    if found.matches:
+        return found
+    raise AssertionError(
+        "GGUF file does not rotate as the config says: "
+        + " | ".join(f.sentence() for f in found.file_findings)
+    )

@@ -10,7 +10,7 @@ import numpy as np
 from streamlit.testing.v1 import AppTest
 
 from benchmarks.harness import open_view as open_view  # re-exported for the tests
-from dashboard import registry
+from dashboard import registry, state
 from tests import ROOT
 
 APP = str(ROOT / "dashboard" / "app.py")
@@ -34,7 +34,7 @@ def new_app(query: dict | None = None, **params) -> AppTest:
 
 def page_of(at: AppTest) -> str:
     """The slug of the view the last run showed."""
-    return at.session_state["_view"]
+    return at.session_state[state.VIEW]
 
 
 def figures(at: AppTest) -> list[dict]:

@@ -25,10 +25,9 @@ def open_view(at, view: str):
 
     labels = {v.slug: v.label for v in registry.VIEWS}
     slug = view if view in labels else next(s for s, label in labels.items() if label == view)
-    default = slug == registry.DEFAULT.slug
     at._page_hash = next(
         page_hash
         for page_hash, info in at._registered_pages.items()
-        if info.get("url_pathname") == ("" if default else slug)
+        if info.get("url_pathname") == slug
     )
     return at.run()

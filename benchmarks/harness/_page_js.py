@@ -47,6 +47,15 @@ PAGE_HOOK_JS = r"""
   // When the page learnt that a run of the script ended (a timing aid only: the waits do not
   // rely on it, as a very short run may never show up as "running").
   pe.runEnds = [];
+  // The last change of the app's elements (added, removed, text, attributes): when the page
+  // was last seen to move, the end of "idle" for benchmarks/pages.py. What changes inside a
+  // <canvas> is its fallback content, never on screen (st.dataframe's accessible table, which
+  // its grid fills a few hundred ms after painting).
+  pe.lastChange = 0;
+  const onScreen = (record) => {
+    const el = record.target.nodeType === 1 ? record.target : record.target.parentElement;
+    return !(el && el.closest("canvas"));
+  };
   const watchRuns = () => {
     const app = document.querySelector('[data-testid="stApp"]');
     if (!app) return void setTimeout(watchRuns, 50);
@@ -55,6 +64,10 @@ PAGE_HOOK_JS = r"""
       pe.runEnds.push(performance.now());
       if (pe.runEnds.length > 100) pe.runEnds.shift();
     }).observe(app, { attributes: true, attributeFilter: ["data-test-script-state"] });
+    new MutationObserver((records) => {
+      if (records.some(onScreen)) pe.lastChange = performance.now();
+    }).observe(
+      app, { attributes: true, childList: true, characterData: true, subtree: true });
   };
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", watchRuns);
   else watchRuns();
@@ -144,7 +157,10 @@ PAGE_HOOK_JS = r"""
       pe.viewReady() &&
       (before === null || before === undefined || pe.pageSignature() !== before) &&
       (pe.charts().length === 0 || pe.redrawnAt(since, some) !== null);
-    if (done) pe.settledAt = performance.now();
+    if (done) {
+      pe.settledAt = performance.now();
+      pe.settledChange = pe.lastChange;
+    }
     return done;
   };
   // Idle: the run is over and no chart redrew for `ms` milliseconds.

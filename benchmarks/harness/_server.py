@@ -49,7 +49,17 @@ class StreamlitServer:
     started server is also stopped at interpreter exit, and, on Linux, when its parent dies.
     """
 
-    def __init__(self, log_path: str | os.PathLike | None = None) -> None:
+    def __init__(
+        self,
+        log_path: str | os.PathLike | None = None,
+        *,
+        app: str | os.PathLike = APP,
+        cwd: str | os.PathLike = ROOT,
+    ) -> None:
+        """``app`` and ``cwd``: another script, or another checkout's app run from its own
+        root (``benchmarks/pages.py --root``); by default this repository's dashboard."""
+        self.app = str(app)
+        self.cwd = Path(cwd)
         self.port: int | None = None
         self.process: subprocess.Popen | None = None
         if log_path is None:
@@ -68,7 +78,7 @@ class StreamlitServer:
             "-m",
             "streamlit",
             "run",
-            APP,
+            self.app,
             "--server.port",
             str(port),
             "--server.address",
@@ -92,7 +102,7 @@ class StreamlitServer:
             with open(self.log_path, "ab") as log:
                 self.process = subprocess.Popen(
                     self.command(self.port),
-                    cwd=ROOT,
+                    cwd=self.cwd,
                     stdin=subprocess.DEVNULL,
                     stdout=log,
                     stderr=subprocess.STDOUT,

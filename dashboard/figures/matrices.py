@@ -116,19 +116,24 @@ def matrix_panels(
             **_labelled(column_labels),
         )
         # Every other name a line higher: on a phone a panel is narrower than a name. The size
-        # is fixed, so that the line stays a line in presentation mode's larger type too.
-        annotations.append(
-            _panel_heading(
-                f"<b>{name}</b>", domains[j], font={"size": 12}, yshift=PANEL_NAME_LINE * (j % 2)
+        # is fixed, so that the line stays a line in presentation mode's larger type too. One
+        # panel alone is named by the chart's title.
+        if n > 1:
+            annotations.append(
+                _panel_heading(
+                    f"<b>{name}</b>",
+                    domains[j],
+                    font={"size": 12},
+                    yshift=PANEL_NAME_LINE * (j % 2),
+                )
             )
-        )
     n_rows = max(np.shape(panels[name])[0] for name in names)
     return _figure(
         traces,
         title=title,
         height=height,
         annotations=annotations,
-        margin={"t": 95},
+        margin={"t": 95 if n > 1 else 85},
         yaxis=index_axis(
             row_title, n_rows, autorange="reversed", showgrid=False, **_labelled(row_labels)
         ),

@@ -17,6 +17,7 @@ from dashboard.figures.base import (
     _axis,
     _figure,
     convention_line,
+    index_axis,
 )
 from dashboard.figures.linked import CLICKED_MARKER, CLICKED_VISIBLE_MARKER
 
@@ -102,9 +103,17 @@ def offset_profile_chart(
         traces,
         title=f"{names[kind].capitalize()} against offset",
         subtitle=subtitle,
-        xaxis=_axis("offset between positions"),
+        # Whole offsets only (at L = 3 the axis read 0.5 and 1.5, offsets no pair of positions
+        # has).
+        xaxis=index_axis("offset between positions", _largest_offset(offsets, checks) + 1),
         yaxis=_axis(names[kind]),
     )
+
+
+def _largest_offset(offsets: np.ndarray, checks: Mapping) -> int:
+    drawn = [np.max(offsets)] if np.size(offsets) else []
+    drawn += [np.max(o) for o, _ in checks.values() if np.size(o)]
+    return int(max(drawn, default=0))
 
 
 def neighbour_distance_chart(

@@ -11,8 +11,11 @@ import plotly.graph_objects as go
 
 from dashboard.figures.animation import PLAYED_COLOUR, _play_buttons, _position_slider
 from dashboard.figures.base import (
+    BLUE,
     HOVER_ONLY,
     LINE_COLOURS,
+    ORANGE,
+    RED,
     _axis,
     _figure,
     convention_line,
@@ -86,12 +89,13 @@ def sinusoid_lines(
         margin={"t": 80, "b": 270},
         **axes,
     )
+    # Plain dicts, validated as one list: a go.Frame each took twice as long (issue 51).
     fig.frames = [
-        go.Frame(
-            name=str(position),
-            data=_played_position(integer_positions, integer_values, row),
-            traces=played,
-        )
+        {
+            "name": str(position),
+            "data": _played_position(integer_positions, integer_values, row),
+            "traces": played,
+        }
         for row, position in enumerate(integer_positions.tolist())
     ]
     fig.update_layout(
@@ -314,4 +318,48 @@ def wavelength_chart(
         height=height,
         xaxis=index_axis("pair index i", n_pairs, range=[-0.5, n_pairs - 0.5]),
         yaxis=_axis("wavelength λ_i = 2π / ω_i (positions)", type="log"),
+    )
+
+
+def cycles_within_chart(wavelengths: np.ndarray, span: int, *, height: int = 460) -> go.Figure:
+    """Each pair's wavelength on a log axis, coloured by whether the pair completes a full
+    turn within ``span`` positions (its wavelength at most ``span``), with ``span`` as a
+    dashed line: the pairs below it turn at least once over the positions 0 .. ``span``."""
+    pairs = np.arange(wavelengths.size)
+    within = wavelengths <= span
+    traces = []
+    for chosen, colour, words in (
+        (within, BLUE, "complete a full turn"),
+        (~within, ORANGE, "turn less than once"),
+    ):
+        count = int(chosen.sum())
+        traces.append(
+            {
+                "type": "scatter",
+                "x": pairs[chosen],
+                "y": wavelengths[chosen],
+                "mode": "markers",
+                "name": f"{count:,} of {wavelengths.size:,} pairs {words}",
+                "marker": {"color": colour, "size": 6 if wavelengths.size <= 64 else 4},
+                "hovertemplate": "pair i=%{x}<br>λ=%{y:,.6g} positions<extra></extra>",
+            }
+        )
+    traces.append(
+        {
+            "type": "scatter",
+            "x": [-0.5, wavelengths.size - 0.5],
+            "y": [span, span],
+            "mode": "lines",
+            "name": f"the sequence: positions 0 to {span:,}",
+            "line": {"color": RED, "dash": "dash", "width": 2},
+            "hovertemplate": f"positions 0 to {span:,}<extra></extra>",
+        }
+    )
+    return _figure(
+        traces,
+        title="Which pairs turn at least once within the sequence",
+        subtitle="wavelength of each pair on a log axis: a straight line, a geometric series",
+        height=height,
+        xaxis=index_axis("pair index i", wavelengths.size, range=[-0.5, wavelengths.size - 0.5]),
+        yaxis=_axis("wavelength λ_i (positions)", type="log"),
     )

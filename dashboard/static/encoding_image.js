@@ -60,7 +60,7 @@ export default function (component) {
     label.className = "pe-axis";
     label.textContent = text;
     label.style.right = "calc(100% + 6px)";
-    label.style.top = `calc(${((row + 0.5) / rows) * 100}% - 7px)`;
+    label.style.top = `calc(${((row + 0.5) / rows) * 100}% - 7px * var(--s))`;
     frame.appendChild(label);
   }
   for (const [column, text] of header.columnTicks) {
@@ -68,7 +68,7 @@ export default function (component) {
     label.className = "pe-axis";
     label.textContent = text;
     label.style.top = `calc(${height}px + 4px)`;
-    label.style.left = `calc(${((column + 0.5) / columns) * 100}% - 8px)`;
+    label.style.left = `calc(${((column + 0.5) / columns) * 100}% - 8px * var(--s))`;
     frame.appendChild(label);
   }
   const bar = root.querySelector(".pe-bar");
@@ -79,8 +79,8 @@ export default function (component) {
     const label = document.createElement("div");
     label.className = "pe-axis";
     label.textContent = value.toString().replace("-", "\u2212");
-    label.style.left = "calc(100% + 34px)";
-    label.style.top = `calc(${((1 - value) / 2) * 100}% - 7px)`;
+    label.style.left = "calc(100% + 14px + 20px * var(--s))";
+    label.style.top = `calc(${((1 - value) / 2) * 100}% - 7px * var(--s))`;
     frame.appendChild(label);
   }
 

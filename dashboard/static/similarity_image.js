@@ -69,11 +69,11 @@ export default function (component) {
     left.className = "pe-axis";
     left.textContent = text;
     left.style.right = "calc(100% + 6px)";
-    left.style.top = `calc(${at} - 7px)`;
+    left.style.top = `calc(${at} - 7px * var(--s))`;
     const below = document.createElement("div");
     below.className = "pe-axis pe-xtick";
     below.textContent = text;
-    below.style.left = `calc(${at} - ${text.length * 3}px)`;
+    below.style.left = `calc(${at} - ${text.length * 3}px * var(--s))`;
     frame.append(left, below);
   }
   const bar = root.querySelector(".pe-bar");
@@ -82,8 +82,8 @@ export default function (component) {
     const label = document.createElement("div");
     label.className = "pe-axis";
     label.textContent = text;
-    label.style.left = "calc(100% + 34px)";
-    label.style.top = `calc(${(1 - fraction) * 100}% - 7px)`;
+    label.style.left = "calc(100% + 14px + 20px * var(--s))";
+    label.style.top = `calc(${(1 - fraction) * 100}% - 7px * var(--s))`;
     frame.appendChild(label);
   }
 

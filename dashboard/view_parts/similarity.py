@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 import pe_core
+from dashboard import claims
 from dashboard.caching import cached
 from dashboard.config import Config
 from dashboard.data import PROFILE_POINTS, bucket_extremes, offset_profile, profile_span
@@ -27,8 +28,10 @@ class ProfileData:
 
 @cached
 def profile_data(config: Config, kind: str) -> ProfileData:
-    """Similarity against offset by closed form, and direct checks from a few starting positions."""
-    n_offsets = max(config.n_positions, 2)
+    """Similarity against offset by closed form, and direct checks from a few starting positions:
+    the offsets a sequence of L positions has, 0 to L − 1 (one position: offset 0 alone), and
+    from a start k only those that stay in it, 0 to L − 1 − k."""
+    n_offsets = config.n_positions
     checks = _direct_checks(config, kind, n_offsets)
     if not config.layout.is_paired:
         return ProfileData(np.zeros(0), np.zeros(0), None, checks, "")
@@ -56,7 +59,8 @@ def _direct_checks(
     offsets = np.unique(np.linspace(0, n_offsets - 1, CHECK_OFFSETS).round().astype(int))
     checks = {}
     for start in check_starts(config.n_positions):
-        rows = pe_core.sinusoidal_encoding(np.concatenate(([start], start + offsets)), config.bank)
+        inside = offsets[start + offsets <= config.n_positions - 1]  # pairs in the sequence
+        rows = pe_core.sinusoidal_encoding(np.concatenate(([start], start + inside)), config.bank)
         anchor, shifted = rows[0], rows[1:]
         if kind == "dot":
             values = shifted @ anchor
@@ -64,8 +68,15 @@ def _direct_checks(
             values = np.linalg.norm(shifted - anchor, axis=1)
         else:
             values = pe_core.cosine_similarity(anchor[None, :], shifted)[0]
-        checks[start] = (offsets, values)
+        checks[start] = (inside, values)
     return checks
+
+
+def record_offsets(config: Config, kind: str) -> None:
+    """The offsets the profile draws, as a claim (recorded on every run, outside the cached
+    figure)."""
+    profile = profile_data(config, kind)
+    claims.offsets_drawn(config.n_positions, profile.offsets, profile.checks)
 
 
 def profile_figure(config: Config, kind: str):

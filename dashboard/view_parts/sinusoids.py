@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 import pe_core
+from dashboard import claims
 from dashboard.caching import cached
 from dashboard.config import Config
 from dashboard.data import column_info, rows_at
@@ -44,7 +45,7 @@ def position_figure(
     info = column_info(config)
     data = sinusoid_data(config, dims, first, span)
     labels = [
-        f"dim {j} ({info.role[j]}, λ={info.wavelength[j]:.3g})"
+        f"dim {j} ({info.role[j]}, λ={claims.positions_text(info.wavelength[j])})"
         if info.role[j] != "zero"
         else f"dim {j} (zero)"
         for j in dims

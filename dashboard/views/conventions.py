@@ -167,21 +167,31 @@ def _compare(config: Config, other: str, profiles: dict[str, np.ndarray]) -> Non
     mine = config.bank
     theirs = Config(config.n_positions, config.d_model, config.base, other).bank
     same_frequencies = np.array_equal(mine.frequencies, theirs.frequencies)
+    lines = []
     if same_frequencies and mine.layout.n_sin == theirs.layout.n_sin:
-        st.metric(
-            f"{other} vs permuted {config.convention}",
-            f"{permutation_error(config, other):.1e}",
-            help=f"Largest difference after permuting {config.convention}'s columns into "
-            f"{other}'s layout: the same numbers, in other columns.",
+        lines.append(
+            f"entries differ by at most **{_amount(permutation_error(config, other))}** once "
+            f"{config.convention}'s columns are permuted into its layout: the same numbers, in "
+            "other columns"
         )
     if config.convention in profiles and other in profiles:
+        # Said as what it is (issue 53, case 10): a largest difference of two curves, over the
+        # offsets drawn, not a similarity.
         difference = float(np.max(np.abs(profiles[config.convention] - profiles[other])))
-        st.metric(
-            f"Similarity: {config.convention} vs {other}",
-            f"{difference:.1e}" if same_frequencies else f"{difference:.3g}",
-            help="Largest difference of the cosine similarity against offset: "
-            + ("same frequencies, different layout." if same_frequencies else "different spacing."),
+        last = profiles[other].size - 1
+        shown = _amount(difference) if same_frequencies else f"{difference:.3g}"
+        why = "same frequencies, another layout" if same_frequencies else "another spacing"
+        lines.append(
+            f"the similarity of positions k and k + offset differs by at most **{shown}** "
+            f"(offsets 0 to {last:,}; {why})"
         )
+    if lines:
+        st.markdown(f"**{other}**: " + "; ".join(lines) + ".")
+
+
+def _amount(value: float) -> str:
+    """A difference that is often exactly zero: "0", else in scientific notation."""
+    return "0" if value == 0 else f"{value:.1e}"
 
 
 @cached

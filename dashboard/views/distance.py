@@ -32,11 +32,13 @@ TABLE_TOKENS = 2000
 DRAWN = tuple(f for f in pe_core.FAMILIES.values() if f.scores is not None)
 FAMILIES = tuple(f.name for f in DRAWN)
 BY_NAME = {f.name: f for f in DRAWN}
-#: How the rotary pairs are shared among the axes (transformers 5.23 defaults: Qwen2-VL and
-#: Qwen3-VL language models, head_dim 128; Qwen2-VL's vision encoder, 1280 / 16 heads = 80).
+#: How the rotary pairs are shared among the axes: the Qwen2-VL and Qwen3-VL language models'
+#: class defaults (their model entries: sections, interleaving, base; head_dim 128), and
+#: Qwen2-VL's vision encoder (1280 / 16 heads = 80, VisionRotaryEmbedding's theta 10,000).
+_QWEN2_VL, _QWEN3_VL = pe_core.MODEL_ROPES["qwen2_vl"], pe_core.MODEL_ROPES["qwen3_vl"]
 LAYOUTS = {
-    "blocked (Qwen2-VL)": {"sections": (16, 24, 24), "interleaved": False, "base": 1_000_000.0},
-    "interleaved (Qwen3-VL)": {"sections": (24, 20, 20), "interleaved": True, "base": 500_000.0},
+    "blocked (Qwen2-VL)": {"model": _QWEN2_VL},
+    "interleaved (Qwen3-VL)": {"model": _QWEN3_VL},
     "axial 2-D (Qwen2-VL's vision encoder)": {"head_dim": 80, "base": 10_000.0},
 }
 MROPE_HEAD_DIM = 128
@@ -49,24 +51,41 @@ SHOWN = params.Multi(
     convert=str,
     help="The families drawn in the comparison.",
 )
+#: The families' own parameters (their defaults, options and help drive the widgets below).
+_VECTORS = next(p for p in pe_core.FAMILIES["rope"].parameters if p.name == "vectors")
+_T5 = {p.name: p for p in pe_core.FAMILIES["t5"].parameters}
 VECTOR = params.Choice(
     "dist_qk",
     "q and k of RoPE",
-    "ones",
-    options=("ones", "random", "one pair"),
+    _VECTORS.default,
+    options=_VECTORS.options,
     kind="segmented",
-    help="As in the RoPE lab: all-ones, a random pair (seed 0), or only the slowest pair.",
+    help=f"As in the RoPE lab: {_VECTORS.help.removeprefix('q and k: ')}.",
 )
 #: The widgets that set a family parameter of that name (the families' other parameters keep
 #: their defaults).
 FAMILY_WIDGETS = {"vectors": VECTOR}
 HEADS = params.Number("alibi_heads", "ALiBi heads", 8, low=1, high=256)
-BUCKETS = params.Number("t5_buckets", "T5 buckets", 32, low=2, high=1024)
-MAX_T5_DISTANCE = params.Number("t5_max", "T5 max_distance", 128, low=2, high=100_000)
+BUCKETS = params.Number(
+    "t5_buckets",
+    "T5 buckets",
+    _T5["num_buckets"].default,
+    low=2,
+    high=1024,
+    help=f"T5's num_buckets: {_T5['num_buckets'].help}.",
+)
+MAX_T5_DISTANCE = params.Number(
+    "t5_max",
+    "T5 max_distance",
+    _T5["max_distance"].default,
+    low=2,
+    high=100_000,
+    help=f"T5's max_distance: {_T5['max_distance'].help}.",
+)
 BIDIRECTIONAL = params.Toggle(
     "t5_bidir",
     "Bidirectional (encoder)",
-    True,
+    _T5["bidirectional"].default,
     help="An encoder's buckets tell keys before the query from keys after it; a decoder's "
     "put every later key in bucket 0.",
 )
@@ -154,15 +173,18 @@ def subtitle(config: Config) -> str:
 
 def render(config: Config) -> None:
     ui.explain(
-        "Attention turns scores q·k into weights with a softmax, which ignores a constant added "
+        "Attention turns scores q·κ (query q, key κ) into weights with a softmax, which ignores "
+        "a constant added "
         "to all the scores of one query. So what a positional family does to attention is how "
         "it makes the score change as the key moves away from the query. Added sinusoids and "
-        "learned tables put the position into the token's vector; RoPE rotates q and k so "
+        "learned tables put the position into the token's vector; RoPE rotates q and κ so "
         "that only the distance enters the score; ALiBi and T5 add a bias that depends on the "
-        "distance alone; NoPE adds nothing and leaves order to the causal mask.",
-        r"\mathrm{softmax}_j\!\left(\frac{q_i\cdot k_j}{\sqrt{d}} + b(i - j)\right),\quad "
-        r"b_{\mathrm{ALiBi}}(d) = -m_h\,d,\quad b_{\mathrm{T5}}(d) = "
-        r"\beta_h[\mathrm{bucket}(d)]",
+        "distance alone; NoPE adds nothing and leaves order to the causal mask. Here δ is the "
+        "distance: the query's position minus the key's.",
+        # One line each: on one line it was cut at the right of a 390-pixel phone.
+        r"\begin{gathered}\mathrm{softmax}_{\kappa}\!\left(\frac{q\cdot\kappa}"
+        r"{\sqrt{d_{\mathrm{head}}}} + b(\delta)\right)\\ b_{\mathrm{ALiBi}}(\delta) = -m_h\,\delta"
+        r" \\ b_{\mathrm{T5}}(\delta) = \beta_h[\mathrm{bucket}(\delta)]\end{gathered}",
     )
     _comparison(config)
     _alibi(config)
@@ -209,7 +231,7 @@ def _comparison(config: Config) -> None:
             )
     undrawn = " ".join(f.note for f in pe_core.FAMILIES.values() if f.scores is None)
     st.markdown(
-        f"Each curve is score(d) − score(0), divided by its largest magnitude over the "
+        f"Each curve is score(δ) − score(0), divided by its largest magnitude over the "
         f"distances 0 to {largest:,} (L − 1"
         + (f", at most {MAX_DISTANCE:,}" if config.n_positions - 1 > MAX_DISTANCE else "")
         + "), so that the shapes compare; 0 means scored like the query's own position. "
@@ -227,8 +249,8 @@ def _comparison_figure(config: Config, settings: tuple, shown: tuple) -> object:
         title="How the score changes with distance",
         subtitle=f"d_model {config.d_model:,}, base {config.base_text}; "
         f"RoPE q, k: {dict(settings)['vectors']}",
-        x_title="distance d = query position − key position",
-        y_title="score(d) − score(0), scaled",
+        x_title="distance δ = query position − key position",
+        y_title="score(δ) − score(0), scaled",
         height=420,
     )
 
@@ -258,7 +280,7 @@ def _slopes_figure(n_heads: int) -> object:
         np.arange(1, n_heads + 1),
         slopes,
         title="Slope m of each head",
-        subtitle="bias −m·d on a key d positions back (Press et al., get_slopes)",
+        subtitle="bias −m·δ on a key δ positions back (Press et al., get_slopes)",
         x_title="head h",
         y_title="slope m",
         log_y=True,
@@ -409,7 +431,7 @@ def _ids_figure(segments: tuple) -> object:
     ids = multi_axis_ids(segments)
     return charts.curves(
         np.arange(ids.shape[1]),
-        dict(zip(pe_core.mrope.AXES, ids, strict=True)),
+        dict(zip(pe_core.rotary.mrope.AXES, ids, strict=True)),
         title="Position id of each token, per axis",
         subtitle="Qwen2-VL's M-RoPE, spatial_merge_size 2",
         x_title="token",
@@ -421,20 +443,21 @@ def _ids_figure(segments: tuple) -> object:
 def _axes_figure(layout: str) -> object:
     chosen = LAYOUTS[layout]
     if "head_dim" in chosen:  # the vision encoder's 2-D RoPE: row and column, same frequencies
-        inv_freq, axes = pe_core.axial_rope_frequencies(chosen["head_dim"], base=chosen["base"])
+        base, head_dim = chosen["base"], chosen["head_dim"]
+        inv_freq, axes = pe_core.axial_rope_frequencies(head_dim, base=base)
         details = "row and column, each over half the pairs"
-        head_dim = chosen["head_dim"]
     else:
-        head_dim = MROPE_HEAD_DIM
-        inv_freq = pe_core.rope_frequencies(head_dim, base=chosen["base"]).inv_freq
+        model = chosen["model"]
+        base, head_dim = model.default_theta, MROPE_HEAD_DIM
+        inv_freq = pe_core.rope_frequencies(head_dim, base=base).inv_freq
         axes = pe_core.mrope_axes(
-            inv_freq.size, chosen["sections"], interleaved=chosen["interleaved"]
+            inv_freq.size, model.mrope.sections, interleaved=model.mrope.interleaved
         )
-        details = f"mrope_section {list(chosen['sections'])}"
+        details = f"mrope_section {list(model.mrope.sections)}"
     return rotary.pairs_by_axis(
         2 * np.pi / inv_freq,
         axes,
-        pe_core.mrope.AXES,
+        pe_core.rotary.mrope.AXES,
         title="Which axis turns each pair",
-        subtitle=f"head_dim {head_dim}, base {chosen['base']:,g}, {details}",
+        subtitle=f"head_dim {head_dim}, base {base:,g}, {details}",
     )

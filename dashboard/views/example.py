@@ -13,6 +13,9 @@ from dashboard.data import column_info, rows_at
 EXAMPLE_POSITIONS = 3
 EXAMPLE_COLUMNS = 4
 
+#: The worked example reads only the sidebar's parameters.
+PARAMS = ()
+
 
 def subtitle(config: Config) -> str:
     """The page's one-line subtitle."""

@@ -8,7 +8,7 @@ import numpy as np
 import streamlit as st
 
 import pe_core
-from dashboard import caching, params, ui
+from dashboard import caching, params, state, ui
 from dashboard.caching import cached
 from dashboard.config import Config
 from dashboard.data import column_info
@@ -77,7 +77,11 @@ def render(config: Config) -> None:
         "product: the similarity alone does not say which token comes first. The rotation does: "
         "M(−δ) = M(δ)ᵀ turns each pair the other way, so PE(k+δ) ≠ PE(k−δ), and a learned "
         "linear map of the encodings (attention's query and key projections) can tell before "
-        "from after.",
+        "from after.\n\n"
+        "M(δ) turns each (sin, cos) point clockwise: the sinusoid writes sin first, and as the "
+        "angle grows the point (sin θ, cos θ) runs from the top of the circle to the right. "
+        "RoPE (the RoPE lab) rotates a pair written the other way round and its R turns "
+        "anticlockwise: swap the two coordinates and M(δ) is R(δ), the same rotation.",
         r"\begin{pmatrix}\sin((k+\delta)\omega_i)\\ \cos((k+\delta)\omega_i)\end{pmatrix} = "
         r"\begin{pmatrix}\cos\delta\omega_i & \sin\delta\omega_i\\ -\sin\delta\omega_i & "
         r"\cos\delta\omega_i\end{pmatrix}"
@@ -129,8 +133,8 @@ def _controls(config: Config) -> tuple[float, int, int]:
 #: read it) and its pair, once, under ``BRING_KEY`` (the next run moves the matrix's window
 #: to it if it is not shown).
 CIRCLES_KEY = "rotation_circles"
-CHOSEN_KEY = "_rotation_chosen_pair"
-BRING_KEY = "_rotation_bring_pair"
+CHOSEN_KEY = state.ROTATION_CHOSEN_PAIR
+BRING_KEY = state.ROTATION_BRING_PAIR
 
 
 def _circles_shown(config: Config) -> tuple:

@@ -13,7 +13,7 @@ from dashboard import caching, claims, params, similarity_image, ui
 from dashboard.caching import cached
 from dashboard.config import Config
 from dashboard.formatting import counted
-from dashboard.view_parts.similarity import profile_figure
+from dashboard.view_parts.similarity import profile_figure, record_offsets
 
 #: Largest side of the (square) similarity heatmap.
 MAX_SIDE = 512
@@ -129,6 +129,7 @@ def render(config: Config) -> None:
             "every base and convention: the cosine similarity is cos(δ). It returns close to 1 "
             f"whenever δ is close to a multiple of 2π{_closest_return(config.n_positions)}"
         )
+    record_offsets(config, kind)
     ui.chart(caching.figure(profile_figure, config, kind), PROFILE_KEY, select=True)
     _chosen_caption(config, kind, offset)
 

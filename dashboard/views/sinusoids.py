@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 import pe_core
-from dashboard import caching, claims, params, ui
+from dashboard import caching, claims, params, state, ui
 from dashboard.config import Config
 from dashboard.view_parts.sinusoids import dimension_figure, position_figure, sinusoid_data
 
@@ -53,6 +53,7 @@ DIMS = params.Multi(
     default_dims,
     options=lambda config: range(config.d_model),
     max_selections=MAX_DIMS,
+    follows=("d",),
 )
 FIRST = params.Number(
     "sin_from", "First position", 0, low=0, high=lambda config: max(0, config.n_positions - 2)
@@ -67,6 +68,7 @@ AT = params.Text(
     max_chars=120,
     rule=parse_positions,
     help=f"Up to {MAX_DIMS} positions, separated by commas.",
+    follows=("L",),
 )
 SPEED = params.play_speed("sin_speed", "along the curves")
 PARAMS = (DIMS, FIRST, SPAN, AT, SPEED)
@@ -137,7 +139,7 @@ def _by_position(config: Config) -> None:
 #: The chart of value against position: a position clicked on it (kept under ``CHOSEN_KEY``
 #: for the chart across dimensions, another fragment) is drawn in the chart below.
 POSITION_KEY = "sinusoids_position"
-CHOSEN_KEY = "_sinusoids_chosen"
+CHOSEN_KEY = state.SINUSOIDS_CHOSEN
 DIMENSION_KEY = "sinusoids_dimension"
 
 
@@ -146,9 +148,11 @@ def _by_dimension(config: Config) -> None:
     AT.widget(config)
     try:
         at = parse_positions(AT.value(config), config)
-        st.session_state["_at_shown"] = at
+        st.session_state[state.SINUSOIDS_AT_SHOWN] = at
     except pe_core.InputError as error:
-        at = [p for p in st.session_state.get("_at_shown", [0]) if p < config.n_positions] or [0]
+        at = [
+            p for p in st.session_state.get(state.SINUSOIDS_AT_SHOWN, [0]) if p < config.n_positions
+        ] or [0]
         shown = ", ".join(map(str, at))
         st.warning(f"{str(error).capitalize()} (L = {config.n_positions:,}): showing {shown}.")
     chosen = st.session_state.get(CHOSEN_KEY)

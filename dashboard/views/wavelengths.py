@@ -8,12 +8,18 @@ import streamlit as st
 
 import pe_core
 from dashboard import caching, claims, params, ui
-from dashboard.config import Config
+from dashboard.config import Config, convention_words
 from dashboard.data import wavelengths_by_convention
-from dashboard.formatting import counted
-from dashboard.view_parts.wavelengths import wavelength_figure
+from dashboard.formatting import counted, format_number
+from dashboard.view_parts.wavelengths import wavelength_figure, wavelength_marks
 
-OVERLAY = params.Toggle("overlay", "Overlay the other conventions", True)
+OVERLAY = params.Toggle(
+    "overlay",
+    "Compare with the other conventions",
+    False,
+    help="Draw the wavelengths of the other ways libraries write the encoding beside this one; "
+    "each is described under the chart.",
+)
 PARAMS = (OVERLAY,)
 
 
@@ -27,7 +33,7 @@ def render(config: Config) -> None:
     current = all_wavelengths[config.convention]
     convention = pe_core.CONVENTIONS[config.convention]
     ui.explain(
-        f"Pair i turns at ω_i radians per position ({config.convention}: {convention.formula}), "
+        f"Pair i turns at ω_i radians per position ({convention.formula}), "
         "so it repeats every λ_i = 2π/ω_i positions. "
         f"{_counter_words(current)}{_range_words(current, config.base)}Pairs whose wavelength "
         "is longer than the sequence never complete a cycle in it: they act like a smooth ramp "
@@ -46,16 +52,26 @@ def render(config: Config) -> None:
     span = config.n_positions - 1
     full_cycles = int(np.sum(current <= span))
     left, middle, right = st.columns(3)
-    left.metric("Pairs", f"{current.size:,}")
-    middle.metric(
-        "Complete a full cycle within L",
-        f"{full_cycles:,} of {current.size:,}",
-        help=f"Pairs whose wavelength is at most L − 1 = {span:,}: positions 0 to {span:,} "
-        f"are {counted(span, 'step')} apart.",
+    left.metric(
+        "Pairs",
+        claims.pair_count(config.layout),
+        help="Columns sin(k·ω_i) and cos(k·ω_i) of one frequency; a sin column without its cos "
+        "(an odd d_model) is not a pair.",
     )
-    right.metric("Longest wavelength", f"{current[-1]:,.6g}", help="In positions.")
+    middle.metric(
+        "Full cycles within L",
+        f"{full_cycles:,} of {current.size:,}",
+        help=f"Frequencies (a lone sin column's too) whose wavelength is at most L − 1 = "
+        f"{span:,}: positions 0 to {span:,} are {counted(span, 'step')} apart.",
+    )
+    right.metric("Longest wavelength", format_number(current[-1]), help="In positions.")
     OVERLAY.widget(config)
-    ui.chart(caching.figure(wavelength_figure, config, OVERLAY.value(config)), "wavelengths_main")
+    title = claims.wavelength_title(current)
+    marks = tuple(wavelength_marks(config, current))
+    figure = caching.figure(wavelength_figure, config, OVERLAY.value(config), False, title, marks)
+    ui.chart(figure, "wavelengths_main")
+    if OVERLAY.value(config):
+        _conventions_words()
     table = pd.DataFrame(
         {
             "pair i": np.arange(current.size),
@@ -70,9 +86,24 @@ def render(config: Config) -> None:
         hide_index=True,
         height=ui.table_height(len(table)),
         column_config={
-            "frequency ω_i (rad/position)": st.column_config.NumberColumn(format="%.4e"),
-            "wavelength λ_i (positions)": st.column_config.NumberColumn(format="%.6g"),
+            # Plain decimals a student reads (0.9647, 12,345.6), not 9.6466e-1.
+            "frequency ω_i (rad/position)": st.column_config.NumberColumn(format="%.6f"),
+            "wavelength λ_i (positions)": st.column_config.NumberColumn(format="localized"),
+            f"cycles over positions 0 to {span:,}": st.column_config.NumberColumn(
+                format="localized"
+            ),
         },
+    )
+
+
+def _conventions_words() -> None:
+    """What each overlaid convention is, where the chart names it."""
+    st.markdown(
+        "\n".join(
+            f"- **{name}**: {convention_words(name)}; used by "
+            f"{', '.join(convention.libraries[:2]) or 'no library we know of'}."
+            for name, convention in pe_core.CONVENTIONS.items()
+        )
     )
 
 
@@ -95,11 +126,14 @@ def _range_words(current: np.ndarray, base: float) -> str:
     if current.size == 0:
         return ""
     if current.size == 1:
-        return f"With one pair there is one wavelength, {current[0]:.3g} positions. "
+        return (
+            f"With one frequency there is one wavelength, {format_number(current[0])} positions. "
+        )
     paper = 2 * np.pi * base
+    papers = ', the paper\'s "up to 10000·2π"' if base == claims.PAPER_BASE else ""
     return (
         "The wavelengths form a geometric progression, a straight line on a log axis: the "
-        f"fastest pair repeats every {current[0]:.3g} positions, the slowest every "
-        f"{current[-1]:,.6g} ({100 * current[-1] / paper:.3g}% of 2π·base = {paper:,.6g}, the "
-        'paper\'s "up to 10000·2π"). '
+        f"fastest pair repeats every {format_number(current[0])} positions, the slowest every "
+        f"{format_number(current[-1])} ({100 * current[-1] / paper:.3g}% of 2π·base = "
+        f"{format_number(paper)}{papers}). "
     )

@@ -12,8 +12,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pe_core.bank import FrequencyBank
-from pe_core.encoding import sinusoidal_encoding
 from pe_core.families.base import Family, dot_with_last, register
+from pe_core.sinusoidal import sinusoidal_encoding
 
 __all__ = ["ADDED"]
 
@@ -27,7 +27,7 @@ ADDED = register(
         key="added",
         name="added sinusoid",
         order=0,
-        note="PE(k)·PE(k − d) with the sidebar's encoding, the query at the largest distance "
+        note="PE(k)·PE(k − δ) with the sidebar's encoding, the query at the largest distance "
         "shown (as if the query and key projections were the identity). Absolute: the "
         "position is in the token's vector, and every layer can read it; the dot product of "
         "two positions depends only on their distance when d_model is even.",

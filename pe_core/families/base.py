@@ -10,15 +10,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from pe_core._validation import (
-    _describe,
-    check_base,
-    check_choice,
-    check_positive_int,
-    resolve_bank,
-)
+from pe_core._numerics.checks import check_base, check_choice, check_positive_int, describe
 from pe_core.bank import FrequencyBank
 from pe_core.errors import InputError, InputTypeError
+from pe_core.sinusoidal import resolve_bank
 
 __all__ = ["FAMILIES", "Coincidence", "Family", "FamilyParameter", "register"]
 
@@ -38,12 +33,16 @@ class FamilyParameter:
     check : callable
         ``check(value) -> value``: the value, normalised, or :class:`~pe_core.InputError` naming
         the parameter and the rule (pe_core's own checks).
+    options : tuple or None
+        The values it takes, for a parameter that is a choice (a widget offers these); None for
+        a number or a flag.
     """
 
     name: str
     default: Any
     help: str
     check: Callable[[Any], Any]
+    options: tuple | None = None
 
 
 @dataclass(frozen=True)
@@ -199,7 +198,7 @@ def check_flag(name: str) -> Callable[[Any], bool]:
 
     def check(value: Any) -> bool:
         if not isinstance(value, (bool, np.bool_)):
-            raise InputTypeError(f"{name} must be True or False, got {_describe(value)}")
+            raise InputTypeError(f"{name} must be True or False, got {describe(value)}")
         return bool(value)
 
     return check

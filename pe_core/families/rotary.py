@@ -13,8 +13,7 @@ from numpy.typing import NDArray
 
 from pe_core.bank import FrequencyBank
 from pe_core.families.base import Coincidence, Family, FamilyParameter, check_in, register
-from pe_core.rope import RotaryEncoding, rope_frequencies
-from pe_core.rope_scores import rope_scores
+from pe_core.rotary import RotaryEncoding, rope_frequencies, rope_scores
 
 __all__ = ["ROPE", "VECTORS", "VECTORS_PARAMETER", "query_and_key"]
 
@@ -26,6 +25,7 @@ VECTORS_PARAMETER = FamilyParameter(
     "ones",
     "q and k: all ones, a random pair (seed 0), or only the slowest pair",
     check_in(VECTORS, "vectors"),
+    options=VECTORS,
 )
 
 

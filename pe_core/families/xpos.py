@@ -30,12 +30,11 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from pe_core._validation import check_real
+from pe_core._numerics.checks import check_positive_real
 from pe_core.bank import FrequencyBank
-from pe_core.errors import InputError
 from pe_core.families.base import Family, FamilyParameter, register
 from pe_core.families.rotary import VECTORS_PARAMETER, query_and_key
-from pe_core.rope import apply_rope, rope_frequencies
+from pe_core.rotary import apply_rope, rope_frequencies
 
 __all__ = ["XPOS"]
 
@@ -44,17 +43,11 @@ _BLOCK_VALUES = 2**18
 
 
 def _check_gamma(gamma: object) -> float:
-    gamma = check_real(gamma, "gamma")
-    if not 0 < gamma <= 1e6:
-        raise InputError(f"gamma must be > 0 and at most 1e6, got {gamma}")
-    return gamma
+    return check_positive_real(gamma, "gamma", at_most=1e6)
 
 
 def _check_scale_base(scale_base: object) -> float:
-    scale_base = check_real(scale_base, "scale_base")
-    if not 0 < scale_base <= 1e300:
-        raise InputError(f"scale_base must be > 0 and at most 1e300, got {scale_base}")
-    return scale_base
+    return check_positive_real(scale_base, "scale_base", at_most=1e300)
 
 
 def decay_rates(head_dim: int, gamma: float) -> NDArray[np.float64]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from benchmarks.harness import AppPage
+from dashboard import sidebar
 
 pytestmark = pytest.mark.timeout(300)  # and `browser`, from the folder (tests/conftest.py)
 
@@ -18,7 +19,8 @@ def test_charts_have_hidden_words_and_a_small_toolbar(app: AppPage):
     app.open("similarity")
     # The matrix is an image that says what it shows; the profile below it a Plotly chart.
     image = app.page.locator("[data-pe-image] [role=img]")
-    assert image.get_attribute("aria-label").startswith("Heatmap of the cosine between 512")
+    label = f"Heatmap of the cosine between {sidebar.DEFAULT_POSITIONS} positions"
+    assert image.get_attribute("aria-label").startswith(label)
     charts = app.page.locator(".js-plotly-plot")
     words = app.page.locator(".pe-chart-text")
     assert charts.count() == words.count() == 1

@@ -33,7 +33,7 @@ def view_of(url: str) -> str:
 def expect_view(app: AppPage, slug: str) -> None:
     from playwright.sync_api import expect
 
-    path = "/" if slug == DEFAULT_VIEW else f"/{slug}"
+    path = f"/{slug}"  # the default view too: the root opens it at its own address
     expect(app.page).to_have_url(re.compile(rf"^[^?]*://[^/]+{re.escape(path)}(\?|#|$)"))
 
 
@@ -195,22 +195,22 @@ def test_garbage_link_warns_and_falls_back_to_defaults(app: AppPage):
 
 def test_url_follows_every_change_and_reopens_the_same_state(app: AppPage):
     app.open()
-    app.set_number("Number of positions L", 300)
-    expect_url(app, "L", "300")
+    app.set_number("Number of positions L", 500)  # 300 is the default
+    expect_url(app, "L", "500")
     app.choose("Convention", "split")
     expect_url(app, "conv", "split")
     app.step_slider("base (log scale)", "ArrowRight")  # 10,000 -> 20,000 on the 1-2-5 scale
     expect_url(app, "base", "20000")
     app.click_tab(VIEWS["wavelengths"])
     expect_view(app, "wavelengths")
-    assert query_of(app.page.url) == {"L": "300", "conv": "split", "base": "20000"}
+    assert query_of(app.page.url) == {"L": "500", "conv": "split", "base": "20000"}
     app.assert_clean()
 
     # The address bar is a working link: a new session opened on it shows the same state.
     other = app.new_page()
     other.open(urlsplit(app.page.url).path.lstrip("/") + "?" + urlsplit(app.page.url).query)
     assert sidebar_values(other) == {
-        "L": "300",
+        "L": "500",
         "d": str(DEFAULTS["d"]),
         "base": "20000",
         "conv": "split",
@@ -256,12 +256,12 @@ def test_an_out_of_range_value_typed_shows_the_value_in_force(app: AppPage):
 
 
 def test_heatmap_image_hover_reads_the_cell(app: AppPage):
-    # Issue 9 / 14: the default 2,048 x 512 encoding drawn as an image at full resolution; the
+    # Issue 9 / 14: the paper's 2,048 x 512 encoding drawn as an image at full resolution; the
     # hover names the position, the column's pair, role, frequency and wavelength, and a value
     # within the stated bound of the exact one.
     import pe_core
 
-    app.open()
+    app.open("?L=2048&d=512")
     canvas = app.page.locator(".pe-canvas")
     box = canvas.bounding_box()
     row, column = 1000, 3
@@ -292,7 +292,7 @@ def test_similarity_image_hover_reads_the_pair(app: AppPage):
 
     import pe_core
 
-    app.open("similarity")
+    app.open("similarity?L=2048&d=512")
     canvas = app.page.locator(".pe-canvas")
     canvas.scroll_into_view_if_needed()
     box = canvas.bounding_box()

@@ -38,7 +38,15 @@ def _fairseq_table() -> np.ndarray:
 
 def _npz_bytes() -> bytes:
     buffer = io.BytesIO()
-    np.savez(buffer, table=np.zeros((4, 4)))
+    np.savez(buffer, a=np.zeros((4, 4)), b=np.ones((4, 4)))
+    return buffer.getvalue()
+
+
+def _rope_npz_bytes() -> bytes:
+    """A rotary cache given to the table check: the RoPE check reads it (issue 53, case 7)."""
+    cos, sin = pe_core.rope_cos_sin(64, pe_core.rope_frequencies(32))
+    buffer = io.BytesIO()
+    np.savez(buffer, cos=cos, sin=sin)
     return buffer.getvalue()
 
 
@@ -73,11 +81,13 @@ KINDS = {
     ),
     "pickle.npy": (
         lambda: np.array([{"a": 1}, None], dtype=object),
-        "pickled objects are never loaded",
+        "pickles are never loaded",
     ),
-    # Issue 40: the browser refused it with a bare "files are not allowed"; now the page names
-    # the file and the formats it reads.
-    "archive.npz": (_npz_bytes, "is a NumPy archive of several arrays"),
+    # Issue 40: the browser refused it with a bare "files are not allowed"; issue 53: the page
+    # reads what the command line reads (an archive of one table too), and names the arrays
+    # of one that holds several.
+    "archive.npz": (_npz_bytes, "save the one table with np.save"),
+    "rope_cache.npz": (_rope_npz_bytes, "a rotary (RoPE) encoding, not a sinusoidal table"),
 }
 
 
@@ -131,6 +141,21 @@ def test_pasted_rows(app: AppPage):
     app.page.get_by_text(message).first.wait_for()
     assert _unexpected(app, message) == []
     app.screenshot(SCREENSHOTS / "check_paste_error.png")
+
+
+def test_a_float16_table_pasted_as_numpy_prints_it(app: AppPage):
+    """Issue 53, case 1: numpy's print of a float16 table (brackets, rows wrapped over two
+    lines) is read and named float16, and its positions from 1 said as fairseq's."""
+    _open_check(app)
+    table = pe_core.sinusoidal_encoding(np.arange(1, 65), 10).astype(np.float16)
+    box = app.page.get_by_label("…or paste rows", exact=False)
+    box.fill(str(table))
+    box.press("Control+Enter")
+    app.page.get_by_text("float16 rounding, written with").first.wait_for()
+    app.page.get_by_text("done on purpose by fairseq", exact=False).first.wait_for()
+    app.wait_quiet(800)
+    assert app.problems() == []
+    app.screenshot(SCREENSHOTS / "check_paste_float16_numpy_print.png")
 
 
 def test_a_paste_over_the_cap_and_a_file_over_the_limit_say_so(app: AppPage, tmp_path: Path):

@@ -75,7 +75,7 @@ def _wait_for_caption(app: AppPage, text: str, *, shown: bool = True) -> None:
 
 
 def test_an_offset_clicked_on_the_profile_is_marked_in_the_matrix(app: AppPage):
-    app.open("similarity")
+    app.open("similarity?L=2048&d=512")  # the image of a sampled matrix
     _click(app, 0, 300, 0)  # the closed form's line, near offset 300 (the matrix is an image)
     _wait_for_caption(app, "(clicked): cosine")
     offset = int(_captions(app).split("Offset δ = ")[1].split(" ")[0].replace(",", ""))
@@ -142,7 +142,7 @@ def test_a_pair_clicked_on_the_circles_is_outlined_in_the_rotation_matrix(app: A
 
 
 def test_a_rope_pair_clicked_is_shaded_in_the_layouts_chart(app: AppPage):
-    app.open("rope")
+    app.open("rope?d=512")
     _click(app, 0, 3, 1)  # pair 3's marker on the wavelength chart (head of 512 columns)
     _wait_for_caption(app, "Pair 3 (unchanged), clicked")
     assert "6.9993" in _captions(app)  # λ_3 = 2π / 10000^(-6/512)

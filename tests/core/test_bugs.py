@@ -212,8 +212,8 @@ def test_textbook_pairs_pass_the_unit_circle_filter(convention, fmt, formula, d_
     # diagnose_encoding tries a format's textbook formula only where the table's (sin, cos)
     # pairs lie near the unit circle: every textbook table must pass, even with each entry
     # moved by the 4 ulps of 1/2 the comparison allows, outward or inward (the worst cases).
-    from pe_core._formats import PRECISIONS
-    from pe_core.bugs import _near_the_unit_circle
+    from pe_core._numerics.formats import PRECISIONS
+    from pe_core.sinusoidal.bugs import _near_the_unit_circle
 
     positions = np.arange(0, 2000, 7.0) if fmt == "float32" else np.arange(0, 250, 1.0)
     table = textbook_encoding(

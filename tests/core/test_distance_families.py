@@ -58,7 +58,7 @@ class TestAlibiSlopes:
             (0, ValueError, "n_heads must be a positive integer, got 0"),
             (2.0, TypeError, "n_heads must be a positive integer"),
             (True, TypeError, "n_heads"),
-            (pe_core.alibi.MAX_HEADS + 1, ValueError, "n_heads must be at most 4096"),
+            (pe_core.families.alibi.MAX_HEADS + 1, ValueError, "n_heads must be at most 4096"),
         ],
     )
     def test_bad_head_counts(self, n_heads, error, match):

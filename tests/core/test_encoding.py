@@ -16,7 +16,7 @@ from pe_core import (
     sinusoidal_encoding,
     wavelengths,
 )
-from pe_core._kernels import two_product
+from pe_core._numerics.kernels import exact_phasor_rows, phasors, two_product
 
 
 class TestLiteralValues:
@@ -226,6 +226,38 @@ def _exact_encoding(positions, d_model, convention="vaswani"):
     out[:, role == "sin"] = sines[:, pair[role == "sin"]]
     out[:, role == "cos"] = cosines[:, pair[role == "cos"]]
     return out
+
+
+class TestPhasorsByDigits:
+    """exp(i m w) of whole multipliers from one table per base-64 digit (the RoPE lab's score
+    and bound curves), against the direct exact tables."""
+
+    freqs = frequencies(512, base=500_000.0)
+
+    @pytest.mark.parametrize(
+        "multipliers",
+        [
+            np.unique(np.round(np.geomspace(1, 1.25e7, 400))),  # up to 4 digits
+            np.array([0.0, 63, 64, 4095, 4096, 2.0**40 + 3, 2.0**53 - 1]),
+            -np.arange(0.0, 200.0, 3.0),  # negative: the conjugate
+        ],
+    )
+    def test_within_a_few_ulps_of_the_direct_tables(self, multipliers):
+        rows = list(exact_phasor_rows(multipliers, self.freqs, rows=37))  # several blocks
+        table = np.concatenate([block for _, block in rows])
+        assert [chunk.start for chunk, _ in rows] == list(range(0, multipliers.size, 37))
+        assert_allclose(table, phasors(multipliers, self.freqs), rtol=0, atol=1e-15)
+
+    def test_zero_digits_multiply_by_exactly_one(self):
+        # A multiplier of one digit: its row is the direct table's, to the bit.
+        multipliers = np.arange(64.0)
+        ((_, table),) = exact_phasor_rows(multipliers, self.freqs, rows=64)
+        assert np.array_equal(table, phasors(multipliers, self.freqs))
+
+    def test_not_whole_multipliers_use_the_direct_tables(self):
+        multipliers = np.array([0.5, 3.0, 1e6 + 0.25])
+        ((_, table),) = exact_phasor_rows(multipliers, self.freqs, rows=8)
+        assert np.array_equal(table, phasors(multipliers, self.freqs))
 
 
 @pytest.mark.skipif(

@@ -1,4 +1,4 @@
-"""torch's float32 ``pow`` on an x86 CPU, emulated in NumPy (pe_core._float32).
+"""torch's float32 ``pow`` on an x86 CPU, emulated in NumPy (pe_core.rotary.float32).
 
 Reference values: tests/data/torch_pow_2_13.json, computed once with torch 2.13.0+cpu on an AVX2
 machine by benchmarks/torch_pow.py (SLEEF's Sleef_powf8_u10 on float32 tensors, and
@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import pe_core
-from pe_core import _float32 as f32
+from pe_core.rotary import float32 as f32
 from tests import DATA
 
 F32 = np.float32
@@ -61,7 +61,7 @@ class TestFma:
         a, b, c = F32(sign * a), F32(b), F32(sign * c)
         through_float64 = F32(np.float64(a) * np.float64(b) + np.float64(c))
         assert through_float64 != _exact_fma(a, b, c)  # the case is a hard one
-        assert f32._fma(np.array([a]), np.array([b]), np.array([c]))[0] == _exact_fma(a, b, c)
+        assert f32.fma(np.array([a]), np.array([b]), np.array([c]))[0] == _exact_fma(a, b, c)
 
     def test_random_operands_against_rational_arithmetic(self):
         rng = np.random.default_rng(5)
@@ -69,7 +69,7 @@ class TestFma:
         b = rng.standard_normal(400).astype(F32)
         # c near -a*b: the cancellations SLEEF's error terms are made of
         c = (-(a.astype(np.float64) * b) * (1 + rng.standard_normal(400) * 1e-6)).astype(F32)
-        ours = f32._fma(a, b, c)
+        ours = f32.fma(a, b, c)
         assert all(ours[i] == _exact_fma(a[i], b[i], c[i]) for i in range(400))
 
 

@@ -227,7 +227,10 @@ class TestLibraryTables:
 
     def test_decimals(self):
         found = identify_encoding(np.round(sinusoidal_encoding(50, 8), 6))
-        assert found.matches and found.precision == Precision(PrecisionKind.DECIMALS, decimals=6)
+        # Six decimals of values below 1 are also at most six significant digits: both fields.
+        assert found.matches and found.precision == Precision(
+            PrecisionKind.DECIMALS, decimals=6, significant=6
+        )
 
     def test_float16_arithmetic(self):
         position = np.arange(300, dtype=np.float16)[:, None]

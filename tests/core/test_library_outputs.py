@@ -37,7 +37,7 @@ from pe_core import (
     sinusoidal_encoding,
     textbook_encoding,
 )
-from pe_core._formats import round_to_precision
+from pe_core._numerics.formats import round_to_precision
 from tests import DATA, ROOT
 
 SOURCES = json.loads((DATA / "library_tables.json").read_text())
@@ -212,10 +212,15 @@ class TestKerasHubMixedPrecision:
         found = diagnose_encoding(_table(case).astype(np.float32))
         assert (found.base, found.start, found.convention) == (10_000.0, 0.0, "vaswani")
         assert (found.compute_dtype, found.formula) == (case["compute_dtype"], "pow")
-        assert f"base 10000, positions from 0, computed in {case['compute_dtype']}" in (
-            found.summary()
+        last = case["length"] - 1
+        assert (
+            f"base 10000, positions from 0 to {last}, computed in {case['compute_dtype']}"
+            in found.summary()
         )
         assert "keras-hub SinePositionEncoding" in found.summary()
+        # Issue 53, case 14: keras' mixed precision is done on purpose, and named in its format.
+        assert not found.likely_mistake and "Likely mistake" not in found.summary()
+        assert found.summary().startswith(f"Angles k * w computed in {case['compute_dtype']}")
 
 
 def _unrounded_entries(length: int, d_model: int, fmt: str) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""Rotary encodings (pe_core.rope) against plain references of Hugging Face's formulas.
+"""Rotary encodings (pe_core.rotary.encoding) against plain references of Hugging Face's formulas.
 
 The references below are transcriptions, one pair at a time with ``math``, of the functions in
 Hugging Face transformers 5.23.0 ``src/transformers/modeling_rope_utils.py`` (``_compute_*``
@@ -449,6 +449,39 @@ class TestScoresAndPrecision:
         expected = rope.attention_factor**2 * 2 * np.cos(np.outer(offsets, rope.inv_freq)).sum(1)
         np.testing.assert_allclose(scores, expected, rtol=0, atol=1e-12)
 
+    @pytest.mark.parametrize("layout", ["halves", "interleaved"])
+    def test_scores_equal_rotating_q_and_k_with_apply_rope(self, layout):
+        # The closed form (one sine and cosine per pair) against the definition: q rotated at
+        # each offset and k at 0 by apply_rope, then their dot product. A partial head (its
+        # last 32 columns pass through), an attention factor, whole offsets up to 10**7 (the
+        # tables by digits) and offsets that are not whole (the direct tables).
+        rope = rope_frequencies(
+            96,
+            base=1_000_000.0,
+            partial_rotary_factor=2 / 3,
+            scaling={"rope_type": "yarn", "factor": 8.0},
+            max_position_embeddings=32_768,
+        )
+        assert rope.attention_factor != 1 and rope.rotary_dim == 64
+        rng = np.random.default_rng(5)
+        q, k = rng.normal(size=96), rng.normal(size=96)
+        whole = np.unique(np.round(np.geomspace(1, 1.25e7, 300)))
+        for offsets in (
+            np.concatenate([-whole[::7], [0.0], whole]),
+            np.array([-2.5, 0.25, 7e5 + 0.5]),
+        ):
+            rotated = apply_rope(
+                np.broadcast_to(q, (offsets.size, 96)), offsets, rope, layout=layout
+            )
+            key = apply_rope(k[None, :], [0], rope, layout=layout)[0]
+            scale = rope.attention_factor**2 * np.sum(np.abs(q * k))
+            np.testing.assert_allclose(
+                pe_core.rope_scores(offsets, rope, q, k, layout=layout),
+                rotated @ key,
+                rtol=0,
+                atol=8 * np.finfo(float).eps * scale,
+            )
+
     def test_decay_bound_holds_and_starts_at_its_maximum(self):
         rng = np.random.default_rng(3)
         rope = rope_frequencies(32, base=10_000.0)
@@ -581,3 +614,151 @@ class TestScalingThatBreaksTheFrequencies:
             {"head_dim": 64, "rope_scaling": {"rope_type": "linear", "factor": 1e308}}
         )
         assert np.all(np.isfinite(rope.inv_freq)) and np.all(rope.inv_freq > 0)
+
+
+# --- the current sequence length --------------------------------------------------------
+
+#: One scaling of each rope_type, for a 64-column head trained on 4,096 positions.
+SCALING_OF = {
+    "default": {"rope_type": "default"},
+    "linear": {"rope_type": "linear", "factor": 4.0},
+    "dynamic": {"rope_type": "dynamic", "factor": 4.0},
+    "yarn": {"rope_type": "yarn", "factor": 40.0, "original_max_position_embeddings": 4096},
+    "longrope": {
+        "rope_type": "longrope",
+        "short_factor": [1.0] * 32,
+        "long_factor": [float(1 + i) for i in range(32)],
+        "original_max_position_embeddings": 4096,
+    },
+    "llama3": {
+        "rope_type": "llama3",
+        "factor": 8.0,
+        "low_freq_factor": 1.0,
+        "high_freq_factor": 4.0,
+        "original_max_position_embeddings": 4096,
+    },
+    "proportional": {"rope_type": "proportional", "factor": 2.0},
+}
+
+
+class TestSequenceLength:
+    """Whether a variant's frequencies follow the current sequence length is data on the
+    variant (``depends_on_seq_len``), as transformers' ``dynamic_rope_update`` recomputes only
+    dynamic NTK's and LongRoPE's; the target length is the configuration's for the others."""
+
+    def test_every_rope_type_has_a_case(self):
+        assert set(SCALING_OF) == set(pe_core.ROPE_TYPES)
+
+    @pytest.mark.parametrize("rope_type", list(SCALING_OF))
+    def test_the_flag_says_what_seq_len_changes(self, rope_type):
+        def at(seq_len):
+            return rope_frequencies(
+                64,
+                scaling=SCALING_OF[rope_type],
+                max_position_embeddings=163_840,
+                seq_len=seq_len,
+                **({"partial_rotary_factor": 0.5} if rope_type == "proportional" else {}),
+            )
+
+        plain = at(None)
+        lengths = (1, 1000, 4097, 163_840, 777_777)
+        changed = [at(n).signature != plain.signature for n in lengths]
+        assert any(changed) == pe_core.ROPE_VARIANTS[rope_type].depends_on_seq_len
+        if not pe_core.ROPE_VARIANTS[rope_type].depends_on_seq_len:
+            # A length passed changes neither the frequencies nor the length they are for.
+            assert [at(n).target_length for n in lengths] == [plain.target_length] * 5
+            assert [at(n).training_length for n in lengths] == [plain.training_length] * 5
+
+    def test_yarn_is_for_its_configured_length_at_any_seq_len(self):
+        # Issue 53, case 4: DeepSeek-V3 at rope_seq=777,777 drew "target length: 777,777", and
+        # at 1,000 a target below the training length.
+        config = {
+            "model_type": "deepseek_v3",
+            "hidden_size": 7168,
+            "num_attention_heads": 128,
+            "qk_rope_head_dim": 64,
+            "max_position_embeddings": 163840,
+            "rope_scaling": {
+                "type": "yarn",
+                "factor": 40,
+                "original_max_position_embeddings": 4096,
+            },
+        }
+        for seq_len in (None, 1000, 777_777):
+            rope = rope_from_config(config, seq_len=seq_len)
+            assert (rope.training_length, rope.target_length) == (4096, 163_840)
+
+    def test_dynamic_ntk_is_for_the_longer_of_seq_len_and_its_length(self):
+        scaling = SCALING_OF["dynamic"]
+        for seq_len, target in ((None, 4096), (1000, 4096), (9000, 9000)):
+            rope = rope_frequencies(
+                64, scaling=scaling, max_position_embeddings=4096, seq_len=seq_len
+            )
+            assert rope.target_length == target
+
+    def test_the_flag_is_transformers_own(self):
+        """Live: transformers 5.24's compute function of each rope_type, called with and
+        without a sequence length, changes its frequencies exactly for the flagged ones."""
+        torch = pytest.importorskip("torch", reason="PyTorch is installed on Python 3.11 only")
+        pytest.importorskip("transformers", minversion="5.24", reason="transformers 5.24")
+        from transformers import LlamaConfig
+        from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+
+        for rope_type, scaling in SCALING_OF.items():
+            if rope_type == "default":
+                continue  # not in ROPE_INIT_FUNCTIONS: the model computes base ** -(2i/d)
+            parameters = {**scaling, "rope_theta": 10_000.0}
+            if rope_type == "proportional":
+                parameters["partial_rotary_factor"] = 0.5
+            config = LlamaConfig(
+                head_dim=64,
+                hidden_size=512,
+                num_attention_heads=8,
+                max_position_embeddings=163_840,
+                rope_parameters=parameters,
+            )
+            compute = ROPE_INIT_FUNCTIONS[rope_type]
+            plain = compute(config, "cpu")[0]
+            changed = any(
+                not torch.equal(compute(config, "cpu", seq_len=n)[0], plain)
+                for n in (1000, 4097, 777_777)
+            )
+            assert changed == pe_core.ROPE_VARIANTS[rope_type].depends_on_seq_len, rope_type
+
+
+class TestVariantKnowledge:
+    """What a variant knows of lengths and of its unscaled encoding lives on the RopeVariant
+    (issue 49: the config reader, the identification and the lab each had a list of their
+    own)."""
+
+    def test_the_variants_that_read_the_original_length(self):
+        reading = {v.name for v in pe_core.ROPE_VARIANTS.values() if v.reads_original_length}
+        assert reading == {"yarn", "longrope", "llama3"}
+        scaled = {v.name for v in pe_core.ROPE_VARIANTS.values() if v.scaled_length}
+        assert scaled == {"linear"}
+
+    @pytest.mark.library
+    def test_they_are_those_whose_transformers_function_reads_it(self):
+        """transformers 5.24's compute function of each rope_type, read from its own source."""
+        import inspect
+
+        pytest.importorskip("torch", reason="PyTorch is installed on Python 3.11 only")
+        rope_utils = pytest.importorskip("transformers.modeling_rope_utils")
+        for name, function in rope_utils.ROPE_INIT_FUNCTIONS.items():
+            reads = '["original_max_position_embeddings"]' in inspect.getsource(function)
+            assert reads == pe_core.ROPE_VARIANTS[name].reads_original_length, name
+
+    @pytest.mark.parametrize("rope_type", sorted(SCALING_OF))
+    def test_the_unscaled_encoding_is_the_default_of_the_same_head(self, rope_type):
+        extra = {"partial_rotary_factor": 0.5} if rope_type == "proportional" else {}
+        rope = rope_frequencies(
+            64,
+            base=500_000.0,
+            scaling=SCALING_OF[rope_type],
+            max_position_embeddings=163_840,
+            **extra,
+        )
+        plain = rope.unscaled()
+        assert plain.rope_type == "default" and plain.attention_factor == 1.0
+        assert (plain.head_dim, plain.rotary_dim, plain.base) == (64, rope.rotary_dim, 500_000.0)
+        np.testing.assert_array_equal(plain.inv_freq, rope.original_inv_freq)

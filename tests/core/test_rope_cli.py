@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import pe_core
-from pe_core._files import load_arrays, read_arrays, rope_inputs
+from pe_core.files import load_arrays, read_arrays, rope_inputs
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data" / "rope_caches"
@@ -264,7 +264,7 @@ class TestLoadArrays:
         assert np.array_equal(arrays["sin"], -cos) and arrays["cos"].dtype == np.float32
 
     def test_another_format_is_named(self):
-        with pytest.raises(pe_core.InputError, match=r"'model\.pt' must be a \.npy, \.npz"):
+        with pytest.raises(pe_core.InputError, match=r"'model\.pt' is a PyTorch file \(pickled\)"):
             load_arrays(b"\x80\x04", "model.pt")
 
 

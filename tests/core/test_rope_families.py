@@ -1,4 +1,4 @@
-"""Model families added to pe_core.rope_models from a walk over transformers 5.24's model types
+"""Model families added to pe_core.rotary.models from a walk over transformers 5.24's model types
 (benchmarks/hf_model_types.py): InternVL's remote-code llm_config and InternLM2, Mistral 4's
 multi-head latent attention, DeepSeek V3.2-style sparse attention, models that rotate adjacent
 pairs. The stored values (tests/data/hf_families_5_24.json, hf_configs/reference.json) are

@@ -26,8 +26,8 @@ import pytest
 
 import pe_core
 from pe_core import ROPE_BUGS, InputError, InputTypeError, identify_rope
-from pe_core._formats import round_to_precision
-from pe_core.rope_identify._vectors import _rebuild
+from pe_core._numerics.formats import round_to_precision
+from pe_core.rotary.identify._vectors import _rebuild
 from tests.core.rope_caches import CASES, INDEX
 from tests.core.rope_caches import reference as stored_reference
 
@@ -303,7 +303,7 @@ def test_vectors_rotated_by_transformers_caches(case, kind):
 def test_bfloat16_rotation_error_is_within_the_model():
     # The rebuilt entries' largest error from the exact cache, in bfloat16 unit roundoffs:
     # below ROTATION_ULPS (the bound), and above 1 (the model is not loose by an order).
-    from pe_core.rope_identify._vectors import ROTATION_ULPS
+    from pe_core.rotary.identify._vectors import ROTATION_ULPS
 
     x, y, positions, rope = case_vectors("llama3_1_8b", "bfloat16")
     rebuilt = _rebuild(x, y, positions)

@@ -1,4 +1,4 @@
-"""The model knowledge of rope_from_config and rope_layers (pe_core.rope_models, issue 34):
+"""The model knowledge of rope_from_config and rope_layers (pe_core.rotary.models, issue 34):
 layer types, which layers rotate, pair layouts, refusals. The real configs and the families are
 compared with transformers' own values in tests/core/test_hf_corpus.py."""
 
@@ -123,7 +123,7 @@ class TestLayout:
 
 
 class TestVariants:
-    """The scaling variants as data (pe_core.rope_variants): each owns its keys."""
+    """The scaling variants as data (pe_core.rotary.variants): each owns its keys."""
 
     def test_the_registry_is_the_list_of_rope_types(self):
         assert tuple(pe_core.ROPE_VARIANTS) == pe_core.ROPE_TYPES
@@ -165,3 +165,53 @@ def test_an_absurd_layer_count_is_refused_before_building_layers(config, key):
     for read in (pe_core.rope_from_config, pe_core.rope_layers):
         with pytest.raises(pe_core.InputError, match=rf"config\['{key}'\] must be at most 4,096"):
             read(config)
+
+
+class TestMRopeSections:
+    """A multimodal entry's default split of the pairs among (temporal, height, width) is its
+    rotary class's: ``config.rope_parameters.get("mrope_section", default)`` in transformers
+    5.24's modeling_qwen2_vl.py ([16, 24, 24]) and modeling_qwen3_vl.py ([24, 20, 20], with
+    apply_interleaved_mrope)."""
+
+    @pytest.mark.parametrize(
+        ("model_type", "sections", "interleaved"),
+        [
+            ("qwen2_vl", (16, 24, 24), False),
+            ("qwen2_5_vl", (16, 24, 24), False),
+            ("qwen3_vl", (24, 20, 20), True),
+        ],
+    )
+    def test_literal(self, model_type, sections, interleaved):
+        mrope = pe_core.MODEL_ROPES[model_type].mrope
+        assert (mrope.sections, mrope.interleaved) == (sections, interleaved)
+        assert sum(mrope.sections) == 128 // 2  # the head_dim of both families' language models
+
+    @pytest.mark.parametrize(
+        ("model_type", "module", "rotary"),
+        [
+            ("qwen2_vl", "qwen2_vl", "Qwen2VLRotaryEmbedding"),
+            ("qwen3_vl", "qwen3_vl", "Qwen3VLTextRotaryEmbedding"),
+        ],
+    )
+    def test_transformers_class_default(self, model_type, module, rotary):
+        pytest.importorskip("torch", reason="PyTorch is installed on Python 3.11 only")
+        transformers = pytest.importorskip("transformers")
+        modeling = __import__(f"transformers.models.{module}.modeling_{module}", fromlist=[rotary])
+        config_class = getattr(
+            transformers, "Qwen2VLTextConfig" if module == "qwen2_vl" else "Qwen3VLTextConfig"
+        )
+        rotary_embedding = getattr(modeling, rotary)(config_class())
+        assert (
+            tuple(rotary_embedding.mrope_section) == pe_core.MODEL_ROPES[model_type].mrope.sections
+        )
+
+    def test_only_multimodal_entries_have_sections(self):
+        with_sections = {t for t, m in pe_core.MODEL_ROPES.items() if m.mrope is not None}
+        assert with_sections == {
+            "qwen2_vl",
+            "qwen2_vl_text",
+            "qwen2_5_vl",
+            "qwen2_5_vl_text",
+            "qwen3_vl",
+            "qwen3_vl_text",
+        }

@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 
 import pe_core
-from pe_core._formats import round_to_precision
-from pe_core._kernels import two_product
+from pe_core._numerics.formats import round_to_precision
+from pe_core._numerics.kernels import two_product
 from tests import DATA
 
 CORPUS = DATA / "hf_configs"
@@ -29,6 +29,9 @@ PRESETS = json.loads((DATA / "rope_hf_5_23.json").read_text())["presets"]
 SEQ_LEN = max(REFERENCE["positions"]) + 1
 #: Log-spaced whole positions up to float32's last exact integer.
 POSITIONS = np.unique(np.round(np.geomspace(1, 2**24 - 1, 1200)))
+#: Llama 3.1 8B: the first positions whose float32 angle is off by more than 1e-3 rad, with
+#: transformers' frequencies and with correctly rounded ones (every position scanned once).
+FIRST_LLAMA_31 = (12_559, 20_120)
 
 
 def _cases():
@@ -153,15 +156,134 @@ def test_the_labs_presets_every_position_to_65535(name):
 
 
 def test_the_float32_error_comes_earlier_than_correct_rounding_says():
-    """Llama 3.1 8B (base 500,000): transformers' float32 angles pass 1e-3 rad at position
-    16,982; correctly rounded float32 frequencies would only at 21,203 (from the reference's
-    own inv_freq, test above)."""
+    """Llama 3.1 8B (base 500,000): transformers' float32 angles are larger than correctly
+    rounded frequencies would give (from the reference's own inv_freq, test above); the first
+    positions past 1e-3 rad, position by position, are 12,559 and 20,120 (the sampled curve's
+    first points above it were 16,982 and 21,203)."""
     rope = next(rope for case, rope, _ in CASES if "Llama-3.1-8B" in case)
     ours = pe_core.transformers_angle_errors(POSITIONS, rope)
     rounded = pe_core.rope_angle_errors(POSITIONS, rope, "float32")
     assert POSITIONS[np.argmax(ours > 1e-3)] == 16_982
     assert POSITIONS[np.argmax(rounded > 1e-3)] == 21_203
     assert np.median(ours / rounded) > 1.3
+    assert pe_core.first_angle_error_above(rope, 1e-3).low == FIRST_LLAMA_31[0]
+    assert (
+        pe_core.first_angle_error_above(rope, 1e-3, frequencies="rounded").low
+        == (FIRST_LLAMA_31[1])
+    )
+
+
+# --- the first position past a threshold ---------------------------------------------------
+
+
+def _first_by_scan(rope, threshold, frequencies, stop):
+    """The first position past ``threshold``, every position computed by the public curves."""
+    for start in range(0, stop, 8192):
+        positions = np.arange(start, min(start + 8192, stop), dtype=np.float64)
+        if frequencies == "transformers":
+            errors = pe_core.transformers_angle_errors(positions, rope)
+        else:
+            errors = pe_core.rope_angle_errors(positions, rope, "float32")
+        above = np.flatnonzero(errors > threshold)
+        if above.size:
+            return int(positions[above[0]])
+    return None
+
+
+#: A case of each variant, the lab's default head among them.
+_CROSSING_CASES = [
+    pe_core.rope_frequencies(512, base=10_000.0),  # the RoPE lab's defaults
+    *(rope for case, rope, _ in CASES if case.startswith("preset ")),
+    next(rope for case, rope, _ in CASES if rope.rope_type == "longrope"),
+    next(rope for case, rope, _ in CASES if rope.rope_type == "proportional"),
+]
+
+
+@pytest.mark.parametrize("index", range(len(_CROSSING_CASES)))
+@pytest.mark.parametrize("frequencies", ["transformers", "rounded"])
+def test_the_first_crossing_is_the_first_position(index, frequencies):
+    """Against every position of the public curves, at thresholds whose first crossing falls
+    in the first 24,576 positions (and at one it never reaches there)."""
+    rope = _CROSSING_CASES[index]
+    stop = 24_576
+    curve = (
+        pe_core.transformers_angle_errors(np.arange(stop), rope)
+        if frequencies == "transformers"
+        else pe_core.rope_angle_errors(np.arange(stop), rope, "float32")
+    )
+    for threshold in (curve.max() * 0.4, curve.max() * 0.8, curve.max() * 0.999, 1e-3):
+        if not 0 < threshold < np.pi:
+            continue
+        found = pe_core.first_angle_error_above(rope, threshold, frequencies=frequencies, stop=stop)
+        expected = _first_by_scan(rope, threshold, frequencies, stop)
+        assert found.exact
+        assert found.low == (stop if expected is None else expected)
+        assert found.high == expected
+    never = pe_core.first_angle_error_above(
+        rope, curve.max() * 1.001, frequencies=frequencies, stop=stop
+    )
+    assert (never.low, never.high, never.exact) == (stop, None, True)
+
+
+def test_the_labs_defaults_are_the_issues_positions():
+    """Issue 53, case 5: the RoPE lab's defaults (head_dim 512, base 10,000) said "by position
+    16,238 (with correctly rounded frequencies 19,307)", the first of 400 samples; position by
+    position the first are 13,614 and 16,990."""
+    rope = _CROSSING_CASES[0]
+    for frequencies, first in (("transformers", 13_614), ("rounded", 16_990)):
+        found = pe_core.first_angle_error_above(rope, 1e-3, frequencies=frequencies)
+        assert (found.low, found.high) == (first, first)
+    below = pe_core.transformers_angle_errors(np.arange(16_238), rope)
+    assert np.sum(below > 1e-3) == 244  # the positions the sampled claim skipped
+
+
+def test_live_the_first_crossing_is_torchs():
+    """transformers 5.24 on torch 2.13: LlamaRotaryEmbedding's own inv_freq and its forward's
+    product (inv_freq @ position_ids, in float32), every position up to 20,000."""
+    torch = pytest.importorskip("torch", reason="PyTorch is installed on Python 3.11 only")
+    transformers = pytest.importorskip("transformers", minversion="5.24", reason="transformers")
+    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
+
+    config = transformers.LlamaConfig(
+        hidden_size=4096,
+        num_attention_heads=8,
+        head_dim=512,
+        max_position_embeddings=2048,
+        rope_parameters={"rope_type": "default", "rope_theta": 10_000.0},
+    )
+    module = LlamaRotaryEmbedding(config)
+    positions = torch.arange(20_000)[None, :]
+    inv_freq = module.inv_freq[None, :, None].float()
+    with torch.no_grad():
+        angles = (inv_freq @ positions[:, None, :].float()).transpose(1, 2)[0]
+    rope = _CROSSING_CASES[0]
+    exact, error = two_product(np.arange(20_000, dtype=np.float64)[:, None], rope.inv_freq[None, :])
+    theirs = np.max(np.abs((angles.double().numpy() - exact) - error), axis=1)
+    first = int(np.argmax(theirs > 1e-3))
+    assert first == 13_614 == pe_core.first_angle_error_above(rope, 1e-3).low
+
+
+def test_past_the_budget_the_first_crossing_is_a_range():
+    """One pair turning a whole radian per position: its float32 angle is exact at every whole
+    position, but the bound says it could be off from 2**14 on; scanning to 2**24 would take
+    more than the budget, so the answer is a range that does not claim a crossing."""
+    rope = pe_core.rope_frequencies(2, base=10_000.0)
+    found = pe_core.first_angle_error_above(rope, 1e-3)
+    assert not found.exact and found.high is None and 2**14 <= found.low < 2**24
+    short = pe_core.first_angle_error_above(rope, 1e-3, stop=2**20)
+    assert (short.low, short.high, short.exact) == (2**20, None, True)
+
+
+def test_the_first_crossing_refuses_bad_arguments():
+    rope = pe_core.rope_frequencies(8)
+    with pytest.raises(pe_core.InputError, match="threshold must be in"):
+        pe_core.first_angle_error_above(rope, 0.0)
+    with pytest.raises(pe_core.InputError, match="frequencies"):
+        pe_core.first_angle_error_above(rope, 1e-3, frequencies="float64")
+    with pytest.raises(pe_core.InputError, match="stop must be an integer from 1 to 2"):
+        pe_core.first_angle_error_above(rope, 1e-3, stop=2**24 + 1)
+    with pytest.raises(TypeError, match="stop must be an integer"):
+        pe_core.first_angle_error_above(rope, 1e-3, stop=1.5)
 
 
 def test_a_bfloat16_model_has_an_error_floor_from_the_first_positions():

@@ -31,27 +31,62 @@ def default_app():
     return at
 
 
+@pytest.fixture(scope="module")
+def paper_app():
+    """The paper's configuration, as a link names it (the largest picture the Heatmap draws at
+    full resolution)."""
+    at = new_app(L=2048, d=512)
+    at.run()
+    return at
+
+
 class TestDefaults:
-    def test_runs_and_shows_the_heatmap(self, default_app):
+    def test_opens_on_a_heatmap_that_shows_every_position_and_column(self, default_app):
+        """Issue 52: a demo default where the picture reads at once (300 x 64: one row a
+        position and every column wide enough to see), the paper's one click away."""
         no_errors(default_app)
         ((header, values),) = images(default_app)
-        # Issue 9: the default 2,048 x 512 encoding at full resolution, one row a position.
+        assert values.shape == (sidebar.DEFAULT_POSITIONS, sidebar.DEFAULT_D_MODEL) == (300, 64)
+        assert header["rowLast"] is None  # one row a position
+        exact = pe_core.sinusoidal_encoding(300, 64)
+        np.testing.assert_allclose(values, exact, rtol=0, atol=1 / 254 + 1e-7)
+        caption = default_app.caption[0].value
+        assert "300 positions, d_model 64" in caption and "vaswani" not in caption
+
+    def test_the_paper_s_configuration_is_one_click_away(self):
+        at = new_app()
+        at.run()
+        at.button(key="paper_configuration").click().run()
+        no_errors(at)
+        assert (at.session_state["L"], at.session_state["d"]) == (2048, 512)
+        assert at.session_state["preset"] == "Attention Is All You Need"
+        assert dict(at.query_params) == {"L": "2048", "d": "512"}  # a link that names them
+        assert not [b for b in at.button if b.key == "paper_configuration"]
+
+    def test_a_link_that_names_the_paper_s_values_opens_them(self, paper_app):
+        no_errors(paper_app)
+        assert (paper_app.session_state["L"], paper_app.session_state["d"]) == (2048, 512)
+        assert dict(paper_app.query_params) == {"L": "2048", "d": "512"}
+
+    def test_the_paper_s_heatmap_at_full_resolution(self, paper_app):
+        ((header, values),) = images(paper_app)
+        # Issue 9: the 2,048 x 512 encoding at full resolution, one row a position.
         assert values.shape == (2048, 512)
         assert header["rowFirst"] == list(range(2048)) and header["rowLast"] is None
         assert header["subtitle"] == "every position and every column"
 
-    def test_image_is_the_encoding(self, default_app):
-        ((_, values),) = images(default_app)
+    def test_image_is_the_encoding(self, paper_app):
+        ((_, values),) = images(paper_app)
         exact = pe_core.sinusoidal_encoding(2048, 512)
         # One of 255 gray levels a cell: within half a level (1/254) of the exact value, plus
         # the float32 rounding of the values drawn.
         np.testing.assert_allclose(values, exact, rtol=0, atol=1 / 254 + 1e-7)
 
-    def test_payload_is_small(self, default_app):
-        # Issue 14: the largest payload at the default under 500 kB (a PNG, not JSON cells).
+    def test_payload_is_small(self, paper_app):
+        # Issue 14: the largest payload at the paper's size under 500 kB (a PNG, not JSON).
         (element,) = [
             element
-            for element in default_app.get("bidi_component")
+            for element in paper_app.get("bidi_component")
             if element.proto.component_name.endswith("pe_encoding_image")
         ]
         assert len(element.proto.bytes) < 500_000
@@ -154,7 +189,7 @@ class TestUrl:
         at.run()
         no_errors(at)
         captions = " ".join(caption.value for caption in at.caption)
-        assert "base 1,000,001.5, vaswani convention" in captions  # %g wrote 1e+06
+        assert "base 1,000,001.5, sin and cos interleaved" in captions  # %g wrote 1e+06
         ((header, _),) = images(at)
         assert "base 1,000,001.5" in header["title"]
 
@@ -165,7 +200,7 @@ class TestUrl:
         text = " ".join(w.value for w in at.warning).replace("\\", "")  # as displayed
         for key in ("L=abc", "d=0", "base=-1", "conv=bert", "view=nope", "prec=float8", "spam"):
             assert key in text
-        assert at.number_input(key="L").value == 2048  # not a number: the default
+        assert at.number_input(key="L").value == sidebar.DEFAULT_POSITIONS  # not a number
         assert at.number_input(key="d").value == 1  # out of range: the nearest allowed value
         assert "d=0 (d_model: out of range, expected 1 to 8,192); using 1 instead" in text
         assert images(at)
@@ -270,7 +305,7 @@ def test_top_of_every_range(view):
 
 @pytest.mark.slow
 def test_odd_d_model_at_a_million_positions_explains_itself():
-    at = new_app(L=1_000_000, d=7, view="uniqueness")
+    at = new_app(L=1_000_000, d=7, view="uniqueness", prec="float64")
     at.run()
     no_errors(at)
     # Issue 37: in the page's words (what to change), not the API's ("an int L").
@@ -287,8 +322,25 @@ def test_odd_d_model_at_a_million_positions_explains_itself():
     assert figure_payloads(at)
 
 
+def test_uniqueness_opens_where_positions_collide():
+    """Issue 52: the page opens where its point shows, bfloat16 position ids."""
+    at = new_app(view="uniqueness")
+    at.run()
+    no_errors(at)
+    assert "positions 256 and 257 collide at bfloat16" in at.warning[0].value.lower()
+
+
+def test_float64_position_ids_hold_every_position():
+    """float64 with the position ids cast (the page's default rounding place): nothing
+    overflows (its threshold is infinite; int(inf) raised before)."""
+    at = new_app(view="uniqueness", prec="float64")
+    at.run()
+    no_errors(at)
+    assert "all 300 positions have distinct encodings" in at.success[0].value.lower()
+
+
 def test_precision_changes_the_verdict():
-    at = new_app(L=1000, d=512, view="uniqueness")
+    at = new_app(L=1000, d=512, view="uniqueness", prec="float64")
     at.run()
     assert "all 1,000 positions have distinct encodings" in at.success[0].value.lower()
     at.segmented_control(key="prec").set_value("bfloat16").run()

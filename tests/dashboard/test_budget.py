@@ -168,7 +168,7 @@ class TestLargestRopeUpload:
         import io
 
         from dashboard import uploads
-        from dashboard.view_parts import check_rope
+        from dashboard.views.check import rope as check_rope
 
         rope = pe_core.rope_frequencies(128, base=500_000.0)
         rows = uploads.MAX_BYTES // (2 * 128 * 4) - 8  # the .npz headers take a few hundred bytes
@@ -188,7 +188,7 @@ class TestLargestRopeUpload:
         import json
 
         from dashboard import uploads
-        from dashboard.view_parts import check_rope
+        from dashboard.views.check import rope as check_rope
 
         rows = uploads.MAX_BYTES // (2 * 2 * 128) - 8  # cos and sin stacked, bf16: 2 bytes each
         size = 2 * rows * 128 * 2

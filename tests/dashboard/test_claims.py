@@ -19,6 +19,7 @@ import pytest
 import pe_core
 from dashboard import claims, registry
 from dashboard.view_parts.heatmap import column_window, row_budget
+from dashboard.views.rope import precision as rope_precision
 from tests.apptest_helpers import new_app, no_errors
 
 pytestmark = pytest.mark.timeout(900)
@@ -178,8 +179,120 @@ def _check_columns(claim, case):
     ) or case["d"] == 2
 
 
+def _check_sequence_length(claim):
+    # Whether the frequencies follow the sequence length, asked of the core another way: the
+    # encoding at this length against the one without.
+    config = {"head_dim": 64, "max_position_embeddings": 4096}
+    scaling = {
+        "linear": {"rope_type": "linear", "factor": 2.0},
+        "dynamic": {"rope_type": "dynamic", "factor": 2.0},
+    }.get(claim["rope_type"])
+    if scaling is not None:
+        at = pe_core.rope_from_config({**config, "rope_scaling": scaling}, seq_len=claim["seq_len"])
+        plain = pe_core.rope_from_config({**config, "rope_scaling": scaling})
+        assert claim["follows"] == (at.signature != plain.signature or claim["seq_len"] <= 4096)
+    assert ("changes nothing" in claim["text"]) == (not claim["follows"])
+    if claim["follows"] and claim["rope_type"] == "dynamic":
+        assert f"for {claim['target']:,} positions" in claim["text"]
+
+
+def _check_first_crossing(claim, case):
+    # The sidebar's head as RoPE; the claimed first position checked against the public curve
+    # at it and at the 4,096 positions before it (and at the curve's samples below it).
+    rope = pe_core.rope_frequencies(max(2, case["d"] - case["d"] % 2), base=case["base"])
+
+    def errors(positions):
+        if claim["frequencies"] == "transformers":
+            return pe_core.transformers_angle_errors(positions, rope)
+        return pe_core.rope_angle_errors(positions, rope, "float32")
+
+    before = np.arange(max(0, claim["low"] - 4096), min(claim["low"], claim["stop"]))
+    assert not np.any(errors(before) > claim["threshold"])
+    samples = [p for p in rope_precision.POSITIONS if p < claim["low"]]
+    assert not np.any(errors(samples) > claim["threshold"])
+    if claim["high"] is not None:
+        assert errors([claim["high"]])[0] > claim["threshold"]
+        assert (f"at position {claim['high']:,}" in claim["text"]) == claim["exact"]
+    else:
+        assert "stay within" in claim["text"]
+
+
+def _check_wavelength_title(claim, case):
+    lengths = _wavelengths(case)
+    lengths = lengths[np.isfinite(lengths)]
+    assert claim["n_pairs"] == lengths.size
+    ratios = lengths[1:] / lengths[:-1]
+    geometric = lengths.size > 1 and np.ptp(ratios) <= 1e-9 * ratios.max()
+    assert claim["geometric"] == geometric
+    assert ("geometric progression" in claim["text"]) == geometric
+    assert ("One frequency" in claim["text"]) == (lengths.size == 1)
+
+
+def _check_wavelength_mark(claim, case):
+    # What each line marks, from pe_core.wavelengths; 2π only where it is; the paper's constant
+    # only at the paper's base; "not reached" only where the slowest wavelength falls short.
+    lengths = _wavelengths(case)
+    paper = 2 * math.pi * case["base"]
+    expected = {
+        "length": case["L"],
+        "fastest": lengths[0] if lengths.size else None,
+        "slowest": lengths[-1] if lengths.size else None,
+        "two_pi_base": paper,
+    }[claim["mark"]]
+    assert claim["value"] == pytest.approx(expected, rel=1e-12)
+    text = claim["text"]
+    assert ("(2π)" in text) == (
+        claim["mark"] == "fastest" and math.isclose(claim["value"], 2 * math.pi, rel_tol=1e-12)
+    )
+    assert ("the paper's" in text) == (
+        case["base"] == 10_000.0
+        and claim["mark"] in ("two_pi_base", "slowest")
+        and math.isclose(lengths[-1] if claim["mark"] == "slowest" else paper, paper, rel_tol=1e-12)
+    )
+    if claim["mark"] == "two_pi_base":
+        reached = lengths.size and math.isclose(lengths[-1], paper, rel_tol=1e-12)
+        assert ("not reached" in text) == (not reached)
+    if claim["mark"] == "length":
+        assert f"L = {case['L']:,} position" in text
+
+
+def _check_pair_count(claim, case):
+    # Pairs read off the encoding: a cos column is 1 at position 0, a sin column 0 there and
+    # not 0 at position 1 (every frequency here is above 0).
+    table = _table(case, np.arange(3.0))
+    cos_columns = int(np.sum(table[0] == 1.0))
+    sin_columns = int(np.sum((table[0] == 0.0) & (table[1] != 0.0)))
+    assert (claim["pairs"], claim["lone"]) == (cos_columns, sin_columns - cos_columns)
+    assert ("lone sin" in claim["text"]) == (claim["lone"] > 0)
+
+
+def _check_offsets_drawn(claim, case):
+    # A sequence of L positions has the offsets 0 to L - 1; a check from k stays within it.
+    assert claim["n_positions"] == case["L"]
+    if claim["largest"] is not None:
+        assert claim["largest"] <= case["L"] - 1
+    for start, largest in claim["checks"].items():
+        assert 0 <= start <= case["L"] - 1
+        assert largest is None or start + largest <= case["L"] - 1
+
+
 def _check(claim, case):
     kind = claim["kind"]
+    checks = {
+        "offsets_drawn": _check_offsets_drawn,
+        "wavelength_title": _check_wavelength_title,
+        "wavelength_mark": _check_wavelength_mark,
+        "pair_count": _check_pair_count,
+    }
+    if kind in checks:
+        checks[kind](claim, case)
+        return
+    if kind == "first_crossing":
+        _check_first_crossing(claim, case)
+        return
+    if kind == "sequence_length":
+        _check_sequence_length(claim)
+        return
     if kind == "pace":
         _check_pace(claim, case, case["L"])
     elif kind == "rows":
@@ -217,9 +330,9 @@ def test_every_claim_holds_over_the_edge_grid(slug):
                 assert words not in text, (case, words, text)
     expected = {
         "heatmap": {"rows", "pace"},
-        "similarity": {"diagonals"},
-        "wavelengths": {"ratio"},
-        "rope": {"head_width"},
+        "similarity": {"diagonals", "offsets_drawn"},
+        "wavelengths": {"ratio", "wavelength_title", "wavelength_mark", "pair_count"},
+        "rope": {"head_width", "first_crossing"},
     }
     assert expected.get(slug, set()) <= shown_kinds
 

@@ -13,8 +13,8 @@ import pe_core
 from dashboard import data
 from dashboard.config import Config
 from dashboard.view_parts import similarity as similarity_part
-from dashboard.view_parts import uniqueness as uniqueness_part
 from dashboard.views import distance
+from dashboard.views.uniqueness import report as uniqueness_part
 from tests.apptest_helpers import new_app, no_errors
 
 
@@ -153,7 +153,7 @@ def test_the_rope_lab_computes_each_curve_once_per_encoding(counted_rope_work):
 
 
 def test_the_encoding_key_is_what_the_curves_read():
-    from dashboard.view_parts.rope import encoding_key
+    from dashboard.views.rope.pairs import encoding_key
 
     def sidebar(d, L):
         return pe_core.rope_from_config(

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import pe_core
+from dashboard import sidebar
 from tests import ROOT
 from tests.apptest_helpers import decode, figures, new_app, no_errors, similarity_images
 
@@ -75,10 +76,23 @@ class TestWavelengthMarks:
         assert any(math.isclose(v, pe_core.wavelengths(7)[-1], rel_tol=1e-12) for v in values)
 
     def test_coinciding_conventions_are_named(self):
-        at = new_app(view="wavelengths")
+        at = new_app(view="wavelengths", overlay="true")
         at.run()
         names = [t["name"] for t in figures(at)[0]["data"]]
         assert "split (same wavelengths as vaswani)" in names
+        # and each convention is said in words under the chart (issue 52)
+        listed = " ".join(m.value for m in at.markdown)
+        assert "**musicgen**: all cosines, then all sines" in listed
+
+    def test_the_other_conventions_are_drawn_on_request_only(self):
+        """Issue 52: five conventions overlaid by default, three of them unexplained."""
+        at = new_app(view="wavelengths")
+        at.run()
+        names = [t["name"] for t in figures(at)[0]["data"]]
+        assert [n for n in names if n.startswith(tuple(pe_core.CONVENTIONS))] == [
+            "vaswani (current)"
+        ]
+        assert "**musicgen**" not in " ".join(m.value for m in at.markdown)
 
 
 class TestSimilarityStatements:
@@ -178,7 +192,7 @@ class TestUniquenessPrecision:
     def test_bfloat16_position_ids_draw_their_collisions(self):
         # Issue 9: the chart was a flat float64 line at 3.71 and the table float64 values while
         # the verdict said 256 and 257 collide.
-        at = new_app(view="uniqueness", prec="bfloat16", cast="positions")
+        at = new_app(view="uniqueness", prec="bfloat16", cast="positions", L=2048, d=512)
         at.run()
         no_errors(at)
         spec = figures(at)[0]
@@ -253,4 +267,4 @@ class TestLegibility:
         at = new_app()
         at.run()
         at.number_input(key="d").increment().run()
-        assert at.number_input(key="d").value == 514
+        assert at.number_input(key="d").value == sidebar.DEFAULT_D_MODEL + 2

@@ -68,16 +68,16 @@ class TestBadFiles:
             (
                 "x.npy",
                 _npy(np.array([{"a": 1}, None], dtype=object)),
-                "pickled objects are never loaded",
+                "pickles are never loaded",
             ),
             ("x.npy", _npy(np.zeros(5)), "must be 2-D"),
             ("x.npy", _npy(np.zeros((2, 3, 4))), "must be 2-D"),
             ("x.npy", _npy(np.zeros((1, 1, 5))), "must be 2-D"),
-            ("x.npy", _npy(np.array([["a", "b"], ["c", "d"]])), "only plain numbers"),
+            ("x.npy", _npy(np.array([["a", "b"], ["c", "d"]])), "must hold real numbers"),
             ("x.npy", _npy(np.array([[np.nan, 1.0], [0.0, 1.0]])), "NaN or inf"),
             ("x.npy", _npy(np.array([[np.inf, 1.0], [0.0, 1.0]])), "NaN or inf"),
             ("x.npy", _npy(np.zeros((1, 5))), "at least 2 rows"),
-            ("x.pkl", pickle.dumps(np.zeros((3, 3))), "is a pickle, which this page never loads"),
+            ("x.pkl", pickle.dumps(np.zeros((3, 3))), "is a pickle, which is never loaded"),
             ("x.csv", b"1,2,3\n4,five,6\n", "not a number"),
             ("x.csv", b"\xff\xfe\x00binary", "not UTF-8"),
             ("x.csv", b"a,b\n", "no rows of numbers"),
@@ -350,4 +350,11 @@ class TestCheckMyRope:
         at.text_area(key="rope_check_inv_freq").input("one, two").run()
         assert not at.exception
         assert at.error and "Cannot read the frequencies" in at.error[0].value
-        assert "“one” is not a number" in at.error[0].value
+        # The one reader's message (the command line's too): a line of words is a header.
+        assert "the pasted inv_freq has a header but no rows of numbers" in (
+            at.error[0].value.replace("\\", "")
+        )
+        at.text_area(key="rope_check_inv_freq").input("1.0, 0.5\n0.25, x").run()
+        assert "row 2 of the pasted inv_freq holds something that is not a number" in (
+            at.error[0].value.replace("\\", "")
+        )

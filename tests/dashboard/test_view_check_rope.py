@@ -13,7 +13,8 @@ import pytest
 
 import pe_core
 from dashboard import uploads
-from dashboard.view_parts import check_rope
+from dashboard.views.check import rope as check_rope
+from pe_core import judgement
 from tests import DATA, payloads
 from tests.apptest_helpers import decode, figures, new_app
 
@@ -147,7 +148,8 @@ class TestRefused:
         ("name", "build", "shown"),
         [
             ("bomb.npz", zip_bomb, "declares 1,073,741,824 bytes once unpacked, more than"),
-            ("cache.csv", lambda: b"1,2\n3,4\n", "must be a .npy, .npz or .safetensors file"),
+            # Text is read as every road reads it (a CSV cache too): its errors name the row.
+            ("cache.csv", lambda: b"1,2\n3,x\n", "row 2 of the file holds something that is not a"),
             ("garbage.npz", lambda: b"PK\x03\x04 truncated", "is not a .npz file"),
             ("garbage.safetensors", lambda: b"\x10\x00", "too short for a safetensors header"),
             ("objects.npy", lambda: npy(np.array([{"cos": 1}], dtype=object)), "never loaded"),
@@ -230,7 +232,7 @@ class TestVectors:
             calls.append(1)
             return identify(*args, **kwargs)
 
-        monkeypatch.setattr(pe_core, "identify_rope", counting)
+        monkeypatch.setattr(judgement, "identify_rope", counting)  # what every road asks
         check_rope.identified.clear()
         at = checked("vectors.npz", npz(q=self.BEFORE, q_embed=self.AFTER))
         assert len(calls) == 1 and "is RoPE llama3" in words(at.success)

@@ -20,7 +20,7 @@ def _text(at) -> str:
 
 
 def test_default_draws_every_family_and_the_exact_values():
-    at = new_app(view="distance")
+    at = new_app(view="distance", L=2048, d=512)  # the paper's, as a link names it
     at.run()
     no_errors(at)
     assert len(figures(at)) == 5  # comparison, slopes, buckets, ids, pairs

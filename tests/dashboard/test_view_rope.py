@@ -8,8 +8,11 @@ import numpy as np
 import pytest
 
 import pe_core
-from dashboard.view_parts import rope_code, rope_layers, rope_layouts, rope_precision
 from dashboard.views import rope as rope_view
+from dashboard.views.rope import code as rope_code
+from dashboard.views.rope import layers as rope_layers
+from dashboard.views.rope import layouts as rope_layouts
+from dashboard.views.rope import precision as rope_precision
 from tests import DATA
 from tests.apptest_helpers import decode, figures, new_app, no_errors
 
@@ -53,7 +56,7 @@ def test_the_sidebar_sinusoid_as_rope():
     caption = " ".join(c.value for c in at.caption)
     assert "rounded down to an even width" in caption
     # Nothing is scaled: one line per chart, named so.
-    scores = next(f for f in figures(at) if f["layout"]["title"]["text"].startswith("q·k"))
+    scores = next(f for f in figures(at) if f["layout"]["title"]["text"].startswith("q·κ"))
     assert [t["name"] for t in scores["data"]] == ["no scaling"]
 
 
@@ -89,8 +92,15 @@ def test_precision_draws_transformers_own_float32_and_the_model_dtype(dtype):
     text = " ".join(m.value for m in at.markdown)
     ulps = pe_core.inv_freq_float32_ulps(rope).max()
     assert f"here up to {ulps:.2g} float32 units from the exact frequencies" in text
-    first = positions[np.argmax(float32 > 1e-3)]
-    assert f"Its float32 angles position·inv_freq pass 0.001 rad by position {first:,.0f}" in text
+    assert np.any(float32 > 1e-3)
+    first = pe_core.first_angle_error_above(rope, 1e-3).high  # position by position
+    rounded = pe_core.first_angle_error_above(rope, 1e-3, frequencies="rounded").high
+    assert (first, rounded) == (12_559, 20_120)  # the sampled curve said 16,982 and 21,203
+    assert (
+        f"Its float32 angles position·inv_freq first pass 0.001 rad at position {first:,} "
+        f"(with correctly rounded frequencies they would first pass 0.001 rad at position "
+        f"{rounded:,})."
+    ) in text
     chart = next(f for f in figures(at) if f["layout"]["title"]["text"].startswith("Angle error"))
     names = [trace["name"] for trace in chart["data"]]
     if dtype == "float32":
@@ -133,9 +143,9 @@ def test_snippets_reproduce_the_numbers(preset):
 def _run_torch_snippet(torch_code: str, rope: pe_core.RotaryEncoding) -> None:
     """The PyTorch snippet runs where PyTorch and transformers >= 5 are installed (Python 3.11
     in CI): a scaled encoding's float32 inv_freq is pe_core's inv_freq_float32 bit for bit on
-    torch's AVX2 CPU kernel (the one pe_core._float32 emulates, SLEEF's powf), within two float32
-    units on another (its power is within one; YaRN's blend can carry it to two); the default
-    one's float64 formula pe_core's to 5e-16."""
+    torch's AVX2 CPU kernel (the one pe_core.rotary.float32 emulates, SLEEF's powf), within two
+    float32 units on another (its power is within one; YaRN's blend can carry it to two); the
+    default one's float64 formula pe_core's to 5e-16."""
     pytest.importorskip("torch", reason="PyTorch is installed on Python 3.11 only")
     pytest.importorskip("transformers", minversion="5", reason="transformers >= 5")
     namespace: dict = {}
@@ -476,3 +486,138 @@ def test_a_bad_attention_temperature_is_named_and_the_page_goes_on():
         for w in at.warning
     )
     assert figures(at)  # the rotary charts are still drawn
+
+
+@pytest.mark.parametrize("seq_len", [1000, 777_777])
+def test_the_wavelength_chart_marks_only_the_configs_lengths_for_yarn(seq_len):
+    """Issue 53, case 4: DeepSeek-V3 at rope_seq=777,777 drew "target length: 777,777", and
+    at 1,000 a target below the training length; YaRN's frequencies do not follow the
+    sequence length, so the lengths drawn are the config's, and the page says so."""
+    at = new_app(view="rope", rope_model="DeepSeek-V3 (YaRN x40, mscale)", rope_seq=seq_len)
+    at.run()
+    no_errors(at)
+    marks = {a["text"] for a in _pair_chart(at)["layout"]["annotations"]}
+    assert marks == {"training length: 4,096", "target length: 163,840"}
+    said = [c for c in at.session_state["_claims"] if c["kind"] == "sequence_length"]
+    assert [c["follows"] for c in said] == [False]
+    assert any(f"so {seq_len:,} changes nothing here" in c.value for c in at.caption)
+
+
+def test_dynamic_ntk_marks_the_length_its_base_is_for():
+    config = {
+        "head_dim": 64,
+        "max_position_embeddings": 4096,
+        "rope_scaling": {"rope_type": "dynamic", "factor": 2.0},
+    }
+    at = new_app(view="rope", rope_model=rope_view.PASTE, rope_json=json.dumps(config))
+    at.query_params["rope_seq"] = "9000"
+    at.run()
+    no_errors(at)
+    marks = {a["text"] for a in _pair_chart(at)["layout"]["annotations"]}
+    assert marks == {"training length: 4,096", "target length: 9,000"}
+    assert any("computes its base for 9,000 positions" in c.value for c in at.caption)
+
+
+def test_the_first_crossing_at_the_labs_defaults_is_the_first_position():
+    """Issue 53, case 5: at the lab's defaults the page said "pass 0.001 rad by position 16,238
+    (with correctly rounded frequencies 19,307)", the first of 400 samples above it; computed
+    position by position (as transformers 5.24 on torch 2.13 computes them, tests/core/
+    test_rope_precision.py) they are 13,614 and 16,990. The lab then opened on the paper's
+    d_model 512 (the app now opens on 64: the link names it)."""
+    at = new_app(view="rope", d="512", L="2048")
+    at.run()
+    no_errors(at)
+    text = " ".join(m.value for m in at.markdown)
+    assert "first pass 0.001 rad at position 13,614" in text
+    assert "they would first pass 0.001 rad at position 16,990" in text
+    assert "16,238" not in text and "19,307" not in text
+
+
+class TestIssue53ConfigReading:
+    """Issue 53, cases 3 and 13, as the lab shows them."""
+
+    @staticmethod
+    def _pasted(config) -> object:
+        text = config if isinstance(config, str) else json.dumps(config)
+        at = new_app(view="rope", rope_model=rope_view.PASTE, rope_json=text)
+        at.run()
+        no_errors(at)
+        return at
+
+    def test_absent_lengths_take_the_class_default(self):
+        at = self._pasted(
+            {
+                "model_type": "llama",
+                "hidden_size": 4096,
+                "num_attention_heads": 32,
+                "rope_scaling": {"rope_type": "yarn", "factor": 1.0001},
+            }
+        )
+        assert not any("cannot be used" in w.value for w in at.warning)
+        assert _metrics(at)["rope_type"] == "yarn"
+        marks = {a["text"] for a in _pair_chart(at)["layout"]["annotations"]}
+        assert "training length: 2,048" in marks
+        sources = _table_with(at, "from")
+        row = sources[sources["key"] == "max_position_embeddings"].iloc[0]
+        assert row["value"] == "2048" and row["from"] == "default of llama"
+
+    def test_a_key_the_rope_type_does_not_take_is_said_in_transformers_words(self):
+        at = self._pasted(
+            {
+                "model_type": "llama",
+                "head_dim": 128,
+                "max_position_embeddings": 4096,
+                "rope_scaling": {"rope_type": "linear", "factor": 2.0, "beta_fast": 32},
+            }
+        )
+        captions = " ".join(c.value.replace("\\", "") for c in at.caption)
+        assert (
+            "transformers would warn: Unrecognized keys in `rope_parameters` for "
+            "'rope_type'='linear': {'beta_fast'}"
+        ) in captions
+
+    def test_lfm2_12bs_attention_layers_from_full_attn_idxs(self):
+        at = self._pasted((DATA / "hf_configs" / "lfm2-LFM2-1.2B.json").read_text())
+        strip = next(f for f in figures(at) if f["layout"]["title"]["text"].startswith("16 layers"))
+        assert strip["layout"]["title"]["text"] == "16 layers: 6 with RoPE, 10 without"
+
+    def test_a_model_with_no_rope_is_refused_by_name(self):
+        at = self._pasted({"model_type": "gpt2", "n_embd": 768, "n_head": 12})
+        assert any("has no rotary position embedding" in w.value for w in at.warning)
+
+
+class TestIssue53TheLinkKeepsTheConfig:
+    """Issue 53, case 11: a broken config stays in the link as typed, its error beside the box;
+    the box's counter and its label name one limit."""
+
+    BROKEN = '{"head_dim": 64, "rope_scaling": {"type": "linear"'
+
+    def test_a_broken_config_in_a_link_is_kept_and_its_error_shown(self):
+        at = new_app(view="rope", rope_model=rope_view.PASTE, rope_json=self.BROKEN)
+        at.run()
+        no_errors(at)
+        messages = " ".join(w.value for w in at.warning).replace("\\", "")
+        assert "Ignored URL parameter" not in messages
+        assert "config is not valid JSON" in messages
+        assert at.text_area(key="rope_json").value == self.BROKEN
+        assert at.query_params["rope_json"] == self.BROKEN
+        at.run()  # a rerun (a reload of the link) keeps it too
+        assert at.text_area(key="rope_json").value == self.BROKEN
+
+    def test_a_broken_config_typed_stays_in_the_link(self):
+        at = new_app(view="rope", rope_model=rope_view.PASTE)
+        at.run()
+        at.text_area(key="rope_json").input(self.BROKEN).run()
+        no_errors(at)
+        assert any("config is not valid JSON" in w.value for w in at.warning)
+        # The link it makes opens on the same text, with the same message.
+        again = new_app(view="rope", rope_model=rope_view.PASTE, rope_json=self.BROKEN)
+        again.run()
+        assert again.text_area(key="rope_json").value == self.BROKEN
+
+    def test_the_counter_and_the_label_name_one_limit(self):
+        at = new_app(view="rope", rope_model=rope_view.PASTE)
+        at.run()
+        box = at.text_area(key="rope_json")
+        assert box.max_chars == rope_view.MAX_CONFIG_CHARS == 20_000
+        assert f"at most {box.max_chars:,} characters" in box.label

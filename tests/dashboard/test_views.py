@@ -10,7 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import pe_core
-from dashboard import claims, registry, ui
+from dashboard import claims, formatting, params, registry, ui
 from dashboard.figures import matrices
 from dashboard.views import rotation
 from tests import DATA
@@ -176,10 +176,15 @@ class TestConventionsLab:
         at = new_app(view="conventions", L=200, d=64)
         at.run()
         no_errors(at)
-        values = {m.label: m.value for m in at.metric}
-        assert float(values["split vs permuted vaswani"]) == 0.0
-        assert float(values["Similarity: vaswani vs split"]) == 0.0
-        assert float(values["Similarity: vaswani vs tensor2tensor"]) > 1e-3
+        said = {m.value.split(":", 1)[0]: m.value for m in at.markdown if m.value.startswith("**")}
+        # Issue 53, case 10: each number is said as what it is, a largest difference.
+        split = said["**split**"]
+        assert "entries differ by at most **0** once vaswani's columns are permuted" in split
+        assert "differs by at most **0** (offsets 0 to 199; same frequencies" in split
+        t2t = said["**tensor2tensor**"]
+        shown = float(t2t.split("differs by at most **")[1].split("**")[0])
+        assert shown > 1e-3 and "(offsets 0 to 199; another spacing)" in t2t
+        assert not at.metric
 
 
 @pytest.mark.parametrize(("n_positions", "d_model"), [(200, 64), (1, 7), (2, 1)])
@@ -238,7 +243,7 @@ class TestCheckMyEncoding:
         ("name", "data", "message"),
         [
             ("g.npy", b"\x93NUMPY garbage", "Cannot read"),
-            ("o.npy", None, "pickled objects are never loaded"),
+            ("o.npy", None, "pickles are never loaded"),
             ("t.csv", b"1,2\nthree,4\n", "not a number"),
             ("n.npy", _npy(np.array([[np.nan, 0.0], [1.0, 1.0]])), "NaN or inf"),
             ("w.npy", _npy(np.zeros(9)), "must be 2-D"),
@@ -258,7 +263,10 @@ class TestCheckMyEncoding:
         at = _upload_to_check("noise.npy", _npy(noise))
         assert any("no convention explains this matrix" in w.value.lower() for w in at.warning)
 
-    @pytest.mark.parametrize("name", [n for n in pe_core.BUGS if n != "float32_angles"])
+    @pytest.mark.parametrize(
+        "name",
+        [n for n, bug in pe_core.BUGS.items() if n != "float32_angles" and not bug.on_purpose],
+    )
     def test_each_mistake_example_is_named(self, name):
         at = new_app(view="check", L=300, d=32, example=name.replace("_", " "))
         at.run()
@@ -268,12 +276,27 @@ class TestCheckMyEncoding:
         assert pe_core.BUGS[name].fix in code
         assert any("Table minus what it should be" in h.value for h in at.subheader)
 
+    def test_positions_from_1_are_said_as_fairseq_does_them_not_as_a_likely_mistake(self):
+        # Issue 53, case 9: fairseq starts positions at padding_idx + 1 on purpose; the page
+        # says so, and shows the line that makes it only as what to fix if it is a mistake.
+        at = new_app(view="check", L=300, d=32, example="start at one")
+        at.run()
+        no_errors(at)
+        assert not any("Likely mistake" in w.value for w in at.warning)
+        said = " ".join(i.value for i in at.info)
+        assert "Positions start at 1" in said and "fairseq" in said and "padding_idx" in said
+        code = " ".join(c.value for c in at.code)
+        assert "# if it is a mistake" in code and pe_core.BUGS["start_at_one"].fix in code
+
     def test_float16_example_is_pinned_to_keras_formula(self):
         at = new_app(view="check", L=3000, d=64, example="float16 angles")
         at.run()
         no_errors(at)
-        texts = " ".join(m.value for m in at.markdown)
-        assert "computed in float16 with the pow formula as keras-hub" in texts
+        texts = " ".join(m.value for m in [*at.markdown, *at.warning, *at.info])
+        assert "computed in float16 with the pow formula" in texts
+        # Done on purpose (keras' mixed precision), and said so: no "Likely mistake".
+        assert "done on purpose in float16 by keras-hub" in texts.lower()
+        assert not any("Likely mistake" in w.value for w in at.warning)
         namespace = {}
         exec(at.code[-1].value, namespace)
         expected = pe_core.textbook_encoding(3000, 64, compute_dtype="float16", formula="pow")
@@ -392,7 +415,7 @@ def test_every_chart_has_a_text_alternative(slug):
     )
     at.run()
     if slug == "lesson":
-        at.radio(key="lesson_answer_2").set_value("The first columns").run()
+        at.radio(key="lesson_answer_sinusoids").set_value("The first columns").run()
     no_errors(at)
     charts = at.get("plotly_chart")
     words = [m.value for m in at.markdown if 'class="pe-chart-text"' in m.value]
@@ -446,9 +469,11 @@ def test_wavelength_explanation_states_this_configuration(d_model, convention):
     if lengths.size > 1:
         factor = claims.ratio_text(lengths[1] / lengths[0])
         assert f"each pair turns {factor} times more slowly" in text
-        assert f"the slowest every {lengths[-1]:,.6g}" in text
+        # One formatter for a wavelength on every page (issue 53: 7.61702e+08 here, 761,702,272
+        # on the Heatmap).
+        assert f"the slowest every {formatting.format_number(lengths[-1])}" in text
     else:
-        assert "With one pair there is one wavelength" in text
+        assert "With one frequency there is one wavelength" in text
 
 
 def test_each_view_is_registered_once_with_its_module():
@@ -456,6 +481,18 @@ def test_each_view_is_registered_once_with_its_module():
     labels = [view.label for view in registry.VIEWS]
     assert len(set(slugs)) == len(slugs) and len(set(labels)) == len(labels)
     assert all(callable(view.module.render) for view in registry.VIEWS)
+
+
+@pytest.mark.parametrize("view", registry.VIEWS, ids=lambda view: view.slug)
+def test_each_page_keeps_the_page_contract(view):
+    """The contract is declared once (registry.Page) and every page module keeps it: its
+    parameters as a tuple of widgets, a subtitle and a render function; SHARED, where
+    present, a tuple of the sidebar's URL keys or a function giving them."""
+    assert isinstance(view.module, registry.Page)
+    assert isinstance(view.module.PARAMS, tuple)
+    assert all(isinstance(param, params.Param) for param in view.module.PARAMS)
+    shared = getattr(view.module, "SHARED", registry.SHARED)
+    assert callable(shared) or set(shared) <= set(registry.SHARED)
 
 
 class TestPresentationMode:
@@ -499,3 +536,48 @@ class TestPresentationMode:
         at = new_app(view="wavelengths", present="maybe")
         at.run()
         assert any("present" in w.value and "true or false" in w.value for w in at.warning)
+
+
+def test_one_wavelength_reads_the_same_on_every_page():
+    """Issue 53, case 12: one wavelength was "7.61702e+08" on Wavelengths and "761,702,272" on
+    the Heatmap; one formatter now writes it on both."""
+    slowest = pe_core.wavelengths(512, base=1e9)[-1]
+    shown = formatting.format_number(slowest)
+    assert "," in shown and "e+" not in shown
+    wavelengths = new_app(view="wavelengths", base=1e9, d=512)
+    wavelengths.run()
+    assert {m.label: m.value for m in wavelengths.metric}["Longest wavelength"] == shown
+    heatmap = new_app(view="heatmap", base=1e9, d=512)
+    heatmap.run()
+    assert f"the slowest every {shown}" in heatmap.expander[0].markdown[0].value
+
+
+@pytest.mark.parametrize(("d_model", "convention"), [(1, "vaswani"), (3, "musicgen")])
+def test_the_wavelength_chart_over_one_point_claims_no_progression(d_model, convention):
+    at = new_app(view="wavelengths", d=d_model, conv=convention)
+    at.run()
+    no_errors(at)
+    chart = next(f for f in figures(at) if "wavelength" in f["layout"]["title"]["text"].lower())
+    assert "geometric" not in chart["layout"]["title"]["text"]
+    assert chart["layout"]["title"]["text"].startswith("One frequency, one wavelength")
+    pairs = {m.label: m.value for m in at.metric}["Pairs"]
+    assert pairs == ("0 + 1 lone sin" if d_model == 1 else "1")
+
+
+@pytest.mark.parametrize("n_positions", [1, 3, 300])
+def test_the_offset_profile_draws_the_offsets_the_sequence_has(n_positions):
+    """Issue 53: at L = 1 the profile drew offset 1; its direct checks from k reached positions
+    past L − 1 (from k = 200 of 300: 499); at L = 3 its axis read 0.5 and 1.5. A chart's axis
+    and marks are claims too."""
+    at = new_app(view="similarity", L=n_positions)
+    at.run()
+    no_errors(at)
+    chart = next(f for f in figures(at) if "against offset" in f["layout"]["title"]["text"])
+    for trace in chart["data"]:
+        offsets = decode(trace["x"]).astype(float)
+        assert offsets.size == 0 or offsets.max() <= n_positions - 1, trace["name"]
+        if trace["name"].startswith("direct, from k = "):
+            start = int(trace["name"].removeprefix("direct, from k = "))
+            assert start + offsets.max() <= n_positions - 1
+    assert float(chart["layout"]["xaxis"]["dtick"]).is_integer()
+    assert chart["layout"]["xaxis"]["tickformat"] == ",d"

@@ -398,7 +398,8 @@ def test_corners_of_the_sidebar(corner, view):
 
 
 #: Rounded values (rows x columns) the uniqueness check may compute for one request: the hash
-#: budget of pe_core.uniqueness, far below the L * d_model = 8.2e9 of the app's largest request.
+#: budget of pe_core.sinusoidal.uniqueness, far below the L * d_model = 8.2e9 of the app's
+#: largest request.
 ROUNDED_VALUES_BUDGET = 2**25
 
 
@@ -418,14 +419,14 @@ def test_regression_uniqueness_angles_low_precision_hangs(monkeypatch, precision
     times over (pe_core.uniqueness_report, _find_duplicates).
 
     The work is counted, not timed (a busy machine must not fail this test): every rounded row
-    the report computes passes through ``_rounded_rows``, and the app's largest request may
+    the report computes passes through ``rounded_rows``, and the app's largest request may
     compute at most 2**25 rounded values. On the old code the counter trips at once, so the
     test fails in a moment instead of after 12 minutes.
     """
-    import pe_core.uniqueness as uniqueness
+    import pe_core.sinusoidal.uniqueness as uniqueness
 
     computed = 0
-    rounded_rows = uniqueness._rounded_rows
+    rounded_rows = uniqueness.rounded_rows
 
     def counting(values, layout, *args):
         nonlocal computed
@@ -434,7 +435,7 @@ def test_regression_uniqueness_angles_low_precision_hangs(monkeypatch, precision
             raise _WorkBudgetExceeded(f"{computed:,} rounded values computed")
         return rounded_rows(values, layout, *args)
 
-    monkeypatch.setattr(uniqueness, "_rounded_rows", counting)
+    monkeypatch.setattr(uniqueness, "rounded_rows", counting)
     report = pe_core.uniqueness_report(1_000_000, 8192, precision=precision, cast=cast)
     assert report.n_positions == 1_000_000
     assert computed <= ROUNDED_VALUES_BUDGET

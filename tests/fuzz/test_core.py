@@ -30,6 +30,7 @@ import warnings
 from dataclasses import dataclass, fields
 from decimal import Decimal
 from fractions import Fraction
+from pathlib import Path
 
 import ml_dtypes
 import numpy as np
@@ -39,6 +40,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import pe_core
+from tests.fuzz import rotary_inputs
 
 pytestmark = pytest.mark.fuzz  # pytest -m "not fuzz" leaves them out
 
@@ -464,6 +466,12 @@ ROPE_VECTORS = [
     (ROPE_BEFORE, pe_core.apply_rope(ROPE_BEFORE, 64, ROPE)),
     (ROPE_BEFORE, pe_core.apply_rope(ROPE_BEFORE, 64, ROPES[1], layout="interleaved")),
 ]
+#: The GGUF corpus, what llama.cpp makes of it, and vectors rotated by known caches (the
+#: realistic inputs of the GGUF functions and rope_cache_from_vectors: tests/fuzz/rotary_inputs).
+GGUF_FILES = rotary_inputs.GGUF_FILES
+GGUF_METAS = rotary_inputs.GGUF_METAS
+GGUF_LAYERS = rotary_inputs.GGUF_LAYERS
+VECTOR_CASES = rotary_inputs.VECTOR_CASES
 SCALINGS = [
     None,
     {"rope_type": "linear", "factor": 2.0},
@@ -690,6 +698,12 @@ SPECS = {
         {"positions": 6, "rope": ROPE, "dtype": "bfloat16"},
     ),
     "inv_freq_float32_ulps": Spec(pe_core.inv_freq_float32_ulps, ("rope",), (), {"rope": ROPE}),
+    "first_angle_error_above": Spec(
+        pe_core.first_angle_error_above,
+        ("rope", "threshold"),
+        ("frequencies", "stop"),
+        {"rope": ROPE, "threshold": 1e-3, "frequencies": "rounded", "stop": 100_000},
+    ),
     "merged_position_ids": Spec(
         pe_core.merged_position_ids, ("precision",), (), {"precision": "float16"}
     ),
@@ -785,6 +799,51 @@ SPECS = {
         ("inv_freq", "before", "after", "positions", "config", "layer_type"),
         {"cos": ROPE_CACHE[0], "sin": ROPE_CACHE[1], "config": ROPE_CONFIG},
     ),
+    "rope_cache_from_vectors": Spec(
+        pe_core.rope_cache_from_vectors,
+        ("before", "after"),
+        ("positions",),
+        {"before": VECTOR_CASES[0].before, "after": VECTOR_CASES[0].after},
+    ),
+    "read_gguf": Spec(pe_core.read_gguf, ("path",), (), {"path": GGUF_FILES[0]}),
+    "read_gguf_bytes": Spec(
+        pe_core.read_gguf_bytes,
+        ("data",),
+        ("name",),
+        {"data": rotary_inputs.GGUF_DATA[GGUF_FILES[0].name], "name": "the file"},
+    ),
+    "parse_gguf_dump": Spec(
+        pe_core.parse_gguf_dump,
+        ("text",),
+        (),
+        {"text": rotary_inputs.GGUF_DUMPS["llama3.1-8b.gguf"]},
+    ),
+    "llama_cpp_layers": Spec(
+        pe_core.llama_cpp_layers, ("meta",), ("n_ctx",), {"meta": GGUF_METAS[0], "n_ctx": 4096}
+    ),
+    "llama_cpp_angles": Spec(
+        pe_core.llama_cpp_angles,
+        ("positions", "layer"),
+        (),
+        {"positions": 8, "layer": GGUF_LAYERS[0]},
+    ),
+    "llama_cpp_cos_sin": Spec(
+        pe_core.llama_cpp_cos_sin,
+        ("positions", "layer"),
+        (),
+        {"positions": 8, "layer": GGUF_LAYERS[0]},
+    ),
+    "check_gguf": Spec(
+        pe_core.check_gguf,
+        ("meta", "config"),
+        ("n_ctx", "with_transformers_error"),
+        {
+            "meta": rotary_inputs.GGUF_READINGS["qwen2.5-7b.gguf"],
+            "config": rotary_inputs.GGUF_CONFIGS["qwen2.5-7b.gguf"],
+            "n_ctx": 32768,
+            "with_transformers_error": False,
+        },
+    ),
     "add_to_embeddings": Spec(
         pe_core.add_to_embeddings,
         ("embeddings", "encoding"),
@@ -853,8 +912,10 @@ PLAUSIBLE = {
     "rope": st.sampled_from(ROPES),
     "cos": st.sampled_from([cache[0] for cache in ROPE_CACHES]),
     "sin": st.sampled_from([cache[1] for cache in ROPE_CACHES]),
-    "before": st.sampled_from([pair[0] for pair in ROPE_VECTORS]),
-    "after": st.sampled_from([pair[1] for pair in ROPE_VECTORS]),
+    "before": st.sampled_from(
+        [pair[0] for pair in ROPE_VECTORS] + [c.before for c in VECTOR_CASES]
+    ),
+    "after": st.sampled_from([pair[1] for pair in ROPE_VECTORS] + [c.after for c in VECTOR_CASES]),
     "q": st.sampled_from([np.ones(8), np.arange(8.0), np.ones(6)]),
     "k": st.sampled_from([None, np.ones(8), -np.arange(8.0)]),
     "layout": st.sampled_from(pe_core.LAYOUTS),
@@ -907,7 +968,36 @@ PLAUSIBLE = {
     "start": st.one_of(st.floats(-1e3, 1e3), st.tuples(st.floats(-1e3, 1e3), st.floats(-1e3, 1e3))),
     "step": st.one_of(st.floats(-10, 10), st.tuples(st.floats(-10, 10), st.floats(-10, 10))),
     "seed": st.integers(0, 2**32),
+    "path": rotary_inputs.gguf_paths,
+    "data": st.one_of(rotary_inputs.gguf_bytes(), st.binary(max_size=256)),
+    "name": rotary_inputs.gguf_names,
+    "meta": rotary_inputs.gguf_metas,
+    "layer": st.sampled_from(GGUF_LAYERS),
+    "n_ctx": rotary_inputs.n_ctx_values,
+    "with_transformers_error": st.booleans(),
+    "threshold": st.floats(1e-7, 3.0),
+    "frequencies": st.sampled_from(["transformers", "rounded"]),
+    "stop": st.integers(1, 2**20),
 }
+
+
+#: Plausible values of an argument that one function reads otherwise than the others (text is
+#: JSON to load_json, gguf-dump's output to parse_gguf_dump).
+PLAUSIBLE_FOR = {
+    "parse_gguf_dump": {"text": rotary_inputs.gguf_texts()},
+    "llama_cpp_angles": {
+        "positions": weighted((4, rotary_inputs.llama_positions), (1, positions_ok))
+    },
+    "llama_cpp_cos_sin": {
+        "positions": weighted((4, rotary_inputs.llama_positions), (1, positions_ok))
+    },
+    "rope_cache_from_vectors": {"positions": rotary_inputs.vector_positions},
+}
+
+
+def plausible(name: str, key: str):
+    """The plausible values of argument ``key`` of function ``name``."""
+    return PLAUSIBLE_FOR.get(name, {}).get(key, PLAUSIBLE[key])
 
 
 def test_specs_cover_the_public_api():
@@ -1021,7 +1111,12 @@ def check_error(name: str, arguments: dict, error: Exception, culprits) -> None:
     assert isinstance(error, ALLOWED), f"{call} raised {type(error).__name__}: {error}"
     message = str(error)
     assert message.strip(), f"{call} raised {type(error).__name__} with an empty message"
-    assert any(names_argument(message, c) for c in culprits), (
+    named = any(names_argument(message, c) for c in culprits)
+    if not named and name == "read_gguf_bytes" and "data" in culprits:
+        # ``name`` is what the data is called in messages (the Check page: "the file")
+        given = arguments.get("name", OMIT)
+        named = isinstance(given, str) and bool(given.strip()) and message.startswith(given)
+    assert named, (
         f"{call} raised {type(error).__name__}({message!r}), which names none of {culprits}"
     )
 
@@ -1138,6 +1233,18 @@ def check_result(name: str, arguments: dict, result) -> None:
     if name == "inv_freq_float32_ulps":
         assert result.shape == (arg("rope").n_pairs,) and np.all(result >= 0), call
         return
+    if name == "first_angle_error_above":
+        stop = 2**24 if arg("stop") is None else int(arg("stop"))
+        assert result.stop == stop and 0 <= result.low <= stop, call
+        assert result.high is None or result.low <= result.high < stop, call
+        if result.exact and result.high is not None:
+            errors = (
+                pe_core.transformers_angle_errors([result.high], arg("rope"))
+                if arg("frequencies") in (None, "transformers")
+                else pe_core.rope_angle_errors([result.high], arg("rope"), "float32")
+            )
+            assert errors[0] > result.threshold, call
+        return
     if name == "merged_position_ids":
         first, second = result
         assert second == first + 1 and first >= 256, call
@@ -1237,6 +1344,24 @@ def check_result(name: str, arguments: dict, result) -> None:
         assert isinstance(result.summary(), str) and result.summary(), call
         if result.matches:
             assert int(np.prod(result.shape)) * result.d_model == np.size(arg("matrix")), call
+        return
+    if name in ("read_gguf", "read_gguf_bytes", "parse_gguf_dump"):
+        _check_gguf_metadata(call, name, arguments, result)
+        return
+    if name == "llama_cpp_layers":
+        _check_llama_cpp_rope(call, arg("meta"), arguments.get("n_ctx", OMIT), result)
+        return
+    if name == "llama_cpp_angles":
+        _check_llama_cpp_angles(call, arg("positions"), arg("layer"), result)
+        return
+    if name == "llama_cpp_cos_sin":
+        _check_llama_cpp_cos_sin(call, arg("positions"), arg("layer"), result)
+        return
+    if name == "check_gguf":
+        _check_gguf_check(call, arguments, result)
+        return
+    if name == "rope_cache_from_vectors":
+        _check_rope_cache_from_vectors(call, arguments, result)
         return
     if name == "load_json":  # within the depth limit: what json itself reads
         assert result == json.loads(arg("text")), call
@@ -1378,6 +1503,218 @@ def _check_identification(call: str, found, shape) -> None:
         _no_nan([candidate.base, candidate.start, candidate.max_abs_error], f"{call} candidate")
 
 
+#: The Python type of each GGUF value type as the reader returns it (arrays: tuples).
+GGUF_PYTHON_TYPES = {"FLOAT32": float, "FLOAT64": float, "BOOL": bool, "STRING": str}
+GGUF_PYTHON_TYPES.update(dict.fromkeys(["UINT8", "INT8", "UINT16", "INT16", "UINT32"], int))
+GGUF_PYTHON_TYPES.update(dict.fromkeys(["INT32", "UINT64", "INT64"], int))
+#: llama.cpp's RoPE factor tensors, whose values the reader reads.
+GGUF_ROPE_TENSORS = ("rope_freqs.weight", "rope_factors_long.weight", "rope_factors_short.weight")
+FLOAT32_UNIT = 2.0**-24
+
+
+def _whole_gguf(name: str, arguments: dict):
+    """The reading of the corpus file that the input is, or the start of (None for any other
+    input): a file read from disk and from bytes, whole or cut, must agree with it."""
+    if name == "read_gguf":
+        path = Path(arguments["path"])
+        if path in rotary_inputs.GGUF_FILES:
+            return pe_core.read_gguf_bytes(rotary_inputs.GGUF_DATA[path.name])
+        return None
+    data = arguments["data"]
+    if not isinstance(data, bytes):
+        return None
+    for file_name, whole in rotary_inputs.GGUF_DATA.items():
+        if whole.startswith(data):
+            return rotary_inputs.GGUF_READINGS[file_name]
+    return None
+
+
+def _check_gguf_metadata(call: str, name: str, arguments: dict, meta) -> None:
+    assert isinstance(meta, pe_core.GgufMetadata), call
+    source = {"read_gguf": "file", "read_gguf_bytes": "bytes", "parse_gguf_dump": "dump"}[name]
+    assert meta.source == source and meta.metadata, call
+    assert all(isinstance(key, str) for key in meta.metadata), call
+    if source == "dump":
+        _check_gguf_dump(call, arguments["text"], meta)
+        return
+    assert meta.version in (2, 3), call
+    # every key has its type, and its value is of that type
+    assert set(meta.value_types) == set(meta.metadata) | set(meta.skipped_arrays), call
+    for key, value in meta.metadata.items():
+        kind = meta.value_types[key]
+        expected = tuple if kind.startswith("ARRAY") else GGUF_PYTHON_TYPES[kind]
+        assert isinstance(value, expected), f"{call}: {key} = {value!r} is not {kind}"
+        assert expected is bool or not isinstance(value, bool), f"{call}: {key} is a bool"
+    # RoPE tensors: their values when the data holds them, else said to be missing
+    cut = []
+    for tensor in meta.tensors.values():
+        if tensor.name not in GGUF_ROPE_TENSORS:
+            assert tensor.values is None, call
+        elif tensor.values is None:
+            cut.append(tensor.name)
+        else:
+            assert tensor.values.dtype == np.float32, call
+            assert tensor.values.size == math.prod(tensor.shape), call
+    assert meta.truncated == bool(cut) and len(meta.missing) == len(cut), call
+    whole = _whole_gguf(name, arguments)
+    if whole is not None:  # the whole metadata, and each RoPE tensor's values if not cut
+        assert meta.metadata == whole.metadata and meta.value_types == whole.value_types, call
+        assert meta.tensors.keys() == whole.tensors.keys(), call
+        for tensor_name, tensor in meta.tensors.items():
+            if tensor.values is not None:
+                np.testing.assert_array_equal(tensor.values, whole.tensors[tensor_name].values)
+
+
+def _check_gguf_dump(call: str, text: str, meta) -> None:
+    assert meta.version is None and set(meta.metadata) <= set(meta.value_types), call
+    # A corpus file's dump, cut at a line: each key it reads has the file's value.
+    for file_name, dump in rotary_inputs.GGUF_DUMPS.items():
+        if dump.startswith(text):
+            binary = rotary_inputs.GGUF_READINGS[file_name].metadata
+            for key, value in meta.metadata.items():
+                assert key in binary, f"{call}: {key} is not in {file_name}"
+                if isinstance(value, float):
+                    assert np.float32(value) == np.float32(binary[key]), f"{call}: {key}"
+                else:
+                    assert value == binary[key] or value == tuple(binary[key]), f"{call}: {key}"
+
+
+def _check_llama_cpp_rope(call: str, meta, n_ctx, rope) -> None:
+    arch = meta.architecture
+    assert rope.architecture == arch and rope.layers, call
+    # one layer per block of the file
+    assert len(rope.layers) == meta.metadata[f"{arch}.block_count"], call
+    context_length = meta.metadata[f"{arch}.context_length"]
+    given = n_ctx is not OMIT and n_ctx is not None
+    assert rope.n_ctx == (n_ctx if given else context_length), call
+    for index, layer in enumerate(rope.layers):
+        assert isinstance(layer, pe_core.LlamaCppLayer) and layer.index == index, call
+        assert 0 < layer.n_dims <= layer.head_dim and layer.n_dims % 2 == 0, call
+        numbers_ = [layer.freq_base, layer.freq_scale, layer.ext_factor, layer.attn_factor]
+        numbers_ += [layer.beta_fast, layer.beta_slow, layer.cos_sin_factor]
+        assert all(math.isfinite(value) for value in numbers_), f"{call}: layer {layer}"
+        assert layer.freq_base > 0 and layer.freq_scale > 0, f"{call}: layer {layer}"
+        if layer.freq_factors is not None:
+            factors = layer.freq_factors[: layer.n_pairs]
+            assert factors.dtype == np.float32 and factors.size == layer.n_pairs, call
+            assert np.all(np.isfinite(factors) & (factors > 0)), f"{call}: factors {factors}"
+        inv_freq = layer.inv_freq()
+        assert inv_freq.shape == (layer.n_pairs,), call
+        assert np.all(np.isfinite(inv_freq) & (inv_freq >= 0)), f"{call}: inv_freq {inv_freq}"
+
+
+def _llama_positions(positions) -> np.ndarray:
+    if isinstance(positions, numbers.Integral) or np.ndim(positions) == 0:  # a count
+        return np.arange(_count(positions), dtype=np.float64)
+    return np.asarray(positions, dtype=np.float64).reshape(-1)
+
+
+def _check_llama_cpp_angles(call: str, positions, layer, angles) -> None:
+    positions = _llama_positions(positions)
+    assert angles.dtype == np.float32 and angles.shape == (positions.size, layer.n_pairs), call
+    assert np.all(np.isfinite(angles)), call
+    # Against the exact angles p * inv_freq: pair i's float32 angle is a running product of
+    # i roundings, by theta_scale = powf(base, -2/n), whose exponent is rounded too (its error
+    # is raised to the i-th power: i * (1 + 2 ln(base) / n) units), then divided by the
+    # factor, scaled and mixed (YaRN): at most 6 more roundings (each within half a unit of
+    # the smallest float32 subnormal where the angles are that small: a huge scaling factor).
+    i = np.arange(layer.n_pairs)
+    units = (i + 6) + i * (1 + 2 * abs(math.log(layer.freq_base)) / layer.n_dims)
+    exact = positions[:, None] * layer.inv_freq()[None, :]
+    error = np.abs(angles - exact)
+    allowed = units * (FLOAT32_UNIT * np.abs(exact) + 2.0**-149)
+    worst = np.unravel_index(np.argmax(error - allowed), error.shape) if error.size else None
+    assert error.size == 0 or error[worst] <= allowed[worst], (
+        f"{call}: angle {angles[worst]!r} at position {positions[worst[0]]:g}, pair {worst[1]}: "
+        f"exact {exact[worst]!r}, {error[worst] / max(allowed[worst], 1e-300):.3g}x the bound"
+    )
+
+
+def _check_llama_cpp_cos_sin(call: str, positions, layer, result) -> None:
+    cos, sin = result
+    n = _llama_positions(positions).size
+    for values in (cos, sin):
+        assert values.dtype == np.float32 and values.shape == (n, layer.n_pairs), call
+        assert np.all(np.isfinite(values)), call
+    # cosf and sinf of llama.cpp's angles (within one float32 unit), times the kernel's
+    # factor (rounded to float32, and the product): within 4 units of the factor (and of the
+    # smallest subnormal, for a factor that small).
+    factor = layer.cos_sin_factor
+    angles = pe_core.llama_cpp_angles(positions, layer).astype(np.float64)
+    allowed = 4 * (FLOAT32_UNIT * factor + 2.0**-149)
+    assert np.all(np.abs(cos - factor * np.cos(angles)) <= allowed), call
+    assert np.all(np.abs(sin - factor * np.sin(angles)) <= allowed), call
+    assert max(np.max(np.abs(cos), initial=0), np.max(np.abs(sin), initial=0)) <= factor + allowed
+
+
+def _check_gguf_check(call: str, arguments: dict, found) -> None:
+    assert isinstance(found, pe_core.GgufCheck), call
+    assert isinstance(found.matches, bool), call
+    summary = found.summary()
+    assert isinstance(summary, str) and summary.strip(), call
+    json.dumps(found.to_dict())  # JSON-ready
+    meta, config = arguments["meta"], arguments.get("config", OMIT)
+    has_config = config is not OMIT and config is not None
+    assert found.has_config == has_config and (has_config or not found.matches), call
+    n_layers = meta.metadata[f"{meta.architecture}.block_count"]
+    assert len(found.layers) == len(found.rope.layers) == n_layers, call
+    for layer in found.layers:
+        assert math.isfinite(layer.max_error) and math.isfinite(layer.error_at_context), call
+    for finding in found.findings:
+        assert finding.origin.value in ("file", "llama.cpp", "input"), call
+        assert set(finding.layers) <= set(range(n_layers)) and finding.key, call
+        if finding.first_position is not None:
+            assert 0 <= finding.first_position < finding.searched, call
+        assert finding.error_at_context is None or math.isfinite(finding.error_at_context), call
+    # A corpus file with the config it was converted from: a match exactly when it is faithful.
+    for file_name, reading in rotary_inputs.GGUF_READINGS.items():
+        own = rotary_inputs.GGUF_CONFIGS[file_name]
+        if meta is reading and (config == own or config == json.loads(own)):
+            low, high = rotary_inputs.SHOWS_AT_CONTEXT.get(file_name, (0, math.inf))
+            faithful = file_name in rotary_inputs.FAITHFUL or not low < found.rope.n_ctx <= high
+            assert found.matches == faithful, f"{call}: {summary}"
+
+
+def _check_rope_cache_from_vectors(call: str, arguments: dict, result) -> None:
+    cos, sin, positions = result
+    before, after = np.asarray(arguments["before"]), np.asarray(arguments["after"])
+    n, width = before.shape[-2:]
+    assert cos.shape == sin.shape == (n, width) and positions.shape == (n,), call
+    assert np.all(np.isfinite(cos)) and np.all(np.isfinite(sin)), call
+    given = arguments.get("positions", OMIT)
+    expected = np.arange(n) if given is OMIT or given is None else np.reshape(given, -1)
+    assert np.array_equal(positions, np.asarray(expected, dtype=np.float64)), call
+    case = rotary_inputs.vector_case_of(
+        arguments["before"], arguments["after"], None if given is OMIT else given
+    )
+    if case is not None:  # the cache that rotated them
+        error = max(np.max(np.abs(cos - case.cos)), np.max(np.abs(sin - case.sin)))
+        assert error <= case.tolerance, f"{call}: {error:.3g} off the cache that made it"
+        return
+    # Each pair's cos + i sin is a weighted mean of the heads' ratios z_after / z_before
+    # (weights |z_before|^2), so within the largest ratio in the pairs of either layout, over
+    # the columns that rotate (the others are cos 1, sin 0).
+    x = before.reshape(-1, n, width).astype(np.float64)
+    y = after.reshape(-1, n, width).astype(np.float64)
+    rotating = np.flatnonzero(~np.all(x == y, axis=(0, 1)))
+    first, end = int(rotating[0]), int(rotating[-1]) + 1
+    if rotating.size != end - first or (end - first) % 2:
+        first, end = 0, width
+    x, y = x[..., first:end], y[..., first:end]
+    half = (end - first) // 2
+    largest = 1.0
+    for xa, xb, ya, yb in (
+        (x[..., :half], x[..., half:], y[..., :half], y[..., half:]),
+        (x[..., 0::2], x[..., 1::2], y[..., 0::2], y[..., 1::2]),
+    ):
+        size = np.hypot(xa, xb)
+        moved = size > 0
+        if np.any(moved):
+            largest = max(largest, float(np.max(np.hypot(ya, yb)[moved] / size[moved])))
+    amplitude = float(np.max(np.hypot(cos, sin)))
+    assert amplitude <= largest * (1 + 1e-12), f"{call}: |cos + i sin| {amplitude} > {largest}"
+
+
 # --------------------------------------------------------------------------------------------
 # The fuzz tests
 # --------------------------------------------------------------------------------------------
@@ -1404,14 +1741,25 @@ def all_arguments(draw, name: str) -> dict:
             st.one_of(st.just(embeddings), st.just(embeddings), anything)
         )
         arguments["encoding"] = draw(st.one_of(st.just(encoding), st.just(encoding), anything))
+    if name == "check_gguf":  # a file with its config.json (or another's, or none)
+        meta, config, _ = draw(rotary_inputs.gguf_with_config())
+        arguments["meta"] = draw(mixed(st.just(meta)))
+        arguments["config"] = draw(mixed(st.just(config)))
+    if name == "rope_cache_from_vectors":  # vectors rotated by a known cache, and its positions
+        case = draw(st.sampled_from(VECTOR_CASES))
+        arguments["before"] = draw(mixed(st.just(case.before)))
+        arguments["after"] = draw(mixed(st.just(case.after)))
+        positions = OMIT if case.positions is None else case.positions
+        arguments["positions"] = draw(weighted((4, st.just(positions)), (1, anything)))
     for key in spec.positional:
         if key not in arguments:
             if key == "b":  # optional positional
-                arguments[key] = draw(optional(PLAUSIBLE[key]))
+                arguments[key] = draw(optional(plausible(name, key)))
             else:
-                arguments[key] = draw(mixed(PLAUSIBLE[key]))
+                arguments[key] = draw(mixed(plausible(name, key)))
     for key in spec.keywords:
-        arguments[key] = draw(optional(PLAUSIBLE[key]))
+        if key not in arguments:
+            arguments[key] = draw(optional(plausible(name, key)))
     return arguments
 
 
@@ -1443,7 +1791,8 @@ def test_fuzz_one_bad_argument(name, data):
     spec = SPECS[name]
     culprit = data.draw(st.sampled_from(spec.arguments), label="argument")
     arguments = dict(spec.baseline)
-    arguments[culprit] = data.draw(weighted((2, anything), (1, PLAUSIBLE[culprit])), label=culprit)
+    replacement = weighted((2, anything), (1, plausible(name, culprit)))
+    arguments[culprit] = data.draw(replacement, label=culprit)
     if _too_slow(name, arguments):
         event("skipped: too big for the loop reference")
         return

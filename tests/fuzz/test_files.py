@@ -1,5 +1,5 @@
 """Hostile bytes for the file reader behind the Check page's RoPE uploads and the command line
-(``pe_core._files``): valid files cut, overwritten or spliced give their arrays or an
+(``pe_core.files``): valid files cut, overwritten or spliced give their arrays or an
 InputError, never another exception, a pickle load or an unbounded allocation."""
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import pe_core
-from pe_core._files import load_arrays, rope_inputs
+import pe_core.files
+from pe_core.files import load_arrays, rope_inputs
 from tests.fuzz.test_core import EXAMPLES
 
 pytestmark = pytest.mark.fuzz
@@ -113,3 +114,32 @@ def monkeypatch_pickle():
         patch.setattr(pickle, "loads", _no_pickle_load)
         patch.setattr(pickle, "load", _no_pickle_load)
         yield
+
+
+#: Pieces of numpy's print, lists and reprs, to paste in any order (issue 53: the one reader
+#: reads brackets, wrapped rows and a repr's call).
+BRACKET_PIECES = (
+    "[", "]", "[[", "]]", "], [", "]\n [", "array(", "tensor(", "np.array(", ")",
+    ", dtype=float32)", ", dtype=torch.bfloat16)", "x = ", "0.5", "-1.e-05", "1.0000e+00", "nan",
+    "inf", "...", ",",
+    " ", "\n", "\r\n", "  ", "\t", "1e999", "−1", "\u200b", "{", "'", "grad_fn=<AddBackward0>",
+)  # fmt: skip
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(BRACKET_PIECES), max_size=40).map("".join) | st.text(max_size=60))
+def test_any_text_is_an_array_or_an_input_error(text):
+    """parse_text gives an array (1-D or more, finite or not: the checks refuse non-finite
+    values) or an InputError naming the text, never another exception or a warning."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        try:
+            found = pe_core.files.parse_text(text)
+        except pe_core.InputError as error:
+            assert "the pasted text" in str(error)
+            return
+    array = found["array"]
+    assert array.dtype == np.float64 and array.size >= 1
+    assert found.written["array"].container == "decimal"
