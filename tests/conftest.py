@@ -32,6 +32,10 @@ import pytest
 import streamlit.components.v2.manifest_scanner as _manifest_scanner
 from hypothesis import settings
 
+#: The scripts that made the data in tests/data (run once, with the libraries they compare):
+#: not tests, and importing one for its doctests would import PyTorch at every collection.
+collect_ignore_glob = ["data/*.py", "data/*/*.py"]
+
 #: Examples per hypothesis test in each profile (``PE_HYPOTHESIS_PROFILE``).
 PROFILE_EXAMPLES = {"quick": 10, "ci": 150, "nightly": 1500}
 PROFILE = os.environ.get("PE_HYPOTHESIS_PROFILE", "ci")

@@ -4,6 +4,7 @@ only registered markers."""
 
 from __future__ import annotations
 
+import ast
 import itertools
 import re
 
@@ -69,3 +70,51 @@ def test_the_readme_commands_use_registered_markers():
             assert words <= registered, (anchor, words - registered)
         for profile in re.findall(r"PE_HYPOTHESIS_PROFILE=(\w+)", block):
             assert profile in PROFILE_EXAMPLES, (anchor, profile)
+
+
+LIBRARIES = {"torch", "transformers", "diffusers", "positional_encodings"}
+
+
+def _marks(node) -> set[str]:
+    """The ``pytest.mark.X`` names among a function's or a class's decorators."""
+    names = set()
+    for decorator in node.decorator_list:
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        if isinstance(target, ast.Attribute) and ast.unparse(target).startswith("pytest.mark."):
+            names.add(target.attr)
+    return names
+
+
+def _live_tests(tree: ast.Module):
+    """(name, marks) of each test that imports a library by ``pytest.importorskip``."""
+    module_marks = set()
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and "pytestmark" in ast.unparse(node.targets[0]):
+            module_marks = set(re.findall(r"pytest\.mark\.(\w+)", ast.unparse(node.value)))
+    scopes = [(node, set()) for node in tree.body]
+    while scopes:
+        node, inherited = scopes.pop()
+        if isinstance(node, ast.ClassDef):
+            scopes += [(child, inherited | _marks(node)) for child in node.body]
+        elif isinstance(node, ast.FunctionDef) and node.name.startswith("test"):
+            for call in ast.walk(node):
+                if (
+                    isinstance(call, ast.Call)
+                    and ast.unparse(call.func) == "pytest.importorskip"
+                    and isinstance(call.args[0], ast.Constant)
+                    and call.args[0].value in LIBRARIES
+                ):
+                    yield node.name, module_marks | inherited | _marks(node)
+                    break
+
+
+def test_every_live_comparison_is_marked_library():
+    """A test that needs torch, transformers, diffusers or positional-encodings carries
+    ``library``, so that the tier holds every live comparison (and the quick loop none)."""
+    unmarked = [
+        f"{path.relative_to(ROOT)}::{name}"
+        for path in sorted((ROOT / "tests").rglob("test_*.py"))
+        for name, marks in _live_tests(ast.parse(path.read_text(encoding="utf-8")))
+        if "library" not in marks
+    ]
+    assert unmarked == []

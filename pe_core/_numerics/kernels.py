@@ -55,6 +55,8 @@ def two_product(a: NDArray[np.float64], b: NDArray[np.float64]):
     product = a * b
     a_high, a_low = _split(a)
     b_high, b_low = _split(b)
+    if not a_low.any():  # a fits in 26 bits (positions below 2**26): the terms of a_low are 0
+        return product, (a_high * b_high - product) + a_high * b_low
     error = ((a_high * b_high - product) + a_high * b_low + a_low * b_high) + a_low * b_low
     return product, error
 

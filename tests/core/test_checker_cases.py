@@ -1,6 +1,6 @@
 """Issue 53's cases on the command line, each as the issue gives it: ``python -m pe_core`` run
-as a user runs it (a subprocess, this checkout first on the path), its exit status, its text
-and its ``--json``. The Check page's side of each case is in
+as a user runs it (its ``main``, in this process: tests/cli.py), its exit status, its text and
+its ``--json``. The Check page's side of each case is in
 tests/dashboard/test_checker_cases.py."""
 
 from __future__ import annotations
@@ -8,7 +8,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -17,18 +16,9 @@ import pytest
 
 import pe_core
 from pe_core import files
+from tests.cli import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def run(*args: str | Path, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "pe_core", *map(str, args)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
 
 
 def float16_table() -> np.ndarray:
@@ -58,7 +48,7 @@ class TestCase1FormatThenPrinting:
     def test_named_float16_through_every_printing(self, tmp_path, name, data, printing):
         path = tmp_path / name
         path.write_bytes(data)
-        result = run("identify", path, "--json")
+        result = run_cli("identify", path, "--json")
         assert result.returncode == 0, result.stdout + result.stderr
         found = json.loads(result.stdout)
         assert (found["convention"], found["base"], found["start"]) == ("vaswani", 10_000.0, 1.0)
@@ -72,7 +62,7 @@ class TestCase1FormatThenPrinting:
     def test_the_exact_table_written_with_8_digits_is_not_float32_arithmetic(self, tmp_path):
         path = tmp_path / "t.csv"
         path.write_bytes(csv(pe_core.sinusoidal_encoding(np.arange(1, 65), 10), "%.8g"))
-        found = json.loads(run("identify", path, "--json").stdout)
+        found = json.loads(run_cli("identify", path, "--json").stdout)
         assert found["precision"] == "written with 8 significant digits"
         assert "float32 arithmetic" not in found["summary"]
 
@@ -82,7 +72,7 @@ class TestCase2Float32InAnyContainer:
         inv_freq = pe_core.rope_frequencies(128, base=500_000.0).inv_freq.astype(np.float32)
         path = tmp_path / "inv_freq.txt"
         path.write_text(str(inv_freq.tolist()))
-        found = json.loads(run("check-rope", path, "--json").stdout)
+        found = json.loads(run_cli("check-rope", path, "--json").stdout)
         assert found["arithmetic"]["storage"] == "float32"
         assert "float64" not in found["arithmetic"]["words"]
 
@@ -90,7 +80,7 @@ class TestCase2Float32InAnyContainer:
         inv_freq = pe_core.rope_frequencies(64).inv_freq.astype(np.float16)
         path = tmp_path / "inv_freq.txt"
         path.write_text(str(inv_freq))
-        result = run("check-rope", path, "--json")
+        result = run_cli("check-rope", path, "--json")
         found = json.loads(result.stdout)
         assert found["arithmetic"]["storage"] == "float16"
         assert "bf16_inv_freq" in [f["name"] for f in found["findings"]]
@@ -111,10 +101,10 @@ class TestCase6ParameterNamed:
         np.savez(tmp_path / "cache.npz", cos=cos.astype(np.float32), sin=sin.astype(np.float32))
         config["rope_scaling"]["factor"] = 2.0
         (tmp_path / "wrong.json").write_text(json.dumps(config))
-        text = run("check-rope", tmp_path / "cache.npz", "--config", tmp_path / "wrong.json")
+        text = run_cli("check-rope", tmp_path / "cache.npz", "--config", tmp_path / "wrong.json")
         assert text.returncode == 1
         assert "factor 4 in the data, 2 in the config" in text.stdout
-        as_json = run(
+        as_json = run_cli(
             "check-rope", tmp_path / "cache.npz", "--config", tmp_path / "wrong.json", "--json"
         )
         found = json.loads(as_json.stdout)
@@ -133,7 +123,7 @@ class TestCase7WrongFamily:
             np.save(path, table)
         else:
             path.write_bytes(csv(table, "%.8g"))
-        result = run("check-rope", path)
+        result = run_cli("check-rope", path)
         assert result.returncode == 2 and not result.stdout
         (line,) = result.stderr.strip().splitlines()
         assert "sinusoidal encoding table, not a rotary cache" in line
@@ -144,7 +134,7 @@ class TestCase7WrongFamily:
     def test_a_rotary_cache_given_to_identify_is_sent_to_check_rope(self, tmp_path):
         cos, sin = pe_core.rope_cos_sin(64, pe_core.rope_frequencies(32))
         np.savez(tmp_path / "cache.npz", cos=cos, sin=sin)
-        result = run("identify", tmp_path / "cache.npz")
+        result = run_cli("identify", tmp_path / "cache.npz")
         assert result.returncode == 2
         assert "a rotary (RoPE) encoding, not a sinusoidal table" in result.stderr
         assert "check-rope" in result.stderr
@@ -154,7 +144,7 @@ class TestCase8IdentifyReadsText:
     def test_identify_table_csv(self, tmp_path):
         path = tmp_path / "table.csv"
         path.write_bytes(csv(pe_core.sinusoidal_encoding(100, 32).astype(np.float32), "%.9g"))
-        result = run("identify", path)
+        result = run_cli("identify", path)
         assert result.returncode == 0, result.stderr
         assert "vaswani convention, base 10000, positions from 0 to 99" in result.stdout
         assert "float32 rounding" in result.stdout
@@ -165,7 +155,7 @@ class TestCase8IdentifyReadsText:
 
         path = tmp_path / "download.csv"
         path.write_bytes(encoding_csv(Config(300, 10, 321.5, "tensor2tensor")))
-        found = json.loads(run("identify", path, "--json").stdout)
+        found = json.loads(run_cli("identify", path, "--json").stdout)
         assert (found["convention"], found["base"]) == ("tensor2tensor", 321.5)
         assert found["precision"] == "exact in float64"
 
@@ -174,7 +164,7 @@ class TestCase9OnPurpose:
     def test_positions_from_1_are_said_as_fairseq_does_them(self, tmp_path):
         path = tmp_path / "t.npy"
         np.save(path, pe_core.sinusoidal_encoding(np.arange(1, 65), 16))
-        result = run("identify", path, "--json")
+        result = run_cli("identify", path, "--json")
         assert result.returncode == 0  # a table fairseq makes on purpose is no mistake
         found = json.loads(result.stdout)
         assert found["bug"] == "start_at_one" and not found["likely_mistake"]
@@ -186,7 +176,7 @@ class TestCase9OnPurpose:
         path = tmp_path / "t.txt"
         with np.printoptions(threshold=sys.maxsize):
             path.write_text(str(pe_core.sinusoidal_encoding(np.arange(1, 65), 16)))
-        found = json.loads(run("identify", path, "--json").stdout)
+        found = json.loads(run_cli("identify", path, "--json").stdout)
         assert found["bug"] == "start_at_one" and not found["likely_mistake"]
 
 
@@ -208,25 +198,25 @@ class TestCase17Bounded:
 
     def test_dev_zero_as_config(self, cache):
         self.one_line_exit_2(
-            run("check-rope", cache, "--config", "/dev/zero", timeout=30), "device"
+            run_cli("check-rope", cache, "--config", "/dev/zero", timeout=30), "device"
         )
 
     def test_dev_zero_as_table_and_cache(self, tmp_path):
         link = tmp_path / "zero.npy"
         link.symlink_to("/dev/zero")
-        self.one_line_exit_2(run("identify", link, timeout=30), "is a device")
-        self.one_line_exit_2(run("check-rope", link, timeout=30), "is a device")
+        self.one_line_exit_2(run_cli("identify", link, timeout=30), "is a device")
+        self.one_line_exit_2(run_cli("check-rope", link, timeout=30), "is a device")
 
     def test_a_fifo_is_not_waited_on(self, cache, tmp_path):
         fifo = tmp_path / "config.json"
         os.mkfifo(fifo)
-        self.one_line_exit_2(run("check-rope", cache, "--config", fifo, timeout=30), "a FIFO")
+        self.one_line_exit_2(run_cli("check-rope", cache, "--config", fifo, timeout=30), "a FIFO")
 
     def test_a_directory(self, cache, tmp_path):
         folder = tmp_path / "config.json"
         folder.mkdir()
         self.one_line_exit_2(
-            run("check-rope", cache, "--config", folder, timeout=30), "a directory"
+            run_cli("check-rope", cache, "--config", folder, timeout=30), "a directory"
         )
 
     def test_a_file_over_the_limit_is_refused_by_its_size(self, cache, tmp_path):
@@ -234,5 +224,5 @@ class TestCase17Bounded:
         with open(big, "wb") as handle:  # sparse: no disk used
             handle.truncate(files.MAX_CONFIG_BYTES + 1)
         self.one_line_exit_2(
-            run("check-rope", cache, "--config", big, timeout=30), "more than the 4,194,304"
+            run_cli("check-rope", cache, "--config", big, timeout=30), "more than the 4,194,304"
         )

@@ -58,6 +58,7 @@ class TestCase14Tables:
         assert found.matches and "Likely mistake" not in found.summary()
         assert "tensor2tensor" not in found.summary()
 
+    @pytest.mark.library
     def test_the_xlnet_formula_is_transformers_own(self):
         """XLNet's and Funnel's 1 / base ** (n / D), every step in float32, within an ulp of
         their sin and cos (transformers 5.24, torch's CPU float32 kernels)."""

@@ -4,10 +4,10 @@ benchmarks/gguf_corpus.py), the command line and bad input."""
 
 from __future__ import annotations
 
+import functools
 import json
 import struct
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +19,7 @@ from pe_core.rotary.gguf.file import parse_gguf_dump, read_gguf, read_gguf_bytes
 from pe_core.rotary.gguf.models import LLAMA_CPP_ARCHS, NON_ROTARY_ARCHS, RopeMode
 from pe_core.rotary.gguf.rope import llama_cpp_angles, llama_cpp_layers
 from pe_core.testing import assert_gguf_matches
+from tests.cli import run_cli
 
 ROOT = Path(__file__).parents[2]
 CORPUS = ROOT / "tests" / "data" / "gguf"
@@ -49,14 +50,15 @@ def config_of(name: str) -> str:
     return (CORPUS / MANIFEST["files"][name]["config"]).read_text()
 
 
-def cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "pe_core", "check-gguf", *args],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=120,
-    )
+@functools.cache
+def checked(name: str):
+    """check_gguf of a corpus file against the config it was converted from (immutable: shared
+    by the tests that read it)."""
+    return check_gguf(read_gguf(CORPUS / name), config_of(name), with_transformers_error=False)
+
+
+def cli(*args: str, in_child: bool = False) -> subprocess.CompletedProcess:
+    return run_cli("check-gguf", *args, in_child=in_child)
 
 
 class TestReader:
@@ -171,25 +173,17 @@ class TestLlamaCppSemantics:
 
 @pytest.mark.parametrize("name", FAITHFUL)
 def test_faithful_conversions_rotate_as_the_config_says(name):
-    found = check_gguf(read_gguf(CORPUS / name), config_of(name), with_transformers_error=False)
+    found = checked(name)
     assert found.matches, found.summary()
     assert not found.file_findings
 
 
 def test_llama_cpp_own_differences_are_said_apart():
-    found = check_gguf(
-        read_gguf(CORPUS / "qwen2.5-7b-yarn-untruncated.gguf"),
-        config_of("qwen2.5-7b-yarn-untruncated.gguf"),
-        with_transformers_error=False,
-    )
+    found = checked("qwen2.5-7b-yarn-untruncated.gguf")
     assert found.matches
     (finding,) = found.llama_cpp_findings
     assert finding.key == "(YaRN truncate: false)" and finding.first_position is not None
-    found = check_gguf(
-        read_gguf(CORPUS / "phi3.5-longrope.gguf"),
-        config_of("phi3.5-longrope.gguf"),
-        with_transformers_error=False,
-    )
+    found = checked("phi3.5-longrope.gguf")
     assert [f.key for f in found.llama_cpp_findings] == ["rope_factors_long.weight"]
 
 
@@ -207,7 +201,7 @@ def overridden(meta, fix: str):
 @pytest.mark.parametrize("name", [*MISTAKES, *CONVERTER_GAPS])
 def test_the_fix_makes_it_rotate_as_the_config_says(name):
     meta = read_gguf(CORPUS / name)
-    found = check_gguf(meta, config_of(name), with_transformers_error=False)
+    found = checked(name)
     for finding in found.file_findings:
         if "llama-cli ... --override-kv" not in finding.fix or not finding.read_here:
             continue
@@ -222,7 +216,7 @@ def test_the_fix_makes_it_rotate_as_the_config_says(name):
 
 def test_the_converter_drops_yarn_attention_factor():
     name = "qwen2.5-7b-yarn-attention-factor.gguf"
-    found = check_gguf(read_gguf(CORPUS / name), config_of(name), with_transformers_error=False)
+    found = checked(name)
     (finding,) = found.file_findings
     assert finding.key == CONVERTER_GAPS[name] and finding.first_position is None
     assert "yarn_attn_factor" in finding.title
@@ -230,7 +224,7 @@ def test_the_converter_drops_yarn_attention_factor():
 
 @pytest.mark.parametrize("name", MISTAKES)
 def test_each_injected_mistake_is_named_with_its_fix(name):
-    found = check_gguf(read_gguf(CORPUS / name), config_of(name), with_transformers_error=False)
+    found = checked(name)
     assert not found.matches
     keys = [f.key for f in found.file_findings]
     assert NAMED[name] in keys, found.summary()
@@ -247,11 +241,7 @@ def test_each_injected_mistake_is_named_with_its_fix(name):
 def test_first_position_is_exact():
     # freq_base 10000 against 1e6: pair 1's angle p * (1e4**-1/64 - 1e6**-1/64); the first
     # position past 1e-3 rad, by hand
-    found = check_gguf(
-        read_gguf(CORPUS / "qwen2.5-7b-no-freq-base.gguf"),
-        config_of("qwen2.5-7b-no-freq-base.gguf"),
-        with_transformers_error=False,
-    )
+    found = checked("qwen2.5-7b-no-freq-base.gguf")
     pairs = np.arange(64)
     gap = np.abs(1e4 ** (-pairs / 64) - 1e6 ** (-pairs / 64)).max()
     assert found.file_findings[0].first_position == int(np.floor(1e-3 / gap)) + 1
@@ -275,8 +265,11 @@ def test_assert_gguf_matches():
 
 class TestCommandLine:
     def test_exit_codes(self):
-        ok = cli(
-            "tests/data/gguf/qwen2.5-7b.gguf", "--config", "tests/data/gguf/qwen2.5-7b.config.json"
+        ok = cli(  # the real command, in a child process: the entry point itself
+            "tests/data/gguf/qwen2.5-7b.gguf",
+            "--config",
+            "tests/data/gguf/qwen2.5-7b.config.json",
+            in_child=True,
         )
         assert ok.returncode == 0 and "rotates as the config says" in ok.stdout
         bad = cli(

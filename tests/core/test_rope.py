@@ -696,6 +696,7 @@ class TestSequenceLength:
             )
             assert rope.target_length == target
 
+    @pytest.mark.library
     def test_the_flag_is_transformers_own(self):
         """Live: transformers 5.24's compute function of each rope_type, called with and
         without a sequence length, changes its frequencies exactly for the flagged ones."""

@@ -311,6 +311,8 @@ def test_class_defaults_and_the_tables_defaults_agree():
             assert generated["rope_theta"] == entry.default_theta, model_type
 
 
+@pytest.mark.library
+@pytest.mark.slow  # 23 s: every configuration class of transformers instantiated
 def test_live_class_defaults_are_transformers_own():
     """Where transformers 5.24 is installed: the generated table is its classes' defaults."""
     pytest.importorskip("torch", reason="PyTorch is installed on Python 3.11 only")

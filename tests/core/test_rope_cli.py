@@ -6,8 +6,6 @@ from __future__ import annotations
 import io
 import json
 import struct
-import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
@@ -16,19 +14,10 @@ import pytest
 
 import pe_core
 from pe_core.files import load_arrays, read_arrays, rope_inputs
+from tests.cli import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data" / "rope_caches"
-
-
-def run(*args: str | Path) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "pe_core", *map(str, args)],
-        cwd=ROOT,  # this checkout's pe_core first on sys.path
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
 
 
 def write_safetensors(path: Path, tensors: dict[str, tuple[str, np.ndarray]]) -> None:
@@ -85,13 +74,14 @@ def llama(tmp_path_factory):
 class TestCheckRope:
     def test_matching_cache_exits_0(self, llama):
         folder, _, config = llama
-        result = run("check-rope", folder / "llama.npz", "--config", config)
+        # the real command, in a child process: the entry point itself
+        result = run_cli("check-rope", folder / "llama.npz", "--config", config, in_child=True)
         assert result.returncode == 0, result.stderr
         assert "RoPE llama3" in result.stdout and "matches the config" in result.stdout
 
     def test_bfloat16_safetensors_exits_0(self, llama):
         folder, _, config = llama
-        result = run("check-rope", folder / "llama.safetensors", "--config", config, "--json")
+        result = run_cli("check-rope", folder / "llama.safetensors", "--config", config, "--json")
         assert result.returncode == 0, result.stderr
         found = json.loads(result.stdout)
         assert found["matches"] and found["arithmetic"]["storage"] == "bfloat16"
@@ -99,12 +89,12 @@ class TestCheckRope:
 
     def test_inv_freq_exits_0(self, llama):
         folder, _, config = llama
-        result = run("check-rope", folder / "inv_freq.npy", "--config", config)
+        result = run_cli("check-rope", folder / "inv_freq.npy", "--config", config)
         assert result.returncode == 0, result.stdout + result.stderr
 
     def test_without_config(self, llama):
         folder, _, _ = llama
-        result = run("check-rope", folder / "llama.npz", "--json")
+        result = run_cli("check-rope", folder / "llama.npz", "--json")
         assert result.returncode == 0
         assert json.loads(result.stdout)["config_matches"] is None
 
@@ -115,19 +105,19 @@ class TestCheckRope:
             arrays["cos_float32"], arrays["sin_float32"], arrays["positions"], rope
         )
         np.savez(tmp_path / "wrong.npz", cos=cos, sin=sin, positions=arrays["positions"])
-        result = run("check-rope", tmp_path / "wrong.npz", "--config", config, "--json")
+        result = run_cli("check-rope", tmp_path / "wrong.npz", "--config", config, "--json")
         assert result.returncode == 1
         found = json.loads(result.stdout)
         assert found["likely_cause"] == "bf16_positions"
         assert found["departure"]["position"] == 257
-        text = run("check-rope", tmp_path / "wrong.npz", "--config", config)
+        text = run_cli("check-rope", tmp_path / "wrong.npz", "--config", config)
         assert text.returncode == 1 and "position 257" in text.stdout
 
     def test_other_config_exits_1(self, llama, tmp_path):
         folder, _, _ = llama
         other = tmp_path / "qwen.json"
         other.write_bytes((DATA / "qwen3_8b_default.config.json").read_bytes())
-        result = run("check-rope", folder / "llama.npz", "--config", other)
+        result = run_cli("check-rope", folder / "llama.npz", "--config", other)
         assert result.returncode == 1
         assert "departs from the config" in result.stdout
 
@@ -143,27 +133,27 @@ class TestCheckRope:
     def test_unreadable_exits_2(self, tmp_path, name, content):
         path = tmp_path / name
         path.write_bytes(content)
-        result = run("check-rope", path)
+        result = run_cli("check-rope", path)
         assert result.returncode == 2
         assert result.stderr.startswith("error:") and "Traceback" not in result.stderr
 
     def test_pickled_array_is_refused(self, tmp_path):
         path = tmp_path / "objects.npy"
         np.save(path, np.array([{"cos": 1}], dtype=object), allow_pickle=True)
-        result = run("check-rope", path)
+        result = run_cli("check-rope", path)
         assert result.returncode == 2 and "pickle" in result.stderr
 
     def test_missing_file_exits_2(self, tmp_path):
-        assert run("check-rope", tmp_path / "absent.npz").returncode == 2
+        assert run_cli("check-rope", tmp_path / "absent.npz").returncode == 2
 
     def test_unreadable_config_exits_2(self, llama, tmp_path):
         folder, _, _ = llama
         deep = tmp_path / "deep.json"
         deep.write_text("[" * 500 + "]" * 500)
-        result = run("check-rope", folder / "llama.npz", "--config", deep)
+        result = run_cli("check-rope", folder / "llama.npz", "--config", deep)
         assert result.returncode == 2 and "levels deep" in result.stderr
         assert (
-            run("check-rope", folder / "llama.npz", "--config", tmp_path / "no.json").returncode
+            run_cli("check-rope", folder / "llama.npz", "--config", tmp_path / "no.json").returncode
             == 2
         )
 
@@ -172,7 +162,7 @@ class TestIdentify:
     def test_table_exits_0(self, tmp_path):
         path = tmp_path / "table.npy"
         np.save(path, pe_core.sinusoidal_encoding(200, 64).astype(np.float32))
-        result = run("identify", path)
+        result = run_cli("identify", path, in_child=True)
         assert result.returncode == 0, result.stderr
         assert "vaswani convention, base 10000" in result.stdout
 
@@ -180,14 +170,14 @@ class TestIdentify:
         path = tmp_path / "wrong.npz"
         wrong = pe_core.BUGS["inverted_frequency"].wrong_table(np.arange(50), 16, 10_000.0)
         np.savez(path, pe=wrong)
-        result = run("identify", path, "--json")
+        result = run_cli("identify", path, "--json")
         assert result.returncode == 1
         assert json.loads(result.stdout)["bug"] == "inverted_frequency"
 
     def test_unreadable_exits_2(self, tmp_path):
         path = tmp_path / "table.npy"
         path.write_bytes(b"nope")
-        assert run("identify", path).returncode == 2
+        assert run_cli("identify", path).returncode == 2
 
 
 class TestReadArrays:
@@ -321,7 +311,7 @@ class TestVectors:
 
     def test_q_and_q_embed_exit_0(self, rotated):
         folder, _, _, _, config = rotated
-        result = run("check-rope", folder / "q.safetensors", "--config", config, "--json")
+        result = run_cli("check-rope", folder / "q.safetensors", "--config", config, "--json")
         assert result.returncode == 0, result.stdout + result.stderr
         found = json.loads(result.stdout)
         assert (found["source"], found["rope_type"], found["base"]) == (
@@ -337,7 +327,7 @@ class TestVectors:
         rope = pe_core.rope_frequencies(128, base=5_000.0)  # plain, at 1/100 of the base
         after = pe_core.apply_rope(q, positions, rope).astype(np.float32)
         np.savez(tmp_path / "x.npz", x_in=q, x_out=after, positions=positions)
-        result = run(
+        result = run_cli(
             "check-rope", tmp_path / "x.npz", "--before", "x_in", "--after", "x_out",
             "--config", config,
         )  # fmt: skip
@@ -347,7 +337,7 @@ class TestVectors:
     def test_half_a_pair_exits_2(self, rotated, tmp_path):
         _, q, _, _, _ = rotated
         np.savez(tmp_path / "half.npz", q=q)
-        result = run("check-rope", tmp_path / "half.npz")
+        result = run_cli("check-rope", tmp_path / "half.npz")
         assert result.returncode == 2 and "'q' without 'q_embed'" in result.stderr
 
 

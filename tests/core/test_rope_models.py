@@ -186,6 +186,7 @@ class TestMRopeSections:
         assert (mrope.sections, mrope.interleaved) == (sections, interleaved)
         assert sum(mrope.sections) == 128 // 2  # the head_dim of both families' language models
 
+    @pytest.mark.library
     @pytest.mark.parametrize(
         ("model_type", "module", "rotary"),
         [

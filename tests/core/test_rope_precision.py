@@ -237,6 +237,7 @@ def test_the_labs_defaults_are_the_issues_positions():
     assert np.sum(below > 1e-3) == 244  # the positions the sampled claim skipped
 
 
+@pytest.mark.library
 def test_live_the_first_crossing_is_torchs():
     """transformers 5.24 on torch 2.13: LlamaRotaryEmbedding's own inv_freq and its forward's
     product (inv_freq @ position_ids, in float32), every position up to 20,000."""
