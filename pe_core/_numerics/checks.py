@@ -10,7 +10,6 @@ whose angles float64 can carry).
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
 import numbers
@@ -271,12 +270,25 @@ def check_positions_for(
     return checked
 
 
+def _numpy_dtype(value: object) -> np.dtype | None:
+    """``np.dtype(value)``, or None for what NumPy refuses, for bytes, and for the alias ``'a'``
+    (NumPy 2 warns that it is deprecated; it names bytes, never a float format)."""
+    if isinstance(value, bytes | bytearray):
+        return None
+    if isinstance(value, str) and value.lstrip("<>=|").startswith("a"):
+        return None
+    try:
+        return np.dtype(value)
+    except (TypeError, ValueError, SyntaxError):  # SyntaxError: NumPy parses "," with ast
+        return None
+
+
 def check_precision(precision: object, name: str = "precision") -> FloatFormat:
     """Look up a precision by name (or a NumPy/ml_dtypes dtype with one of those names)."""
     if precision is not None and not isinstance(precision, str):
-        # NumPy parses comma strings with ``ast``: b"," raises SyntaxError, not TypeError.
-        with contextlib.suppress(TypeError, ValueError, SyntaxError):  # check_choice explains
-            precision = np.dtype(precision).name
+        resolved = _numpy_dtype(precision)  # None: check_choice explains
+        if resolved is not None:
+            precision = resolved.name
     return PRECISIONS[check_choice(precision, name, tuple(PRECISIONS))]
 
 
@@ -285,18 +297,15 @@ _OUTPUT_DTYPES = ("float64", "float32", "float16", "bfloat16")
 
 def check_output_dtype(dtype: DTypeLike) -> np.dtype:
     """The requested output dtype (any byte order) if it is one of the four float types."""
-    try:
-        resolved = np.dtype(dtype)
-    except (TypeError, ValueError, SyntaxError):  # SyntaxError: NumPy parses b"," with ast
+    resolved = _numpy_dtype(dtype)
+    if resolved is None:
         if isinstance(dtype, str) and dtype == "bfloat16":
             raise InputTypeError(
                 "dtype 'bfloat16' is not known to NumPy: pass ml_dtypes.bfloat16 (pip install "
                 "ml-dtypes), or use quantize(encoding, 'bfloat16') for float64 values rounded "
                 "to bfloat16"
-            ) from None
-        raise InputTypeError(
-            f"dtype must be one of {', '.join(_OUTPUT_DTYPES)}, got {dtype!r}"
-        ) from None
+            )
+        raise InputTypeError(f"dtype must be one of {', '.join(_OUTPUT_DTYPES)}, got {dtype!r}")
     if resolved.name not in _OUTPUT_DTYPES:
         raise InputError(f"dtype must be one of {', '.join(_OUTPUT_DTYPES)}, got {resolved.name}")
     return resolved

@@ -197,6 +197,16 @@ class TestOtherArguments:
         ):
             uniqueness_report(10, 8, precision="int8")
 
+    @pytest.mark.parametrize("value", [b"a", "a", "<a4", b"f4"])
+    def test_bytes_and_numpy_s_deprecated_alias_are_refused_without_a_warning(self, value):
+        # NumPy 2 warns on np.dtype("a") (found by the fuzz tier: precision=b"a")
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            with pytest.raises(InputError, match="precision must be one of"):
+                pe_core.rope_angle_errors(6, pe_core.rope_frequencies(8), precision=value)
+            with pytest.raises(InputError, match="dtype must be one of"):
+                pe_core.sinusoidal_encoding(4, 8, dtype=value)
+
     def test_cosine_similarity_inputs(self):
         with pytest.raises(InputError, match="a must be finite"):
             cosine_similarity([[np.nan, 1.0]])
