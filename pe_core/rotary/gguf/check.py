@@ -544,24 +544,9 @@ def _layer_findings(meta, rope: LlamaCppRope, layer: LlamaCppLayer, config, conf
                     )
                 )
     if config.rope_type == "longrope" and not layer.is_swa:
-        orig = config.training_length
-        if orig is not None and layer.n_ctx_orig != orig:
-            out.append(
-                (
-                    Origin.FILE,
-                    f"{arch}.rope.scaling.original_context_length",
-                    "another original context: the long/short choice moves",
-                    _key_value(
-                        meta,
-                        arch,
-                        "rope.scaling.original_context_length",
-                        f"context_length {rope.n_ctx_train:,}",
-                    ),
-                    f"{orig:,}",
-                    _override(arch, "rope.scaling.original_context_length", "int", orig),
-                    True,
-                )
-            )
+        out += _original_context_findings(
+            meta, rope, layer, config, "another original context: the long/short choice moves"
+        )
     factor = layer.cos_sin_factor
     if (
         layer.rotates
@@ -588,6 +573,31 @@ def _layer_findings(meta, rope: LlamaCppRope, layer: LlamaCppLayer, config, conf
     return out
 
 
+def _original_context_findings(meta, rope, layer, config, title: str) -> list:
+    """The file's original context (llama.cpp's n_ctx_orig_yarn) against the config's, if they
+    differ: one finding, ``title`` saying what moves with it."""
+    orig = config.training_length
+    if orig is None or layer.n_ctx_orig == orig:
+        return []
+    arch = rope.architecture
+    return [
+        (
+            Origin.FILE,
+            f"{arch}.rope.scaling.original_context_length",
+            title,
+            _key_value(
+                meta,
+                arch,
+                "rope.scaling.original_context_length",
+                f"context_length {rope.n_ctx_train:,}",
+            ),
+            f"{orig:,}",
+            _override(arch, "rope.scaling.original_context_length", "int", orig),
+            True,
+        )
+    ]
+
+
 def _yarn_findings(meta, rope, layer, config):
     arch = rope.architecture
     out = []
@@ -604,24 +614,13 @@ def _yarn_findings(meta, rope, layer, config):
                 True,
             )
         )
-    orig = config.training_length
-    if orig is not None and layer.n_ctx_orig != orig:
-        out.append(
-            (
-                Origin.FILE,
-                f"{arch}.rope.scaling.original_context_length",
-                "another original context (YaRN's ramp and the long/short choice move)",
-                _key_value(
-                    meta,
-                    arch,
-                    "rope.scaling.original_context_length",
-                    f"context_length {rope.n_ctx_train:,}",
-                ),
-                f"{orig:,}",
-                _override(arch, "rope.scaling.original_context_length", "int", orig),
-                True,
-            )
-        )
+    out += _original_context_findings(
+        meta,
+        rope,
+        layer,
+        config,
+        "another original context (YaRN's ramp and the long/short choice move)",
+    )
     ext = meta.key("rope.scaling.yarn_ext_factor")
     if ext is not None and _differs(float(ext), 1.0):
         read = arch in UNREAD_KEYS["rope.scaling.yarn_ext_factor"]
