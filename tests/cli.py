@@ -15,8 +15,7 @@ import sys
 from pathlib import Path
 
 from pe_core.__main__ import main
-
-ROOT = Path(__file__).resolve().parents[1]
+from tests import ROOT
 
 
 def run_cli(

@@ -18,8 +18,6 @@ import pe_core
 from pe_core import files
 from tests.cli import run_cli
 
-ROOT = Path(__file__).resolve().parents[2]
-
 
 def float16_table() -> np.ndarray:
     """Case 1's table: interleaved, d = 10, base 10,000, positions 1 to 64, in float16."""
