@@ -348,6 +348,33 @@ class TestBadInput:
         with pytest.raises(pe_core.InputError, match="no metadata line"):
             parse_gguf_dump("hello")
 
+    @pytest.mark.parametrize("smallest", [1e-45, 1e-38, 1e-31])
+    def test_a_factor_that_sends_an_angle_past_float32_is_refused(self, smallest):
+        # The fuzz tier's finding: rope_freqs of 1e-45 (a float32 subnormal) passed as "finite
+        # and positive", then ggml's float32 division overflowed (NumPy warned). 2**24 / 1e-31 is
+        # 1.7e38, within float32; 2**24 / 1e-38 is not.
+        import dataclasses
+
+        meta = read_gguf(CORPUS / "llama3.1-8b.gguf")
+        tensor = meta.tensors["rope_freqs.weight"]
+        values = tensor.values.copy()
+        values[3] = np.float32(smallest)
+        meta = dataclasses.replace(
+            meta,
+            tensors={**meta.tensors, tensor.name: dataclasses.replace(tensor, values=values)},
+        )
+        if smallest == 1e-31:
+            config = config_of("llama3.1-8b.gguf")
+            found = check_gguf(meta, config, n_ctx=64, with_transformers_error=False)
+            assert [f.key for f in found.file_findings] == ["rope_freqs.weight"]
+            return
+        with pytest.raises(
+            pe_core.InputError,
+            match=r"^meta: rope_freqs.weight must hold .*"
+            r"finite in float32.*pair 3",
+        ):
+            check_gguf(meta, with_transformers_error=False)
+
 
 class TestDamagedFiles:
     """Every prefix of a file, and the file with a byte changed, is read or refused with an

@@ -519,6 +519,20 @@ def _check_factors(layer: LlamaCppLayer) -> None:
             f"meta: {layer.factors_tensor} must hold finite positive factors (the angles are "
             f"divided by them), got {float(used[pair])!r} for pair {pair}"
         )
+    # ggml divides each float32 angle by its factor: a factor this small sends an angle past
+    # float32's largest value (inf, then NaN in cos and sin). Angles grow with the position, so
+    # the last position llama.cpp accepts tells.
+    last = np.array([_MAX_LLAMA_POSITION - 1], dtype=np.float64)
+    with np.errstate(all="ignore"):
+        angles = _angle_block(last, layer, _theta_scale(layer), _ramp_mix(layer))[0]
+    if not np.all(np.isfinite(angles)):
+        pair = int(np.flatnonzero(~np.isfinite(angles))[0])
+        raise InputError(
+            f"meta: {layer.factors_tensor} must hold factors that keep every angle finite in "
+            f"float32 (ggml divides each angle by its factor; at position 2**24 - 1, the last "
+            f"llama.cpp accepts, pair {pair}'s overflows), got {float(used[pair])!r} for pair "
+            f"{pair}"
+        )
 
 
 def _kernel_mscale(attn_factor: float, freq_scale: float, ext_factor: float) -> np.float32:
@@ -591,10 +605,7 @@ def llama_cpp_angles(positions: ArrayLike, layer: LlamaCppLayer) -> NDArray[np.f
         ``theta`` before ``cosf``/``sinf`` (see the module's notes).
     """
     positions = _check_llama_positions(positions, layer, most_angles=_MAX_ANGLES)
-    ts = _theta_scale(layer)
-    mix = None
-    if layer.ext_factor != 0:
-        mix = _ramp(*layer.correction_range(), np.arange(layer.n_pairs)) * F32(layer.ext_factor)
+    ts, mix = _theta_scale(layer), _ramp_mix(layer)
     angles = np.empty((positions.size, layer.n_pairs), dtype=F32)
     # A block of rows at a time: the float64 temporaries of the fused multiply-add stay small.
     rows = max(1, _BLOCK // layer.n_pairs)
@@ -602,6 +613,13 @@ def llama_cpp_angles(positions: ArrayLike, layer: LlamaCppLayer) -> NDArray[np.f
         block = positions[start : start + rows]
         angles[start : start + block.size] = _angle_block(block, layer, ts, mix)
     return angles
+
+
+def _ramp_mix(layer: LlamaCppLayer) -> NDArray[np.float32] | None:
+    """YaRN's per-pair mix of extrapolated angles (``ramp * ext_factor``), or None without."""
+    if layer.ext_factor == 0:
+        return None
+    return _ramp(*layer.correction_range(), np.arange(layer.n_pairs)) * F32(layer.ext_factor)
 
 
 def _angle_block(positions, layer: LlamaCppLayer, ts: np.float32, mix) -> NDArray[np.float32]:
