@@ -4,7 +4,7 @@ of the installed packages for Streamlit components per test process.
 Hypothesis profiles, chosen by ``PE_HYPOTHESIS_PROFILE`` (``ci`` when unset):
 
 - ``quick``: 10 examples a test, for the loop while working;
-- ``ci``: 150, the README's test command and CI;
+- ``ci``: 100 (Hypothesis' own default), the README's test command and CI;
 - ``nightly``: 1,500, for a scheduled run.
 
 None has a deadline (shared machines are noisy: a slow example is not a bug). The fuzz modules'
@@ -37,7 +37,7 @@ from hypothesis import settings
 collect_ignore_glob = ["data/*.py", "data/*/*.py"]
 
 #: Examples per hypothesis test in each profile (``PE_HYPOTHESIS_PROFILE``).
-PROFILE_EXAMPLES = {"quick": 10, "ci": 150, "nightly": 1500}
+PROFILE_EXAMPLES = {"quick": 10, "ci": 100, "nightly": 1500}
 PROFILE = os.environ.get("PE_HYPOTHESIS_PROFILE", "ci")
 if PROFILE not in PROFILE_EXAMPLES:
     raise pytest.UsageError(

@@ -43,7 +43,7 @@ PARAM_NAMES = [*ALL_PARAMS, "view"]
 STREAMLIT_RESERVED = ("embed", "embed_options")
 
 #: Examples per app fuzz test (each runs the app): a third of the hypothesis profile's (quick 3,
-#: ci 50, nightly 500; tests/conftest.py), or PE_FUZZ_APP_EXAMPLES.
+#: ci 33, nightly 500; tests/conftest.py), or PE_FUZZ_APP_EXAMPLES.
 EXAMPLES = int(os.environ.get("PE_FUZZ_APP_EXAMPLES", settings.default.max_examples // 3))
 APP_FUZZ = settings(
     max_examples=EXAMPLES,
