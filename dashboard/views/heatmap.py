@@ -72,7 +72,8 @@ def render(config: Config) -> None:
         "wavelength.",
         VASWANI_LATEX if config.convention == "vaswani" else None,
     )
-    _heatmap(config)
+    with ui.chart_block("heatmap"):
+        _heatmap(config)
     if config.n_positions <= TABLE_MAX_ROWS and config.d_model <= TABLE_MAX_COLUMNS:
         _table(config)
     ui.matrix_downloads(config)

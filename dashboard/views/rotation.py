@@ -103,7 +103,8 @@ def render(config: Config) -> None:
             )
         )
         if _n_pairs(config):
-            _circles(config, matrix=False)
+            with ui.chart_block("rotation_circles"):
+                _circles(config, matrix=False)
         return
     if _n_pairs(config) == 0:
         st.info(
@@ -112,7 +113,8 @@ def render(config: Config) -> None:
         )
         return
     offset, k, first_pair = _controls(config)
-    _matrix_and_vectors(config, offset, k, first_pair)
+    with ui.chart_block("rotation"):
+        _matrix_and_vectors(config, offset, k, first_pair)
     _circles(config)
 
 

@@ -94,7 +94,8 @@ def render(config: Config) -> None:
         if config.convention == "vaswani"
         else None,
     )
-    _by_position(config)
+    with ui.chart_block("sinusoids"):
+        _by_position(config)
     _by_dimension(config)
 
 
