@@ -136,5 +136,4 @@ _COMPONENT = st.components.v2.component("pe_encoding_image", css=CSS, js=JS)
 
 def show(data: bytes, key: str) -> None:
     """Mount the image heatmap with a :func:`payload`."""
-    with st.container(gap=None, key=ui.CHART_KEY_PREFIX + key):  # a chart, for page.css
-        _COMPONENT(data=data, key=key)
+    _COMPONENT(data=data, key=key)

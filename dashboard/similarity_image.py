@@ -181,5 +181,4 @@ _COMPONENT = st.components.v2.component("pe_similarity_image", css=encoding_imag
 
 def show(data: bytes, key: str) -> None:
     """Mount the similarity image with a :func:`payload`."""
-    with st.container(gap=None, key=ui.CHART_KEY_PREFIX + key):  # a chart, for page.css
-        _COMPONENT(data=data, key=key)
+    _COMPONENT(data=data, key=key)

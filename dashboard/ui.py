@@ -217,22 +217,6 @@ def _presented_dark(fig: go.Figure) -> dict:
 _DRAWN_AS = {(True, False): _dark, (False, True): _presented, (True, True): _presented_dark}
 
 
-#: The key of the container around every chart starts with this: page.css finds the page's
-#: first chart by it (the class ``st-key-chart_...`` Streamlit gives a keyed container), two
-#: levels below the page's column at most (:func:`chart_block`). Looking for the chart's own
-#: element anywhere below made the browser match again on every change inside every chart:
-#: 1.8 s a draw of the Uniqueness chart at L = 2,000 in bfloat16 (2,000 markers) against
-#: 0.22 s this way and 0.13 s without the rule (one run in Chromium, issue 51).
-CHART_KEY_PREFIX = "chart_"
-
-
-def chart_block(name: str):
-    """A container (``with ui.chart_block(name):``) for a block of the page whose chart is
-    drawn deeper down (in a fragment, in columns), so that page.css finds the page's first
-    chart in it and puts the explanation under it (:data:`CHART_KEY_PREFIX`)."""
-    return st.container(gap=None, key=f"{CHART_KEY_PREFIX}block_{name}")
-
-
 def chart(fig: go.Figure, key: str, *, select: bool = False, shapes: Sequence[dict] = ()) -> None:
     """Show a figure, offer it as standalone HTML, and remember it as the last good version.
 
@@ -243,8 +227,7 @@ def chart(fig: go.Figure, key: str, *, select: bool = False, shapes: Sequence[di
     """
     st.session_state[state.LAST_CHART + key] = fig
     st.session_state.setdefault(state.CHARTS_THIS_RUN, set()).add(key)
-    # The words take no room on screen; the key (CHART_KEY_PREFIX) tells page.css a chart.
-    with st.container(gap=None, key=CHART_KEY_PREFIX + key):
+    with st.container(gap=None):  # the words take no room on screen
         words = caching.derived(fig, accessibility.text_alternative)
         title = caching.derived(fig, narrow_title)
         st.markdown(title + screen_reader_text(words), unsafe_allow_html=True)

@@ -72,8 +72,7 @@ def render(config: Config) -> None:
         "wavelength.",
         VASWANI_LATEX if config.convention == "vaswani" else None,
     )
-    with ui.chart_block("heatmap"):
-        _heatmap(config)
+    _heatmap(config)
     if config.n_positions <= TABLE_MAX_ROWS and config.d_model <= TABLE_MAX_COLUMNS:
         _table(config)
     ui.matrix_downloads(config)

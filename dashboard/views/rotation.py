@@ -103,8 +103,7 @@ def render(config: Config) -> None:
             )
         )
         if _n_pairs(config):
-            with ui.chart_block("rotation_circles"):
-                _circles(config, matrix=False)
+            _circles(config, matrix=False)
         return
     if _n_pairs(config) == 0:
         st.info(
@@ -113,8 +112,7 @@ def render(config: Config) -> None:
         )
         return
     offset, k, first_pair = _controls(config)
-    with ui.chart_block("rotation"):
-        _matrix_and_vectors(config, offset, k, first_pair)
+    _matrix_and_vectors(config, offset, k, first_pair)
     _circles(config)
 
 

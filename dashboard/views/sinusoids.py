@@ -94,8 +94,7 @@ def render(config: Config) -> None:
         if config.convention == "vaswani"
         else None,
     )
-    with ui.chart_block("sinusoids"):
-        _by_position(config)
+    _by_position(config)
     _by_dimension(config)
 
 

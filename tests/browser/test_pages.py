@@ -80,8 +80,7 @@ def test_a_first_visit_shows_the_chart_on_the_first_screen(browser, server, slug
     """The explanation is open on a first visit and stands under the page's first chart: it
     used to push every chart below the first screen (the Heatmap's to 730 px, the RoPE lab's
     past 1,100 on a phone). The pages' first charts: an image, a Plotly chart in the column,
-    one in a fragment (Sinusoids), one in columns (Relative position), the charts page.css
-    finds by their containers' keys (``ui.CHART_KEY_PREFIX``)."""
+    one in a fragment (Sinusoids), one in columns (Relative position)."""
     width, height = SCREENS[screen]
     with _page(browser, server, size=(width, height)) as app:
         _open(app, f"/{slug}")
