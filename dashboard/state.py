@@ -17,7 +17,7 @@ CHARTS_THIS_RUN = "_charts_this_run"
 #: Where this run is with the page's first chart and its mark (ui.chart_shown): "none" yet,
 #: "pending" (drawn in a fragment, marked when the fragment's call returns) or "marked".
 FIRST_CHART = "_first_chart"
-#: Whether the code now running is a fragment's, called from a full run (ui.fragment).
+#: Whether the code now running is a fragment's, in a full run or its own (ui.fragment).
 IN_FRAGMENT = "_in_fragment"
 #: Prefix of a chart's last figure, by chart key (ui.chart).
 LAST_CHART = "_last_chart_"

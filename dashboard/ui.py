@@ -266,16 +266,23 @@ def chart_shown() -> None:
 
 def fragment(render: Callable[..., None]) -> Callable[..., None]:
     """``st.fragment(render)`` for a part of a view, which marks the page's first chart if it
-    drew it (:func:`chart_shown`) once its call in a full run returns."""
-    part = st.fragment(render)
+    drew it (:func:`chart_shown`) once its call in a full run returns. A rerun of the fragment
+    alone writes no mark: in the rare case where such a rerun draws the page's first chart
+    (the full run drew none), the explanation stays above it until the next full run."""
+
+    @functools.wraps(render)
+    def inside(*args, **kwargs) -> None:
+        st.session_state[state.IN_FRAGMENT] = True
+        try:
+            render(*args, **kwargs)
+        finally:
+            st.session_state[state.IN_FRAGMENT] = False
+
+    part = st.fragment(inside)
 
     @functools.wraps(render)
     def call(*args, **kwargs) -> None:
-        st.session_state[state.IN_FRAGMENT] = True
-        try:
-            part(*args, **kwargs)
-        finally:
-            st.session_state[state.IN_FRAGMENT] = False
+        part(*args, **kwargs)
         if st.session_state.get(state.FIRST_CHART) == "pending":
             _mark_first_chart()
 
