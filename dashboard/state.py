@@ -14,6 +14,11 @@ VIEW = "_view"
 #: The keys of the charts drawn in this run (ui.chart), so that charts of a fragment that did
 #: not rerun are drawn again from their last figure.
 CHARTS_THIS_RUN = "_charts_this_run"
+#: Where this run is with the page's first chart and its mark (ui.chart_shown): "none" yet,
+#: "pending" (drawn in a fragment, marked when the fragment's call returns) or "marked".
+FIRST_CHART = "_first_chart"
+#: Whether the code now running is a fragment's, in a full run or its own (ui.fragment).
+IN_FRAGMENT = "_in_fragment"
 #: Prefix of a chart's last figure, by chart key (ui.chart).
 LAST_CHART = "_last_chart_"
 #: The visit's first page and whether it was left: the explainer is open on the first page of

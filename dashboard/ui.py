@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import html
 import logging
 import re
@@ -9,6 +10,7 @@ from collections.abc import Callable, Hashable, Sequence
 
 import plotly.graph_objects as go
 import streamlit as st
+from streamlit.delta_generator_singletons import context_dg_stack
 
 import pe_core
 from dashboard import caching, exports, sidebar, state, static
@@ -183,6 +185,8 @@ def start_run() -> None:
     """Called once at the top of every run: no chart has been drawn yet; the page's style; the
     theme watcher."""
     st.session_state[state.CHARTS_THIS_RUN] = set()
+    st.session_state[state.FIRST_CHART] = "none"
+    st.session_state[state.IN_FRAGMENT] = False
     st.html(FOCUS_STYLE + PAGE_STYLE + NARROW_TITLE_STYLE)
     _THEME_WATCH(
         key=_THEME_KEY,
@@ -217,6 +221,74 @@ def _presented_dark(fig: go.Figure) -> dict:
 _DRAWN_AS = {(True, False): _dark, (False, True): _presented, (True, True): _presented_dark}
 
 
+#: The key of the empty, hidden element that follows the page's first chart in the page's
+#: column (its row's class ``st-key-pe_first_chart``): page.css puts "What am I looking at?"
+#: under that chart by it.
+FIRST_CHART_MARK = "pe_first_chart"
+
+
+def _mark_first_chart() -> None:
+    # In the page's column itself, whatever ``with`` block (a column, a container) the chart is
+    # in: Streamlit's main area writes into the innermost one, so the stack of ``with`` blocks
+    # is cut to the main area while the mark is written (Streamlit's own context variable).
+    outer = context_dg_stack.set(context_dg_stack.get()[:1])
+    try:
+        # A closed, empty expander, hidden by page.css: of the elements that take a key, the
+        # one whose key names its row of the column itself (a container's names a block inside).
+        st.expander("first chart", key=FIRST_CHART_MARK)
+    finally:
+        context_dg_stack.reset(outer)
+    st.session_state[state.FIRST_CHART] = "marked"
+
+
+def chart_shown() -> None:
+    """Called after each chart (Plotly's or an image) and its own download link: after the
+    run's first, the mark :data:`FIRST_CHART_MARK` in the page's column, after the column's row
+    that holds the chart (and after the link, when the link is a row of the column too).
+
+    page.css found that row with ``:has()`` over each row's whole subtree before, which made
+    Chromium restyle the page's rows at each of the thousands of elements Plotly adds and
+    changes while it draws (issue 51: 20-30 % of the browser's CPU for a switch to a page of
+    charts); a sibling of the rows costs it almost nothing. The page's column is Streamlit's
+    main area (every view draws its explanation there): for a chart in a column or a
+    container, the mark lands after the row that holds them. A chart drawn in a
+    fragment (:func:`fragment`) is marked when the fragment's call returns, outside it: written
+    from inside, the mark would stand in a wrapper of Streamlit's, which the fragment's own
+    reruns empty. Those reruns write no mark (the run's is in place).
+    """
+    if st.session_state.get(state.FIRST_CHART) != "none":
+        return
+    if st.session_state.get(state.IN_FRAGMENT):
+        st.session_state[state.FIRST_CHART] = "pending"
+    else:
+        _mark_first_chart()
+
+
+def fragment(render: Callable[..., None]) -> Callable[..., None]:
+    """``st.fragment(render)`` for a part of a view, which marks the page's first chart if it
+    drew it (:func:`chart_shown`) once its call in a full run returns. A rerun of the fragment
+    alone writes no mark: in the rare case where such a rerun draws the page's first chart
+    (the full run drew none), the explanation stays above it until the next full run."""
+
+    @functools.wraps(render)
+    def inside(*args, **kwargs) -> None:
+        st.session_state[state.IN_FRAGMENT] = True
+        try:
+            render(*args, **kwargs)
+        finally:
+            st.session_state[state.IN_FRAGMENT] = False
+
+    part = st.fragment(inside)
+
+    @functools.wraps(render)
+    def call(*args, **kwargs) -> None:
+        part(*args, **kwargs)
+        if st.session_state.get(state.FIRST_CHART) == "pending":
+            _mark_first_chart()
+
+    return call
+
+
 def chart(fig: go.Figure, key: str, *, select: bool = False, shapes: Sequence[dict] = ()) -> None:
     """Show a figure, offer it as standalone HTML, and remember it as the last good version.
 
@@ -249,6 +321,7 @@ def chart(fig: go.Figure, key: str, *, select: bool = False, shapes: Sequence[di
         type="tertiary",
         icon=":material/download:",
     )
+    chart_shown()  # after the chart's own link: the link stays with it, above the explanation
 
 
 def png_download(make: Callable[[], bytes], file_name: str, key: str) -> None:
@@ -264,6 +337,7 @@ def png_download(make: Callable[[], bytes], file_name: str, key: str) -> None:
         type="tertiary",
         icon=":material/download:",
     )
+    chart_shown()  # the image's mark, after its link (the image's components draw no link)
 
 
 def drawn_before(key: str) -> bool:
@@ -359,6 +433,7 @@ def last_good_charts(prefix: str) -> None:
         ):
             st.caption("Last valid figure, kept while the parameters above cannot be shown:")
             st.plotly_chart(_shown(st.session_state[name]), config=PLOTLY_CONFIG, width="stretch")
+            chart_shown()
 
 
 def table_height(n_rows: int, most: int = 360) -> int:

@@ -78,7 +78,7 @@ def render(config: Config) -> None:
     ui.matrix_downloads(config)
 
 
-@st.fragment
+@ui.fragment
 def _heatmap(config: Config) -> None:
     rows = _rows_shown(config)
     if config.n_positions > rows or config.d_model > MAX_CELLS_SIDE:

@@ -280,7 +280,7 @@ def _angle(radians: float) -> str:
     return f"{radians:,.0f}" if 1e6 <= abs(radians) < 1e15 else f"{radians:.6g}"
 
 
-@st.fragment
+@ui.fragment
 def _circles(config: Config, *, matrix: bool = True) -> None:
     """The unit circles of the chosen pairs; with ``matrix``, a click outlines the pair's block
     in M above (False: there is no M to link to)."""

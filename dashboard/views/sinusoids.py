@@ -98,7 +98,7 @@ def render(config: Config) -> None:
     _by_dimension(config)
 
 
-@st.fragment
+@ui.fragment
 def _by_position(config: Config) -> None:
     kept = [j for j in DIMS.value(config) if j < config.d_model][:MAX_DIMS]
     if kept != DIMS.value(config):  # a smaller d_model: keep the dimensions that still exist
@@ -143,7 +143,7 @@ CHOSEN_KEY = state.SINUSOIDS_CHOSEN
 DIMENSION_KEY = "sinusoids_dimension"
 
 
-@st.fragment
+@ui.fragment
 def _by_dimension(config: Config) -> None:
     AT.widget(config)
     try:

@@ -90,6 +90,33 @@ def test_a_first_visit_shows_the_chart_on_the_first_screen(browser, server, slug
         assert tops["explainer"] > tops["chart"], tops
 
 
+@pytest.mark.parametrize("slug", ["sinusoids", "rotation", "conventions"])
+def test_the_explanation_stands_under_the_first_chart_wherever_the_chart_is_drawn(
+    browser, server, slug
+):
+    """The first chart drawn in a fragment (Sinusoids), in a column (Relative position) or on
+    its own (Conventions): its mark follows its row, the explanation stands under it; a
+    change inside the fragment runs it alone, and the mark stays (issue 51: the mark replaced
+    a :has() over every row's subtree)."""
+    with _page(browser, server) as app:
+        _open(app, f"/{slug}")
+        tops = app.page.evaluate(_TOPS_JS)
+        assert tops["chart"] is not None and tops["explainer"] > tops["chart"], tops
+        assert app.page.locator(".st-key-pe_first_chart").count() == 1
+        if slug == "sinusoids":
+            since = app.now()
+            field = app.page.locator(".st-key-sin_from input")
+            field.fill("5")
+            field.press("Enter")
+            app.wait_settled(since, some=True)
+            app.wait_quiet()
+            assert app.page.locator(".st-key-sin_from input").input_value() == "5"
+            again = app.page.evaluate(_TOPS_JS)
+            assert again["explainer"] > again["chart"], again
+            assert app.page.locator(".st-key-pe_first_chart").count() == 1
+        app.assert_clean()
+
+
 def test_the_distance_formula_fits_a_phone(browser, server):
     with _page(browser, server, size=SCREENS["phone"]) as app:
         _open(app, "/distance")
