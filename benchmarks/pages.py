@@ -72,8 +72,10 @@ from benchmarks.harness import (  # noqa: E402
 
 RECORD = ROOT / "benchmarks" / "pages_ratios.json"
 REFERENCE_APP = ROOT / "benchmarks" / "reference_app.py"
-#: Pages opened from their address (slugs): the first Plotly page, the heaviest, a table.
-LINKS = ("sinusoids", "rope", "wavelengths")
+#: Pages opened from their address (slugs): the first Plotly page, the heaviest, a table, and
+#: the lesson's step-3 link, whose 2,000 markers took 19-24 s to open while page.css searched
+#: every chart's insides (issue 51; about 3.5 s without).
+LINKS = ("sinusoids", "rope", "wavelengths", "uniqueness?L=2000&d=2")
 SLIDER = "base (log scale)"
 SLIDER_PAGES = ("Heatmap", "Sinusoids")
 UPLOAD_ROWS, UPLOAD_COLUMNS = 2048, 128  # float32: 1 MiB of values
