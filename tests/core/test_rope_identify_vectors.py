@@ -227,6 +227,16 @@ class TestVectorsInvalid:
         with pytest.raises(InputError, match="after must be finite"):
             identify_rope(before=self.x, after=y)
 
+    def test_a_long_double_beyond_float64_is_refused_without_a_warning(self):
+        # Fuzz finding (test_fuzz_one_bad_argument[rope_cache_from_vectors], 2026-11-28): a
+        # long double of 1e400 became inf in float64 with NumPy's RuntimeWarning first.
+        before = np.zeros((2, 8), dtype=np.longdouble)
+        before[1, 1] = np.longdouble("1e400")
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            with pytest.raises(InputError, match="before must be finite in float64"):
+                identify_rope(before=before, after=self.y[:2, :8])
+
     def test_zero_vectors(self):
         with pytest.raises(InputError, match="before must not be zero"):
             identify_rope(before=np.zeros((8, 16)), after=np.zeros((8, 16)))

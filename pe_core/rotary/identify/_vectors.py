@@ -59,9 +59,13 @@ def _vector_array(values: ArrayLike, name: str) -> tuple[np.ndarray, np.dtype]:
     elif given.dtype in (np.float32, np.float64):
         array = given
     else:
-        array = np.asarray(given, dtype=np.float64)
+        with np.errstate(over="ignore"):  # long doubles beyond float64 become inf, refused below
+            array = np.asarray(given, dtype=np.float64)
     if not np.all(np.isfinite(array)):
-        raise InputError(f"{name} must be finite (no NaN or inf), got {describe(values)}")
+        raise InputError(
+            f"{name} must be finite in float64 (no NaN, inf or number beyond 1.8e308), "
+            f"got {describe(values)}"
+        )
     return array, given.dtype
 
 
