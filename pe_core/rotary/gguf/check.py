@@ -310,6 +310,9 @@ def _turn_size(diff: np.ndarray) -> np.ndarray:
     """|diff| less its nearest whole number of turns: exact where |diff| <= pi (adding pi first,
     as ``(diff + pi) % (2 pi) - pi`` does, rounds away a small difference's last bits, and the
     remainder takes five times as long)."""
+    size = np.abs(diff)
+    if size.max(initial=0.0) <= np.pi:  # no whole turn to take away (the usual case)
+        return size
     turns = np.rint(diff / (2 * np.pi))
     return np.abs(diff - (2 * np.pi) * turns)
 
