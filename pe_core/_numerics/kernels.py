@@ -41,7 +41,8 @@ _MAX_WORKERS = 4
 _PROFILE_PAIRS = 512
 
 
-def _split(x: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+def veltkamp_split(x: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """``(high, low)`` with ``high + low == x`` exactly, each of at most 26 significant bits."""
     scaled = _VELTKAMP * x
     high = scaled - (scaled - x)
     return high, x - high
@@ -53,8 +54,8 @@ def two_product(a: NDArray[np.float64], b: NDArray[np.float64]):
     Exact as long as nothing overflows, which ``_validation.check_angles`` guarantees.
     """
     product = a * b
-    a_high, a_low = _split(a)
-    b_high, b_low = _split(b)
+    a_high, a_low = veltkamp_split(a)
+    b_high, b_low = veltkamp_split(b)
     if not a_low.any():  # a fits in 26 bits (positions below 2**26): the terms of a_low are 0
         return product, (a_high * b_high - product) + a_high * b_low
     error = ((a_high * b_high - product) + a_high * b_low + a_low * b_high) + a_low * b_low

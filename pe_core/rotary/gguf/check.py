@@ -10,6 +10,7 @@ than 1e-3 rad, and the fix.
 from __future__ import annotations
 
 import enum
+import functools
 import math
 import warnings
 from collections.abc import Mapping
@@ -18,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from pe_core._numerics.checks import describe as describe_value
-from pe_core._numerics.kernels import two_product
+from pe_core._numerics.kernels import two_product, veltkamp_split
 from pe_core.errors import InputError, InputTypeError
 from pe_core.rotary.config import rope_layers
 from pe_core.rotary.encoding import RotaryEncoding
@@ -306,6 +307,37 @@ def _errors(layer: LlamaCppLayer, config: RotaryEncoding | None, positions: np.n
     return np.max(_turn_size(diff), axis=1, initial=0.0)
 
 
+class _SameWidthErrors:
+    """:func:`_errors` for a layer that rotates as many pairs as the config has frequencies (the
+    usual case), with the same arithmetic in buffers made once per scan: allocating a block's
+    float64 temporaries anew at every block had the system fault their pages in each time."""
+
+    def __init__(self, layer: LlamaCppLayer, config: RotaryEncoding, rows: int):
+        self.layer = layer
+        self.freqs = config.inv_freq[None, :]
+        self.high, self.low = veltkamp_split(self.freqs)
+        shape = (rows, self.freqs.shape[1])
+        self.buffers = np.empty(shape), np.empty(shape), np.empty(shape)
+
+    def __call__(self, positions: np.ndarray) -> np.ndarray:
+        ours = llama_cpp_angles(positions, self.layer)
+        exact, error, term = (buffer[: positions.size] for buffer in self.buffers)
+        # two_product(p, w) for whole positions below 2**24 (26 bits: p is its own high part):
+        # exact = fl(p w), error = (p w_high - exact) + p w_low, exact + error == p w.
+        p = positions.astype(np.float64)[:, None]
+        np.multiply(p, self.freqs, out=exact)
+        np.multiply(p, self.high, out=error)
+        error -= exact
+        np.multiply(p, self.low, out=term)
+        error += term
+        np.subtract(ours, exact, out=exact)  # float32 angles widen exactly
+        np.subtract(exact, error, out=error)  # (ours - hi) - lo, as _errors
+        np.abs(error, out=error)
+        if error.max(initial=0.0) > np.pi:  # _turn_size of |d| is _turn_size of d
+            error = _turn_size(error)
+        return np.max(error, axis=1, initial=0.0)
+
+
 def _turn_size(diff: np.ndarray) -> np.ndarray:
     """|diff| less its nearest whole number of turns: exact where |diff| <= pi (adding pi first,
     as ``(diff + pi) % (2 pi) - pi`` does, rounds away a small difference's last bits, and the
@@ -322,10 +354,13 @@ def _scan(layer: LlamaCppLayer, config: RotaryEncoding | None, limit: int, *, wi
     position, and transformers' own largest float32 error."""
     width = max(layer.n_pairs, 1 if config is None else config.inv_freq.size, 1)
     block = max(1, _BLOCK // width)
+    errors_of = functools.partial(_errors, layer, config)
+    if layer.rotates and config is not None and layer.n_pairs == config.inv_freq.size:
+        errors_of = _SameWidthErrors(layer, config, min(block, limit))
     first, hf_first, worst, hf_worst, last = None, None, 0.0, 0.0, 0.0
     for start in range(0, limit, block):
         positions = np.arange(start, min(limit, start + block), dtype=np.int64)
-        errors = _errors(layer, config, positions)
+        errors = errors_of(positions)
         if first is None:
             over = np.flatnonzero(errors > ANGLE_TOLERANCE)
             if over.size:
