@@ -138,14 +138,26 @@ def transformers_angle_errors(
     dtype = check_choice(dtype, "dtype", MODEL_DTYPES)
     checked = check_positions_for(rope.bank(), positions)
     check_size(checked.n * rope.n_pairs * 4, "the angles")
+    exact, error = two_product(checked.values[:, None], rope.inv_freq[None, :])
+    return _transformers_angle_errors(checked.values, rope, dtype, exact, error)
+
+
+def _transformers_angle_errors(
+    positions: NDArray[np.float64],
+    rope: RotaryEncoding,
+    dtype: str,
+    exact: NDArray[np.float64],
+    error: NDArray[np.float64],
+) -> NDArray[np.float64]:
+    """:func:`transformers_angle_errors` of checked positions, given ``two_product(positions,
+    rope.inv_freq)`` (a caller that has it already: the GGUF check's scan)."""
     inv_freq = (
         rope.inv_freq_float32
         if rope.inv_freq_float32 is not None
         else rope.inv_freq.astype(np.float32)
     ).astype(np.float64)
-    exact, error = two_product(checked.values[:, None], rope.inv_freq[None, :])
     with np.errstate(over="ignore"):
-        positions32 = round_to_precision(checked.values, "float32")
+        positions32 = round_to_precision(positions, "float32")
         angles = round_to_precision(positions32[:, None] * inv_freq[None, :], "float32")
     with np.errstate(invalid="ignore"):
         angle_error = (angles - exact) - error

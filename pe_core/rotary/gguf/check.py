@@ -26,7 +26,7 @@ from pe_core.rotary.encoding import RotaryEncoding
 from pe_core.rotary.gguf.file import GgufMetadata
 from pe_core.rotary.gguf.models import LLAMA_CPP_VERSION, UNREAD_KEYS
 from pe_core.rotary.gguf.rope import LlamaCppLayer, LlamaCppRope, llama_cpp_angles, llama_cpp_layers
-from pe_core.rotary.precision import transformers_angle_errors
+from pe_core.rotary.precision import _transformers_angle_errors, transformers_angle_errors
 
 __all__ = ["ANGLE_TOLERANCE", "GgufCheck", "GgufFinding", "LayerCheck", "Origin", "check_gguf"]
 
@@ -312,8 +312,9 @@ class _SameWidthErrors:
     usual case), with the same arithmetic in buffers made once per scan: allocating a block's
     float64 temporaries anew at every block had the system fault their pages in each time."""
 
-    def __init__(self, layer: LlamaCppLayer, config: RotaryEncoding, rows: int):
-        self.layer = layer
+    def __init__(self, layer: LlamaCppLayer, config: RotaryEncoding, rows: int, *, with_hf: bool):
+        self.layer, self.config, self.with_hf = layer, config, with_hf
+        self.hf_errors = None  # transformers' own errors at the last call's positions
         self.freqs = config.inv_freq[None, :]
         self.high, self.low = veltkamp_split(self.freqs)
         shape = (rows, self.freqs.shape[1])
@@ -330,6 +331,10 @@ class _SameWidthErrors:
         error -= exact
         np.multiply(p, self.low, out=term)
         error += term
+        if self.with_hf:  # transformers_angle_errors, from the same exact angles
+            self.hf_errors = _transformers_angle_errors(
+                p[:, 0], self.config, "float32", exact, error
+            )
         np.subtract(ours, exact, out=exact)  # float32 angles widen exactly
         np.subtract(exact, error, out=error)  # (ours - hi) - lo, as _errors
         np.abs(error, out=error)
@@ -356,7 +361,7 @@ def _scan(layer: LlamaCppLayer, config: RotaryEncoding | None, limit: int, *, wi
     block = max(1, _BLOCK // width)
     errors_of = functools.partial(_errors, layer, config)
     if layer.rotates and config is not None and layer.n_pairs == config.inv_freq.size:
-        errors_of = _SameWidthErrors(layer, config, min(block, limit))
+        errors_of = _SameWidthErrors(layer, config, min(block, limit), with_hf=with_hf)
     first, hf_first, worst, hf_worst, last = None, None, 0.0, 0.0, 0.0
     for start in range(0, limit, block):
         positions = np.arange(start, min(limit, start + block), dtype=np.int64)
@@ -368,7 +373,9 @@ def _scan(layer: LlamaCppLayer, config: RotaryEncoding | None, limit: int, *, wi
         worst = max(worst, float(errors.max(initial=0.0)))
         last = float(errors[-1])
         if with_hf and config is not None:
-            hf = transformers_angle_errors(positions, config)
+            hf = getattr(errors_of, "hf_errors", None)
+            if hf is None:
+                hf = transformers_angle_errors(positions, config)
             hf_worst = max(hf_worst, float(hf.max()))
             if hf_first is None:
                 over = np.flatnonzero(hf > ANGLE_TOLERANCE)
