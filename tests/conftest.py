@@ -24,6 +24,7 @@ Tiers, marked here in ``pytest_collection_modifyitems`` (the meanings are in pyp
 from __future__ import annotations
 
 import functools
+import heapq
 import os
 from collections import defaultdict
 from pathlib import Path
@@ -82,11 +83,20 @@ def covering_selection(cases: list[dict[str, int]]) -> list[int]:
     """
     pairs = [set(case.items()) for case in cases]
     uncovered = set().union(*pairs)
+    # Lazy greedy (the same choices, without scoring every case at each step): a case's gain
+    # only shrinks as pairs get covered, so the heap holds upper bounds; the top, rescored, is
+    # the best case (and the earliest of the best) when its bound still holds.
+    heap = [(-len(pair), i) for i, pair in enumerate(pairs)]
+    heapq.heapify(heap)
     kept = []
     while uncovered:
-        best = max(range(len(cases)), key=lambda i: (len(pairs[i] & uncovered), -i))
-        kept.append(best)
-        uncovered -= pairs[best]
+        bound, i = heapq.heappop(heap)
+        gain = len(pairs[i] & uncovered)
+        if gain == -bound:
+            kept.append(i)
+            uncovered -= pairs[i]
+        elif gain:
+            heapq.heappush(heap, (-gain, i))
     return sorted(kept)
 
 
@@ -118,11 +128,9 @@ def _mark_exhaustive(items: list[pytest.Item]) -> None:
 @pytest.hookimpl(tryfirst=True)  # before -m deselects by marker
 def pytest_collection_modifyitems(items):
     for item in items:
-        path = Path(item.path).resolve()
-        if path.is_relative_to(_TESTS):
-            marker = FOLDER_MARKERS.get(path.relative_to(_TESTS).parts[0])
-            if marker is not None:
-                item.add_marker(marker)
+        marker = _folder_marker(item.path)
+        if marker is not None:
+            item.add_marker(marker)
     _mark_exhaustive(items)
     # Placed by the cases the test command runs (the exhaustive ones are deselected there).
     items[:] = spread_modules(items, _is_browser_module, weight=_not_exhaustive)
@@ -132,9 +140,19 @@ def _not_exhaustive(item) -> int:
     return item.get_closest_marker("exhaustive") is None
 
 
-def _is_browser_module(path: Path) -> bool:
+@functools.cache
+def _folder_marker(path: Path):
+    """The marker of the folder of tests a module is in (None for the others)."""
     path = Path(path).resolve()
-    return path.is_relative_to(_TESTS / "browser")
+    return (
+        FOLDER_MARKERS.get(path.relative_to(_TESTS).parts[0])
+        if path.is_relative_to(_TESTS)
+        else None
+    )
+
+
+def _is_browser_module(path: Path) -> bool:
+    return _folder_marker(path) is FOLDER_MARKERS["browser"]
 
 
 def spread_modules(items: list, spread, weight=lambda item: 1) -> list:
