@@ -124,3 +124,37 @@ def test_the_app_sends_its_charts_themed_and_without_template(view):
         assert spec["layout"]["template"] is None and "bdata" not in chart.proto.spec
         assert spec["layout"]["font"] == plotly_theme.THEMES["light"]["layout"]["font"]
         assert spec["layout"]["datarevision"]
+
+
+def test_the_legend_rows_are_counted_as_plotly_lays_them_out():
+    """base.legend_height against Plotly's layout in Chromium at 1,400 px (plot 830 px wide;
+    2 rows of 19 px and 10 px of padding for Uniqueness' four long entries, one row for
+    Distance's six short ones, a second line of 16 px for a two-line entry)."""
+    from dashboard.figures import base
+
+    uniqueness = [
+        "at bfloat16: the position ids stored in that format",
+        "exact (float64): to the next position",
+        "exact (float64): to the nearest of all other positions",
+        "first collision: 256 and 257",
+    ]
+    assert base.legend_height(uniqueness, 830) == 10 + 2 * 19
+    six = ["added sinusoid", "RoPE", "ALiBi", "learned (at initialisation)", "NoPE", "xPos"]
+    assert base.legend_height(six, 830) == 10 + 19
+    assert base.legend_height(["one", "two<br>lines"], 830) == 10 + 19 + 16
+    # Narrower, more rows: one entry a row once the widest entry alone fills the width.
+    assert base.legend_height(uniqueness, 300) == 10 + 4 * 19
+
+
+def test_the_bottom_margin_holds_the_legend_at_the_assumed_width():
+    from dashboard.figures import base
+
+    names = [f"a fairly long legend entry number {i}" for i in range(6)]
+    fig = base._figure(
+        [{"type": "scatter", "y": [1, 2], "name": name} for name in names], title="t"
+    )
+    assert fig.layout.margin.b >= base.LEGEND_X_AXIS + base.legend_height(names)
+    one = base._figure([{"type": "scatter", "y": [1, 2], "name": "one"}], title="t")
+    assert one.layout.margin.b == 110  # a one-row legend keeps the usual margin
+    none = base._figure([{"type": "scatter", "y": [1, 2]}], title="t")
+    assert none.layout.margin.b == base.MARGIN_BOTTOM
