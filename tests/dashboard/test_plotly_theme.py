@@ -94,21 +94,37 @@ def test_switches_keep_plotly_defaults_where_the_theme_only_colours():
 
 
 def test_the_datarevision_follows_the_data():
-    one = plotly_theme.drawn(_spec(), "light").layout.datarevision
-    assert plotly_theme.drawn(_spec(height=300), "light").layout.datarevision == one
+    def revision(spec):
+        return _sent(plotly_theme.drawn(spec, "light"))["layout"]["datarevision"]
+
+    one = revision(_spec())
+    assert revision(_spec(height=300)) == one
     changed = _spec()
     changed["data"][0]["y"] = [0.0] * 7
-    assert plotly_theme.drawn(changed, "light").layout.datarevision != one
+    assert revision(changed) != one
 
 
 def test_a_selecting_chart_has_the_modes_streamlit_would_set():
-    layout = plotly_theme.drawn(_spec(), "light", select=True).layout
-    assert (layout.clickmode, layout.hovermode, layout.dragmode) == (
+    layout = _sent(plotly_theme.drawn(_spec(), "light", select=True))["layout"]
+    assert [layout[mode] for mode in ("clickmode", "hovermode", "dragmode")] == [
         "event+select",
         "closest",
         "pan",
-    )
-    assert plotly_theme.drawn(_spec(), "light").layout.clickmode is None
+    ]
+    assert "clickmode" not in _sent(plotly_theme.drawn(_spec(), "light"))["layout"]
+
+
+def test_the_frames_keep_their_arrays_and_streamlit_sends_the_prepared_figure():
+    spec = go.Figure(
+        data=[{"type": "scatter", "y": np.arange(3.0)}],
+        frames=[{"data": [{"y": np.arange(3.0) + k}], "name": str(k)} for k in range(2)],
+    ).to_plotly_json()
+    figure = plotly_theme.drawn(spec, "light")
+    assert figure.layout.height is None  # only the height, for Streamlit's content height
+    sent = _sent(figure)
+    assert sent["data"][0]["y"] == [0.0, 1.0, 2.0]
+    assert "bdata" in sent["frames"][1]["data"][0]["y"]  # Plotly.react does not compare frames
+    assert figure.to_plotly_json() is figure.to_dict()
 
 
 @pytest.mark.parametrize("view", ["conventions", "rope"])
