@@ -156,7 +156,9 @@ def themed(spec: Mapping, scheme: str) -> dict:
             layout[key] = value
     title = layout.get("title")
     if isinstance(title, Mapping) and title.get("text"):
-        layout["title"] = {**title, "text": f"<b>{title['text']}</b>"}
+        # Streamlit's theme wraps the title in <b>; a bold font draws the same and leaves the
+        # title's text as the figure has it.
+        layout["title"] = under({"font": {"weight": "bold"}}, title)
     return {**spec, "data": data, "layout": layout}
 
 

@@ -53,8 +53,9 @@ def test_sent_without_template_typed_arrays_or_plotly_defaults(scheme):
     assert layout["font"] == theme["font"] and layout["paper_bgcolor"] == theme["paper_bgcolor"]
     assert layout["xaxis"]["tickfont"] == theme["xaxis"]["tickfont"]
     assert layout["yaxis"]["title"]["standoff"] == theme["yaxis"]["title"]["standoff"]
-    # The title in bold, as Streamlit's theme draws it; the data as given.
-    assert layout["title"]["text"] == "<b>Waves<br><sup>seven points</sup></b>"
+    # The title in bold, as Streamlit's theme draws it (its text as given); the data as given.
+    assert layout["title"]["text"] == "Waves<br><sup>seven points</sup>"
+    assert layout["title"]["font"]["weight"] == "bold"
     assert sent["data"][0]["marker"]["line"]["width"] == 0  # the theme's scatter default
 
 
