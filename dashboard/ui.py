@@ -13,7 +13,7 @@ import streamlit as st
 from streamlit.delta_generator_singletons import context_dg_stack
 
 import pe_core
-from dashboard import caching, exports, sidebar, state, static
+from dashboard import caching, exports, plotly_theme, sidebar, state, static
 from dashboard.figures import accessibility, base
 
 logger = logging.getLogger("pe_explorer")
@@ -197,17 +197,19 @@ def start_run() -> None:
     )
 
 
-def _shown(fig: go.Figure, shapes: Sequence[dict] = ()):
-    """What ``st.plotly_chart`` draws for ``fig``: itself, or a copy restyled for the dark theme
-    and presentation mode (derived once per figure object), with ``shapes`` drawn over it."""
+def _shown(fig: go.Figure, shapes: Sequence[dict] = (), *, select: bool = False) -> go.Figure:
+    """What ``st.plotly_chart(..., theme=None)`` draws for ``fig``: the figure restyled for the
+    page's theme and presentation mode, with Streamlit's chart theme written into it so that
+    Plotly draws it once (:mod:`dashboard.plotly_theme`), and ``shapes`` drawn over it. Derived
+    once per figure object, but with ``shapes``."""
     dark = page_theme() == "dark"
     present = bool(st.session_state.get(sidebar.PRESENT.key))
-    shown = caching.derived(fig, _DRAWN_AS[dark, present]) if dark or present else fig
     if not shapes:
-        return shown
-    spec = shown if isinstance(shown, dict) else fig.to_plotly_json()
+        return caching.derived(fig, _DRAWN[dark, present, select])
+    spec = _SPEC[dark, present](fig)
     layout = spec["layout"]
-    return {**spec, "layout": {**layout, "shapes": [*layout.get("shapes", ()), *shapes]}}
+    spec = {**spec, "layout": {**layout, "shapes": [*layout.get("shapes", ()), *shapes]}}
+    return plotly_theme.drawn(spec, "dark" if dark else "light", select=select)
 
 
 def _dark(fig: go.Figure) -> dict:
@@ -218,7 +220,36 @@ def _presented_dark(fig: go.Figure) -> dict:
     return base.for_dark_page(_presented(fig))
 
 
-_DRAWN_AS = {(True, False): _dark, (False, True): _presented, (True, True): _presented_dark}
+def _as_is(fig: go.Figure) -> dict:
+    return fig.to_plotly_json()
+
+
+#: The figure's specification by (dark, presentation mode).
+_SPEC = {
+    (False, False): _as_is,
+    (True, False): _dark,
+    (False, True): _presented,
+    (True, True): _presented_dark,
+}
+
+
+def _drawing(dark: bool, present: bool, select: bool) -> Callable[[go.Figure], go.Figure]:
+    def make(fig: go.Figure) -> go.Figure:
+        scheme = "dark" if dark else "light"
+        return plotly_theme.drawn(_SPEC[dark, present](fig), scheme, select=select)
+
+    # caching.derived keys what it derives by the function's name.
+    make.__qualname__ = f"_drawing(dark={dark}, present={present}, select={select})"
+    return make
+
+
+#: What ``st.plotly_chart`` is given for a figure, by (dark, presentation mode, select).
+_DRAWN = {
+    (dark, present, select): _drawing(dark, present, select)
+    for dark in (False, True)
+    for present in (False, True)
+    for select in (False, True)
+}
 
 
 #: The key of the empty, hidden element that follows the page's first chart in the page's
@@ -304,9 +335,10 @@ def chart(fig: go.Figure, key: str, *, select: bool = False, shapes: Sequence[di
         title = caching.derived(fig, narrow_title)
         st.markdown(title + screen_reader_text(words), unsafe_allow_html=True)
         st.plotly_chart(
-            _shown(fig, shapes),
+            _shown(fig, shapes, select=select),
             key=key,
             config=PLOTLY_CONFIG,
+            theme=None,  # the theme is in the figure: drawn once (dashboard/plotly_theme.py)
             width="stretch",
             on_select="rerun" if select else "ignore",
             selection_mode="points",
@@ -432,7 +464,9 @@ def last_good_charts(prefix: str) -> None:
             and name[len(state.LAST_CHART) :] not in drawn
         ):
             st.caption("Last valid figure, kept while the parameters above cannot be shown:")
-            st.plotly_chart(_shown(st.session_state[name]), config=PLOTLY_CONFIG, width="stretch")
+            st.plotly_chart(
+                _shown(st.session_state[name]), config=PLOTLY_CONFIG, width="stretch", theme=None
+            )
             chart_shown()
 
 

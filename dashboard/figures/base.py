@@ -7,6 +7,8 @@ whole figure once, about ten times faster than adding traces and updating axes o
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Mapping
 
 import plotly.colors
@@ -88,6 +90,69 @@ MARGIN_RIGHT = 30
 MARGIN_RIGHT_COLOUR_BAR = 85
 
 
+#: The legend below the plot (``_figure``): Plotly lays its entries out in one row if they fit
+#: the plot's width, else in a grid of equal columns, and widens the bottom margin to hold it
+#: (its "automargin": the whole chart is drawn a second time before it shows). The bottom
+#: margin is computed from the entries instead, for a plot area this wide (px): a chart
+#: across the page's column on a 1,280 px screen, a projector's (710 px of plot). On a wider
+#: screen the legend has as many rows or fewer (the rows it does not need leave a gap under
+#: the x axis); on a narrower one Plotly still widens the margin itself. Measured in Chromium
+#: at 1,400 px (issue 51): the x axis (tick labels and title) takes 74.2 px under the plot,
+#: each row of entries 19 px, each further line of a two-line entry 16 px, the legend's
+#: padding 10 px, an entry its text plus 42.3 px (the line's sample and the gaps).
+LEGEND_WIDTH = 700
+LEGEND_X_AXIS = 76
+LEGEND_ROW = 19
+LEGEND_LINE = 16
+LEGEND_PAD = 10
+LEGEND_ENTRY = 43
+#: Advance widths (px) of the printable ASCII characters, space to "~", in the legend's font
+#: (Streamlit's "Source Sans" at 12 px, measured in Chromium with ``measureText``); other
+#: characters count as :data:`_WIDE_GLYPH`. Text is counted 4 % wider than this.
+_GLYPHS = (
+    2.4, 3.47, 5.11, 5.96, 5.96, 9.89, 7.31, 2.99, 3.64, 3.64, 5.02, 5.96, 2.99, 3.73, 2.99, 4.2,
+    5.96, 5.96, 5.96, 5.96, 5.96, 5.96, 5.96, 5.96, 5.96, 5.96, 2.99, 2.99, 5.96, 5.96, 5.96, 5.1,
+    10.16, 6.52, 7.06, 6.85, 7.38, 6.32, 5.93, 7.4, 7.82, 3.16, 5.75, 6.95, 5.83, 8.72, 7.76,
+    7.97, 6.79, 7.97, 6.83, 6.41, 6.43, 7.74, 6.18, 9.43, 6.16, 5.71, 6.47, 3.64, 4.2, 3.64, 5.96,
+    6, 6.5, 6.05, 6.64, 5.47, 6.66, 5.95, 3.5, 6.05, 6.53, 2.95, 2.96, 5.94, 3.06, 9.95, 6.56, 6.5,
+    6.66, 6.66, 4.16, 5.03, 4.06, 6.53, 5.6, 8.63, 5.35, 5.6, 5.1, 3.64, 2.89, 3.64, 5.96,
+)  # fmt: skip
+_WIDE_GLYPH = 8.0
+_TAG = re.compile(r"<[^>]*>")
+
+
+def _text_width(line: str) -> float:
+    """The width (px) of one line of a legend entry, tags left out."""
+    plain = _TAG.sub("", line)
+    width = sum(
+        _GLYPHS[ord(c) - 32] if 32 <= ord(c) < 32 + len(_GLYPHS) else _WIDE_GLYPH for c in plain
+    )
+    return 1.04 * width
+
+
+def legend_height(names: list[str], width: float = LEGEND_WIDTH) -> float:
+    """The height (px) of a horizontal legend of entries ``names`` (``<br>`` breaks a line)
+    over a plot ``width`` px wide, as Plotly lays it out: one row if the entries fit, else a
+    grid of columns as wide as the widest entry."""
+    entries = [name.split("<br>") for name in names]
+    widths = [LEGEND_ENTRY + max(map(_text_width, lines)) for lines in entries]
+    if sum(widths) <= width:
+        rows = [entries]
+    else:
+        columns = max(1, int(width // max(widths)))
+        rows = [entries[i : i + columns] for i in range(0, len(entries), columns)]
+    return LEGEND_PAD + sum(
+        LEGEND_ROW + LEGEND_LINE * (max(len(lines) for lines in row) - 1) for row in rows
+    )
+
+
+def _legend_names(traces: list[dict], layout: Mapping) -> list[str]:
+    """The names of the legend's entries (none when the layout hides the legend)."""
+    if layout.get("showlegend") is False:
+        return []
+    return [t["name"] for t in traces if t.get("showlegend", True) and t.get("name")]
+
+
 def _has_colour_bar(trace: dict) -> bool:
     """Whether Plotly draws a colour bar for ``trace``: a heatmap shows its scale unless told
     not to, a scatter's markers only when told to."""
@@ -136,7 +201,7 @@ def _figure(
     """The figure, with the app's common layout: title and subtitle on the left, legend at the
     bottom, margins that hold the axes and a colour bar (``margin`` sets some sides anew)."""
     text = f"{title}<br><sup>{subtitle}</sup>" if subtitle else title
-    with_legend = any(trace.get("showlegend", True) and trace.get("name") for trace in traces)
+    names = _legend_names(traces, layout)
     common = {
         "title": {"text": text, "x": 0.0, "xanchor": "left"},
         "height": height,
@@ -144,7 +209,10 @@ def _figure(
             "l": MARGIN_LEFT,
             "r": MARGIN_RIGHT_COLOUR_BAR if any(map(_has_colour_bar, traces)) else MARGIN_RIGHT,
             "t": 80 if subtitle else 50,
-            "b": 110 if with_legend else MARGIN_BOTTOM,
+            # Room for the legend's rows under the x axis: no second draw to make it.
+            "b": max(110, math.ceil(LEGEND_X_AXIS + legend_height(names)))
+            if names
+            else MARGIN_BOTTOM,
             **(margin or {}),
         },
         "hoverlabel": {"align": "left"},
