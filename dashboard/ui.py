@@ -9,6 +9,7 @@ import re
 from collections.abc import Callable, Hashable, Sequence
 
 import plotly.graph_objects as go
+import plotly.io as pio
 import streamlit as st
 from streamlit.delta_generator_singletons import context_dg_stack
 
@@ -345,7 +346,7 @@ def chart(fig: go.Figure, key: str, *, select: bool = False, shapes: Sequence[di
         )
     st.download_button(
         "Chart as interactive HTML",
-        data=lambda: fig.to_html(include_plotlyjs=True, full_html=True, config=PLOTLY_CONFIG),
+        data=lambda: interactive_html(fig),
         file_name=f"{key}.html",
         mime="text/html",
         key=f"html_{key}",
@@ -354,6 +355,24 @@ def chart(fig: go.Figure, key: str, *, select: bool = False, shapes: Sequence[di
         icon=":material/download:",
     )
     chart_shown()  # after the chart's own link: the link stays with it, above the explanation
+
+
+def interactive_html(fig: go.Figure) -> str:
+    """The chart as a standalone HTML page, in the light theme the app draws it in.
+
+    Not ``fig.to_html()``: with Streamlit imported, plotly.py's default template is Streamlit's,
+    whose colours are placeholders (``#000001``...) that only Streamlit's chart element replaces,
+    so every trace of the page came out near black.
+    """
+    spec = plotly_theme.drawn(fig.to_plotly_json(), "light").to_dict()
+    layout = {key: value for key, value in spec["layout"].items() if key != "template"}
+    return pio.to_html(
+        {**spec, "layout": layout},
+        include_plotlyjs=True,
+        full_html=True,
+        config=PLOTLY_CONFIG,
+        validate=False,
+    )
 
 
 def png_download(make: Callable[[], bytes], file_name: str, key: str) -> None:

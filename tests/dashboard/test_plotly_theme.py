@@ -175,3 +175,27 @@ def test_the_bottom_margin_holds_the_legend_at_the_assumed_width():
     assert one.layout.margin.b == 110  # a one-row legend keeps the usual margin
     none = base._figure([{"type": "scatter", "y": [1, 2]}], title="t")
     assert none.layout.margin.b == base.MARGIN_BOTTOM
+
+
+def test_the_interactive_html_download_has_the_theme_colours_not_streamlit_placeholders():
+    # With Streamlit imported, plotly.py's default template is Streamlit's, whose colours are
+    # placeholders (#000001...) only its chart element replaces: fig.to_html() drew every trace
+    # near black (found 2026-11-28).
+    import re
+
+    import streamlit.elements.plotly_chart  # noqa: F401  (registers Streamlit's template)
+
+    from dashboard import ui
+
+    assert pio.templates.default == "streamlit"
+    page = ui.interactive_html(go.Figure(_spec()))
+    placeholders = set(
+        re.findall(
+            r"#0000(?:0[1-9]|[1-9]\d)\b", json.dumps(pio.templates["streamlit"].to_plotly_json())
+        )
+    )
+    assert len(placeholders) >= 10
+    assert not placeholders & set(re.findall(r"#[0-9a-fA-F]{6}\b", page))
+    light = plotly_theme.THEMES["light"]["layout"]
+    assert json.dumps(light["colorway"], separators=(",", ":")) in page
+    assert "sin" in page and "Plotly.newPlot" in page
