@@ -138,8 +138,10 @@ def transformers_angle_errors(
     dtype = check_choice(dtype, "dtype", MODEL_DTYPES)
     checked = check_positions_for(rope.bank(), positions)
     check_size(checked.n * rope.n_pairs * 4, "the angles")
-    exact, error = two_product(checked.values[:, None], rope.inv_freq[None, :])
-    return _transformers_angle_errors(checked.values, rope, dtype, exact, error)
+    # Passed on without a name here: the helper lets go of them once it has used them.
+    return _transformers_angle_errors(
+        checked.values, rope, dtype, *two_product(checked.values[:, None], rope.inv_freq[None, :])
+    )
 
 
 def _transformers_angle_errors(
@@ -161,9 +163,11 @@ def _transformers_angle_errors(
         angles = round_to_precision(positions32[:, None] * inv_freq[None, :], "float32")
     with np.errstate(invalid="ignore"):
         angle_error = (angles - exact) - error
+    del exact, error
     if dtype != "float32":
         scale = round_to_precision(rope.attention_factor, "float32")
         cos_sin = (np.cos(angles), np.sin(angles))  # each once: the pair and the angle read them
+        del angles  # the full-size arrays, each let go of once used (the request budget)
         pair = []
         for value in cos_sin:
             value = round_to_precision(value, "float32")
@@ -171,8 +175,11 @@ def _transformers_angle_errors(
                 value = round_to_precision(value * scale, "float32")
             pair.append(round_to_precision(value, dtype))
         # The angle of the stored pair, against the float32 angle it was computed from.
-        turned = np.arctan2(pair[1], pair[0]) - np.arctan2(cos_sin[1], cos_sin[0])
-        angle_error = angle_error + _turn(turned)
+        turned = np.arctan2(pair[1], pair[0])
+        del pair
+        turned -= np.arctan2(cos_sin[1], cos_sin[0])
+        del cos_sin
+        angle_error += _turn(turned)
     with np.errstate(invalid="ignore"):
         return np.max(np.abs(_turn(angle_error)), axis=1, initial=0.0)
 
