@@ -52,7 +52,10 @@ def decode(array) -> np.ndarray:
         values = np.frombuffer(base64.b64decode(array["bdata"]), dtype=array["dtype"])
         shape = [int(s) for s in str(array.get("shape", values.size)).split(",")]
         return values.reshape(shape)
-    return np.asarray(array)
+    # A plain list (dashboard/plotly_theme.py sends lists): JSON's null is NaN (a gap).
+    return np.asarray(
+        [np.nan if v is None else v for v in array] if array and None in array else array
+    )
 
 
 def no_errors(at: AppTest) -> None:

@@ -55,6 +55,8 @@ EMBEDDINGS_LARGEST = {
 @pytest.mark.parametrize("view", VIEWS)
 def test_every_view_at_the_top_of_every_range_stays_within_the_budget(view):
     extra = EMBEDDINGS_LARGEST if view == "embeddings" else {}
+    warm = new_app(view=view)  # the view's imports, outside the count (the order tests run in
+    warm.run()  # decides what a worker imported before: the peak counted them when first)
     at = new_app(view=view, **LARGEST, **extra)
     with traced_peak() as traced:
         at.run()
