@@ -388,8 +388,7 @@ class TestInstalled:
     """The same checks on tables the installed libraries compute now (skipped where a library
     is not installed: none of them is a dependency of pe_core)."""
 
-    @pytest.mark.slow
-    def test_transformers_vitmae(self):
+    def test_transformers_vitmae(self):  # 0.07 s once transformers is imported (not slow)
         pytest.importorskip("torch", reason="transformers' ViTMAE needs PyTorch")
         transformers = pytest.importorskip(
             "transformers", minversion="5", reason="transformers is not a dependency"
