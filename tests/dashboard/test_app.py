@@ -330,6 +330,25 @@ def test_uniqueness_opens_where_positions_collide():
     assert "positions 256 and 257 collide at bfloat16" in at.warning[0].value.lower()
 
 
+@pytest.mark.parametrize("query", [{"L": 1, "d": 3}, {"L": 1, "d": 512}])
+def test_uniqueness_draws_no_empty_chart_and_does_not_mention_one(query):
+    """One position: nothing to compare, so no chart (an empty one was drawn under "1 position:
+    nothing to compare"), and the explanation does not speak of one."""
+    at = new_app(view="uniqueness", **query)
+    at.run()
+    no_errors(at)
+    assert not at.get("plotly_chart")
+    assert "1 position: nothing to compare" in at.info[0].value
+    assert not any("The chart shows" in e.value for e in at.markdown)
+
+
+def test_uniqueness_at_two_positions_draws_its_chart():
+    at = new_app(view="uniqueness", L=2, d=4)
+    at.run()
+    no_errors(at)
+    assert len(at.get("plotly_chart")) == 1
+
+
 def test_float64_position_ids_hold_every_position():
     """float64 with the position ids cast (the page's default rounding place): nothing
     overflows (its threshold is infinite; int(inf) raised before)."""

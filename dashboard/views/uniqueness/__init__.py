@@ -44,14 +44,21 @@ def subtitle(config: Config) -> str:
 
 
 def render(config: Config) -> None:
+    # The chart compares neighbours: none with one position, or with no column that turns.
+    charted = config.n_positions >= 2 and claims.turning(config.bank)
     ui.explain(
         "Two positions collide when their encodings are equal: the model could not tell them "
         f"apart. {claims.exact_collisions(config.bank)} "
         "Where the rounding happens matters: bfloat16 has 8 significant bits, so stored as "
         "bfloat16 the position ids 256 and 257 are the same number; float16 merges 2048 and "
-        "2049. The chart shows how far each position's encoding is from the next one's as the "
-        "model stores it (a collision is a zero), next to the exact values; at small d_model "
-        "positions far apart can also come close (near-collisions, the dashed line).",
+        "2049. "
+        + (
+            "The chart shows how far each position's encoding is from the next one's as the "
+            "model stores it (a collision is a zero), next to the exact values; at small "
+            "d_model positions far apart can also come close (near-collisions, the dashed line)."
+            if charted
+            else "At small d_model positions far apart can also come close (near-collisions)."
+        ),
         r"\min_{a \ne b} \lVert PE(a) - PE(b) \rVert = \min_{\delta \ge 1} "
         r"2\sqrt{\textstyle\sum_i \sin^2(\omega_i \delta / 2)}",
     )
@@ -88,7 +95,7 @@ def render(config: Config) -> None:
         report = uniqueness(config, precision, cast)
     _verdict(report, precision, cast)
     _metrics(report)
-    if config.layout.is_paired or n <= pe_core.PAIRWISE_LIMIT:
+    if charted and (config.layout.is_paired or n <= pe_core.PAIRWISE_LIMIT):
         fig = caching.figure(neighbour_figure, config, precision, cast, report.collisions)
         ui.chart(fig, "uniqueness_neighbours")
     _closest_table(config, report, precision, cast)
