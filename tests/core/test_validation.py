@@ -119,6 +119,21 @@ class TestPositions:
         with pytest.raises(error, match=message):
             uniqueness_report(positions, 8)
 
+    @pytest.mark.parametrize("positions", [10_000_000, np.array(10_000_000)])
+    def test_a_count_makes_one_array_of_positions(self, positions):
+        # Fuzz finding (test_fuzz_all_arguments[encoding_columns], 2026-11-28): the largest
+        # position was found from a full-size copy of |positions|, so a count of 156,248,892
+        # with no column asked for peaked at 2.5 GB, twice the positions.
+        import tracemalloc
+
+        tracemalloc.start()
+        try:
+            pe_core.encoding_columns(positions, 1, [])
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert peak < 1.2 * 8 * 10_000_000
+
     def test_good_position_forms(self):
         assert sinusoidal_encoding(np.int64(3), 4).shape == (3, 4)
         assert sinusoidal_encoding(np.array(3), 4).shape == (3, 4)
