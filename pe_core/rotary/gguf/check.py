@@ -337,10 +337,7 @@ class _SameWidthErrors:
             )
         np.subtract(ours, exact, out=exact)  # float32 angles widen exactly
         np.subtract(exact, error, out=error)  # (ours - hi) - lo, as _errors
-        np.abs(error, out=error)
-        if error.max(initial=0.0) > np.pi:  # _turn_size of |d| is _turn_size of d
-            error = _turn_size(error)
-        return np.max(error, axis=1, initial=0.0)
+        return np.max(_turn_size(error), axis=1, initial=0.0)
 
 
 def _turn_size(diff: np.ndarray) -> np.ndarray:
