@@ -132,12 +132,6 @@ def pytest_collection_modifyitems(items):
         if marker is not None:
             item.add_marker(marker)
     _mark_exhaustive(items)
-    # Placed by the cases the test command runs (the exhaustive ones are deselected there).
-    items[:] = spread_modules(items, _is_browser_module, weight=_not_exhaustive)
-
-
-def _not_exhaustive(item) -> int:
-    return item.get_closest_marker("exhaustive") is None
 
 
 @functools.cache
@@ -149,51 +143,6 @@ def _folder_marker(path: Path):
         if path.is_relative_to(_TESTS)
         else None
     )
-
-
-def _is_browser_module(path: Path) -> bool:
-    return _folder_marker(path) is FOLDER_MARKERS["browser"]
-
-
-def spread_modules(items: list, spread, weight=lambda item: 1) -> list:
-    """The items with the modules ``spread(path)`` names placed evenly among the others (by
-    their total ``weight(item)``).
-
-    Each xdist worker (``--dist worksteal``) starts on a contiguous share of the items, and
-    the browser tests spend most of their time waiting for Chromium and the app's server. In
-    collection order they all come first, so one worker ran every one of them while the others
-    ran the CPU-bound tests; spread, each worker interleaves both, and the waits overlap with
-    computation. Modules stay whole (their module-scoped fixtures are set up once) and keep
-    their order within each group.
-
-    Examples
-    --------
-    >>> "".join(spread_modules(list("abbcccdde"), lambda module: module in "ab"))
-    'acccbbdde'
-    """
-    modules: dict = {}
-    for item in items:
-        modules.setdefault(getattr(item, "path", item), []).append(item)
-    chosen = [group for path, group in modules.items() if spread(path)]
-    others = [group for path, group in modules.items() if not spread(path)]
-    if not chosen or not others:
-        return list(items)
-    # A proportional merge: the next module is the one whose midpoint comes first, each
-    # group's position measured as the fraction of its total weight before that point.
-    sizes = {id(group): sum(map(weight, group)) for group in chosen + others}
-    totals = [max(1, sum(sizes[id(g)] for g in groups)) for groups in (chosen, others)]
-    done, ordered = [0, 0], []
-    queues = [list(chosen), list(others)]
-    while queues[0] or queues[1]:
-        midpoints = [
-            (done[k] + sizes[id(queues[k][0])] / 2) / totals[k] if queues[k] else 2.0
-            for k in (0, 1)
-        ]
-        k = 0 if midpoints[0] <= midpoints[1] else 1
-        group = queues[k].pop(0)
-        done[k] += sizes[id(group)]
-        ordered.extend(group)
-    return ordered
 
 
 # Every new AppTest scans the metadata of every installed distribution for Streamlit components
