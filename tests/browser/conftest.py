@@ -1,4 +1,5 @@
-"""Fixtures for the real-browser tests: one Streamlit server and one Chromium for the session.
+"""Fixtures for the real-browser tests: one Streamlit server and one Chromium for the session
+(Chromium's headless shell where it is installed, as in CI: the same renderer, less CPU).
 
 Without Chromium or Playwright the tests are skipped, unless ``PE_REQUIRE_BROWSER=1`` (set by
 CI), where a missing browser is a failure: the browser tests must run there. The plumbing (the
@@ -40,7 +41,7 @@ def chromium_path() -> str:
         if os.environ.get("PE_REQUIRE_BROWSER") == "1":
             pytest.fail(f"PE_REQUIRE_BROWSER=1 but {reason}", pytrace=False)
         pytest.skip(f"browser tests need Chromium and Playwright: {reason}")
-    return _find_chromium()
+    return _find_chromium(headless_shell=True)
 
 
 @pytest.fixture(scope="session")
