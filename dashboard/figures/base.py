@@ -107,6 +107,15 @@ LEGEND_ROW = 19
 LEGEND_LINE = 16
 LEGEND_PAD = 10
 LEGEND_ENTRY = 43
+#: The plot width of a chart in one of two columns (``st.columns(2)``) on that screen: half of
+#: the full figure (plot and margins) less the gap between the columns (16 px, measured at
+#: 1,400 px: two figures of 462 px in a column of 940), less the margins: 287 px. Distance's
+#: M-RoPE pairs, laid out for :data:`LEGEND_WIDTH`, had one row of legend too few there
+#: and was drawn twice (issue 51).
+COLUMN_GAP = 16
+HALF_LEGEND_WIDTH = (LEGEND_WIDTH + MARGIN_LEFT + MARGIN_RIGHT - COLUMN_GAP) / 2 - (
+    MARGIN_LEFT + MARGIN_RIGHT
+)
 #: Advance widths (px) of the printable ASCII characters, space to "~", in the legend's font
 #: (Streamlit's "Source Sans" at 12 px, measured in Chromium with ``measureText``); other
 #: characters count as :data:`_WIDE_GLYPH`. Text is counted 4 % wider than this.
@@ -198,10 +207,13 @@ def _figure(
     yaxis: dict | None = None,
     margin: Mapping[str, float] | None = None,
     frames: Sequence[Mapping] | None = None,
+    legend_width: float = LEGEND_WIDTH,
     **layout,
 ) -> go.Figure:
     """The figure, with the app's common layout: title and subtitle on the left, legend at the
-    bottom, margins that hold the axes and a colour bar (``margin`` sets some sides anew).
+    bottom, margins that hold the axes and a colour bar (``margin`` sets some sides anew), the
+    legend's rows counted for a plot ``legend_width`` px wide (:data:`HALF_LEGEND_WIDTH` for a
+    chart in one of two columns).
 
     With ``frames`` (a Play control's, plain dicts), a :class:`PlayedFigure`: the frames and
     the layout's ``updatemenus`` and ``sliders`` are kept as given, not validated."""
@@ -215,7 +227,7 @@ def _figure(
             "r": MARGIN_RIGHT_COLOUR_BAR if any(map(_has_colour_bar, traces)) else MARGIN_RIGHT,
             "t": 80 if subtitle else 50,
             # Room for the legend's rows under the x axis: no second draw to make it.
-            "b": max(110, math.ceil(LEGEND_X_AXIS + legend_height(names)))
+            "b": max(110, math.ceil(LEGEND_X_AXIS + legend_height(names, legend_width)))
             if names
             else MARGIN_BOTTOM,
             **(margin or {}),

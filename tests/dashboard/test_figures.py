@@ -434,14 +434,18 @@ def test_smooth_curves_send_their_evenly_spaced_positions_as_a_start_and_step():
     as they are."""
     for first, last in ((0, 99), (40, 139), (3, 9), (0, 999)):
         smooth = np.linspace(first, last, 2000)
+        values = np.column_stack([np.sin(smooth), np.cos(smooth / 7)])
         fig = sinusoidal.sinusoid_lines(
-            smooth, np.zeros((2000, 2)), np.zeros(0), np.zeros((0, 2)), labels=["a", "b"]
+            smooth, values, np.zeros(0), np.zeros((0, 2)), labels=["a", "b"]
         )
         for trace in fig.data:
             assert trace.x is None and trace.x0 == first
             computed = trace.x0 + np.arange(2000) * trace.dx
             np.testing.assert_array_equal(computed[:-1], smooth[:-1])
             assert computed[-1] == pytest.approx(last, rel=1e-15)
+        # The words for a screen reader name the same positions as with the array.
+        explicit = go.Figure(fig).update_traces(x=smooth, x0=None, dx=None)
+        assert accessibility.text_alternative(fig) == accessibility.text_alternative(explicit)
     uneven = np.array([0.0, 1.0, 3.0, 4.0])
     fig = sinusoidal.sinusoid_lines(
         uneven, np.zeros((4, 1)), np.zeros(0), np.zeros((0, 1)), labels=["a"]
