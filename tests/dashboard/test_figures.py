@@ -414,6 +414,7 @@ def test_a_played_figure_is_valid_plotly_and_its_frames_only_move_the_played_tra
     sent = fig.to_plotly_json()
     assert isinstance(fig, base.PlayedFigure) and len(sent["frames"]) == 7
     assert set(sent["layout"]) >= {"updatemenus", "sliders"}
+    assert {key: sent["layout"][key] for key in fig.controls} == fig.controls
     checked = go.Figure(sent).to_plotly_json()  # validated
     for frame in checked["frames"]:  # plotly.py names the type a frame's trace takes from its trace
         frame["data"] = [{k: v for k, v in t.items() if k != "type"} for t in frame["data"]]
