@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import plotly.colors
 import plotly.graph_objects as go
+from plotly.basedatatypes import BaseFigure
 
 from dashboard.formatting import nice_step
 from pe_core import CONVENTIONS
@@ -106,6 +107,15 @@ LEGEND_ROW = 19
 LEGEND_LINE = 16
 LEGEND_PAD = 10
 LEGEND_ENTRY = 43
+#: The plot width of a chart in one of two columns (``st.columns(2)``) on that screen: half of
+#: the full figure (plot and margins) less the gap between the columns (16 px, measured at
+#: 1,400 px: two figures of 462 px in a column of 940), less the margins: 287 px. Distance's
+#: M-RoPE pairs, laid out for :data:`LEGEND_WIDTH`, had one row of legend too few there
+#: and was drawn twice (issue 51).
+COLUMN_GAP = 16
+HALF_LEGEND_WIDTH = (LEGEND_WIDTH + MARGIN_LEFT + MARGIN_RIGHT - COLUMN_GAP) / 2 - (
+    MARGIN_LEFT + MARGIN_RIGHT
+)
 #: Advance widths (px) of the printable ASCII characters, space to "~", in the legend's font
 #: (Streamlit's "Source Sans" at 12 px, measured in Chromium with ``measureText``); other
 #: characters count as :data:`_WIDE_GLYPH`. Text is counted 4 % wider than this.
@@ -196,10 +206,17 @@ def _figure(
     xaxis: dict | None = None,
     yaxis: dict | None = None,
     margin: Mapping[str, float] | None = None,
+    frames: Sequence[Mapping] | None = None,
+    legend_width: float = LEGEND_WIDTH,
     **layout,
 ) -> go.Figure:
     """The figure, with the app's common layout: title and subtitle on the left, legend at the
-    bottom, margins that hold the axes and a colour bar (``margin`` sets some sides anew)."""
+    bottom, margins that hold the axes and a colour bar (``margin`` sets some sides anew), the
+    legend's rows counted for a plot ``legend_width`` px wide (:data:`HALF_LEGEND_WIDTH` for a
+    chart in one of two columns).
+
+    With ``frames`` (a Play control's, plain dicts), a :class:`PlayedFigure`: the frames and
+    the layout's ``updatemenus`` and ``sliders`` are kept as given, not validated."""
     text = f"{title}<br><sup>{subtitle}</sup>" if subtitle else title
     names = _legend_names(traces, layout)
     common = {
@@ -210,7 +227,7 @@ def _figure(
             "r": MARGIN_RIGHT_COLOUR_BAR if any(map(_has_colour_bar, traces)) else MARGIN_RIGHT,
             "t": 80 if subtitle else 50,
             # Room for the legend's rows under the x axis: no second draw to make it.
-            "b": max(110, math.ceil(LEGEND_X_AXIS + legend_height(names)))
+            "b": max(110, math.ceil(LEGEND_X_AXIS + legend_height(names, legend_width)))
             if names
             else MARGIN_BOTTOM,
             **(margin or {}),
@@ -228,7 +245,82 @@ def _figure(
         "xaxis": xaxis or {},
         "yaxis": yaxis or {},
     }
+    if frames is not None:
+        return PlayedFigure(data=traces, layout={**common, **layout}, frames=frames)
     return go.Figure(data=traces, layout={**common, **layout})
+
+
+def _plain_copy(value):
+    """A copy of a plain specification (dicts and lists of numbers and strings): a third of
+    ``copy.deepcopy``'s time, which keeps a memo of every object it copies."""
+    if isinstance(value, dict):
+        return {key: _plain_copy(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain_copy(item) for item in value]
+    return value
+
+
+#: The parts of a layout that belong to a Play control (kept plain by :class:`PlayedFigure`).
+PLAY_CONTROLS = ("updatemenus", "sliders")
+
+
+class PlayedFigure(go.Figure):
+    """A figure with a Play control: its traces and layout are plotly.py objects as any
+    figure's, its frames and its controls (the layout's ``updatemenus`` and ``sliders``) the
+    plain specification Plotly.js is sent.
+
+    Building a frame per position as plotly.py objects, and the slider's step per position,
+    was most of the time of a figure with Play (issue 51: 100 frames and steps, about 90 % of
+    the Sinusoids chart's 45 ms, and again as much to copy them in ``to_dict``), for values
+    Plotly.js reads and checks itself. The frames are built from the same few dicts on every
+    call; ``tests/dashboard/test_figures.py`` validates them with plotly.py. ``to_dict`` (and
+    ``to_plotly_json``, copies, pickles) give the whole figure; ``frames`` gives plotly.py's
+    frames, built (and validated) when read. ``layout`` holds the layout without the
+    controls: :attr:`controls` has them.
+    """
+
+    def __init__(self, data=None, layout=None, frames=None, **kwargs) -> None:
+        if isinstance(data, BaseFigure):
+            data = data.to_dict()
+        if isinstance(data, Mapping) and {"data", "layout", "frames"} & data.keys():
+            data, layout, frames = data.get("data"), data.get("layout"), data.get("frames")
+        if layout is not None and not isinstance(layout, Mapping):
+            layout = layout.to_plotly_json()
+        layout = dict(layout or {})
+        controls = {key: layout.pop(key) for key in PLAY_CONTROLS if key in layout}
+        super().__init__(data=data, layout=layout, **kwargs)
+        self._played_frames = [
+            frame.to_plotly_json() if isinstance(frame, go.Frame) else frame
+            for frame in frames or ()
+        ]
+        self._controls = controls
+
+    @property
+    def controls(self) -> dict:
+        """The layout's Play controls (``updatemenus``, ``sliders``), as given."""
+        return self._controls
+
+    @property
+    def frames(self) -> tuple[go.Frame, ...]:
+        """plotly.py's frames, built from the specification (and validated) when read."""
+        return tuple(go.Frame(frame) for frame in self._played_frames)
+
+    @frames.setter
+    def frames(self, new_frames) -> None:
+        self._played_frames = [
+            frame.to_plotly_json() if isinstance(frame, go.Frame) else frame
+            for frame in new_frames or ()
+        ]
+
+    def to_dict(self) -> dict:
+        spec = super().to_dict()
+        spec["layout"].update(_plain_copy(self._controls))
+        if self._played_frames:
+            spec["frames"] = _plain_copy(self._played_frames)
+        return spec
+
+    def to_plotly_json(self) -> dict:
+        return self.to_dict()
 
 
 def index_axis(title: str | None, count: int, n_ticks: int = 10, **options) -> dict:

@@ -193,27 +193,28 @@ def unit_circles(
         )
     vectors = list(range(len(traces), len(traces) + n))
     traces.extend(_position_vector(points[0, j], j) for j in range(n))
-    fig = _figure(
+    # Each frame moves the vectors' ends only (a frame's trace is merged into the trace it
+    # names); frames and slider plain dicts (PlayedFigure: issue 51).
+    ends = points.tolist()
+    frames = [
+        {
+            "name": str(position),
+            "data": [{"x": [0.0, x], "y": [0.0, y]} for x, y in ends[position]],
+            "traces": vectors,
+        }
+        for position in range(points.shape[0])
+    ]
+    return _figure(
         traces,
         title=title,
         height=580,
         annotations=annotations,
         margin={"t": 100, "b": 240},
+        frames=frames,
+        updatemenus=[_play_buttons(frame_ms)],
+        sliders=[_position_slider(k, frame_ms)],
         **layout,
     )
-    # Plain dicts, validated as one list: a go.Frame each took twice as long (issue 51).
-    fig.frames = [
-        {
-            "name": str(position),
-            "data": [_position_vector(points[position, j], j) for j in range(n)],
-            "traces": vectors,
-        }
-        for position in k
-    ]
-    fig.update_layout(
-        updatemenus=[_play_buttons(frame_ms)], sliders=[_position_slider(k, frame_ms)]
-    )
-    return fig
 
 
 def circle_of_curve(curve_number: int, n_circles: int) -> int:

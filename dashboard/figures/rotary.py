@@ -12,6 +12,7 @@ import plotly.graph_objects as go
 from dashboard.figures.base import (
     BLUE,
     GRAY,
+    LEGEND_WIDTH,
     LINE_COLOURS,
     ORANGE,
     RED,
@@ -137,8 +138,10 @@ def pairs_by_axis(
     *,
     title: str,
     subtitle: str = "",
+    legend_width: float = LEGEND_WIDTH,
 ) -> go.Figure:
-    """The wavelength of each rotary pair, coloured by the position axis that drives it."""
+    """The wavelength of each rotary pair, coloured by the position axis that drives it (the
+    legend laid out for a plot ``legend_width`` px wide: see ``base._figure``)."""
     pairs = np.arange(wavelengths.size)
     traces = [
         {
@@ -160,6 +163,7 @@ def pairs_by_axis(
         height=380,
         xaxis=index_axis("pair i", wavelengths.size),
         yaxis=_axis("wavelength 2π/ω (positions)", type="log", exponentformat="power"),
+        legend_width=legend_width,
     )
 
 

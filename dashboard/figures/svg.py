@@ -45,6 +45,18 @@ def _decode(values) -> np.ndarray:
     return np.asarray(values if values is not None else [])
 
 
+def _coordinates(trace: dict, key: str) -> np.ndarray:
+    """A scatter trace's ``key`` ("x" or "y") values: its array, or, without one, what Plotly
+    draws instead: ``x0 + i * dx`` for each point of the other coordinate (0 and 1 by
+    default)."""
+    values = trace.get(key)
+    if values is not None:
+        return _decode(values)
+    other = _decode(trace.get("y" if key == "x" else "x"))
+    start, step = trace.get(f"{key}0", 0), trace.get(f"d{key}", 1)
+    return start + step * np.arange(len(other))
+
+
 def _text(value: str) -> list[str]:
     """A Plotly text as lines of plain text (tags dropped, <br> a new line)."""
     parts = re.split(r"<br\s*/?>", str(value or ""))
@@ -203,6 +215,8 @@ def figure_svg(fig: go.Figure, *, width: int = 720) -> str:
             if trace.get("type") == "heatmap" and values is None:
                 size = _decode(trace["z"]).shape[1 if key == "x" else 0]
                 values = np.arange(size)
+            elif values is None and trace.get("type", "scatter") == "scatter":
+                values = _coordinates(trace, key)
             array = _decode(values) if not isinstance(values, list) else values
             if isinstance(array, list) and array and isinstance(array[0], str):
                 categories[name] = array
@@ -361,8 +375,8 @@ def _trace_svg(trace: dict, x_axis: _Axis, y_axis: _Axis) -> list[str]:
                     f'height="{abs(y1 - y0):.1f}" fill="{colour}"/>'
                 )
         return out
-    xs = np.asarray(x_axis(_decode(trace.get("x")).astype(float)), dtype=float)
-    ys = np.asarray(y_axis(_decode(trace.get("y")).astype(float)), dtype=float)
+    xs = np.asarray(x_axis(_coordinates(trace, "x").astype(float)), dtype=float)
+    ys = np.asarray(y_axis(_coordinates(trace, "y").astype(float)), dtype=float)
     mode = trace.get("mode", "lines")
     line = trace.get("line") or {}
     marker = trace.get("marker") or {}

@@ -16,6 +16,7 @@ from dashboard import caching, params, ui
 from dashboard.caching import cached
 from dashboard.config import Config
 from dashboard.figures import charts, rotary
+from dashboard.figures.base import HALF_LEGEND_WIDTH, LEGEND_WIDTH
 from dashboard.formatting import counted
 
 #: Distances drawn: 0 .. min(L - 1, MAX_DISTANCE), every one (the sinusoid and RoPE oscillate
@@ -386,7 +387,7 @@ def _multi_axis(config: Config) -> None:
     with left:
         ui.chart(caching.figure(_ids_figure, segments), "distance_mrope_ids")
     with right:
-        ui.chart(caching.figure(_axes_figure, LAYOUT.value(config)), "distance_mrope_pairs")
+        ui.chart(caching.figure(_axes_figure, LAYOUT.value(config), True), "distance_mrope_pairs")
     shown = ids[:, :TABLE_TOKENS]
     st.dataframe(
         pd.DataFrame(
@@ -440,7 +441,8 @@ def _ids_figure(segments: tuple) -> object:
     )
 
 
-def _axes_figure(layout: str) -> object:
+def _axes_figure(layout: str, half: bool = False) -> object:
+    """Which axis turns each pair of ``layout``; ``half``: drawn in one of two columns."""
     chosen = LAYOUTS[layout]
     if "head_dim" in chosen:  # the vision encoder's 2-D RoPE: row and column, same frequencies
         base, head_dim = chosen["base"], chosen["head_dim"]
@@ -460,4 +462,5 @@ def _axes_figure(layout: str) -> object:
         pe_core.rotary.mrope.AXES,
         title="Which axis turns each pair",
         subtitle=f"head_dim {head_dim}, base {base:,g}, {details}",
+        legend_width=HALF_LEGEND_WIDTH if half else LEGEND_WIDTH,
     )

@@ -1,6 +1,10 @@
 """Figure factories tested as plain functions: trace types, ranges, shapes, hover text."""
 
+import copy
+import pickle
+
 import numpy as np
+import plotly.graph_objects as go
 import pytest
 
 import pe_core
@@ -313,10 +317,11 @@ def test_unit_circles_play_frames_carry_each_position():
         for j, trace in enumerate(frame.data):
             assert list(trace.x) == [0.0, points[k, j, 0]]
             assert list(trace.y) == [0.0, points[k, j, 1]]
-    play, pause = fig.layout.updatemenus[0].buttons
-    assert play.args[1]["frame"]["duration"] == 100 and play.args[0] is None
-    assert list(pause.args[0]) == [None]  # Plotly's "stop": animate to no frame
-    assert [s.label for s in fig.layout.sliders[0].steps] == [str(k) for k in range(7)]
+    sent = fig.to_plotly_json()["layout"]  # the controls as Plotly.js gets them
+    play, pause = sent["updatemenus"][0]["buttons"]
+    assert play["args"][1]["frame"]["duration"] == 100 and play["args"][0] is None
+    assert list(pause["args"][0]) == [None]  # Plotly's "stop": animate to no frame
+    assert [s["label"] for s in sent["sliders"][0]["steps"]] == [str(k) for k in range(7)]
     # Without frame_ms: no frames, no buttons (the other uses of the circles).
     still = relative.unit_circles(points, pairs=[0, 3], frequencies=[1.0, 0.2])
     assert not still.frames and not still.layout.updatemenus
@@ -373,8 +378,9 @@ def test_sinusoid_play_frames_mark_each_integer_position():
         line, dots = frame.data
         assert list(line.x) == [integers[row]] * 2
         assert list(dots.x) == [integers[row]] * 2 and list(dots.y) == values[row].tolist()
-    assert [s.label for s in fig.layout.sliders[0].steps] == [str(k) for k in range(3, 10)]
-    assert fig.layout.updatemenus[0].buttons[0].args[1]["frame"]["duration"] == 50
+    sent = fig.to_plotly_json()["layout"]  # the controls as Plotly.js gets them
+    assert [s["label"] for s in sent["sliders"][0]["steps"]] == [str(k) for k in range(3, 10)]
+    assert sent["updatemenus"][0]["buttons"][0]["args"][1]["frame"]["duration"] == 50
     # No integer positions marked (too many), or no frame_ms: nothing to play.
     for still in (
         sinusoidal.sinusoid_lines(
@@ -383,6 +389,69 @@ def test_sinusoid_play_frames_mark_each_integer_position():
         sinusoidal.sinusoid_lines(smooth, np.zeros((50, 2)), integers, values, labels=["a", "b"]),
     ):
         assert not still.frames and not still.layout.updatemenus
+
+
+def _played_figures():
+    smooth = np.linspace(3, 9, 50)
+    integers = np.arange(3, 10)
+    values = np.random.default_rng(3).uniform(-1, 1, size=(7, 3))
+    points = np.random.default_rng(4).uniform(-1, 1, size=(7, 2, 2))
+    return [
+        sinusoidal.sinusoid_lines(
+            smooth, np.zeros((50, 3)), integers, values, labels=["a", "b", "c"], frame_ms=50
+        ),
+        relative.unit_circles(points, pairs=[0, 3], frequencies=[1.0, 0.2], frame_ms=100),
+    ]
+
+
+@pytest.mark.parametrize("fig", _played_figures(), ids=["sinusoids", "circles"])
+def test_a_played_figure_is_valid_plotly_and_its_frames_only_move_the_played_traces(fig):
+    """Issue 51: the frames and the Play controls are plain dicts, not validated when built
+    (base.PlayedFigure). plotly.py accepts the whole figure as sent (validation raises on any
+    unknown property or value) and gives it back the same; a copy is the same figure; each
+    frame carries only the x and y of the traces it names, whose style (colour, line, ring) the
+    traces hold: Plotly.js merges a frame's trace into the trace it names."""
+    sent = fig.to_plotly_json()
+    assert isinstance(fig, base.PlayedFigure) and len(sent["frames"]) == 7
+    assert set(sent["layout"]) >= {"updatemenus", "sliders"}
+    assert {key: sent["layout"][key] for key in fig.controls} == fig.controls
+    checked = go.Figure(sent).to_plotly_json()  # validated
+    for frame in checked["frames"]:  # plotly.py names the type a frame's trace takes from its trace
+        frame["data"] = [{k: v for k, v in t.items() if k != "type"} for t in frame["data"]]
+    assert checked == sent
+    assert copy.deepcopy(fig).to_plotly_json() == sent
+    assert pickle.loads(pickle.dumps(fig)).to_plotly_json() == sent
+    for frame in sent["frames"]:
+        assert all(set(trace) <= {"x", "y"} for trace in frame["data"])
+        for index, moved in zip(frame["traces"], frame["data"], strict=True):
+            played = sent["data"][index]
+            assert played["showlegend"] is False and played["hoverinfo"] == "skip"
+            assert len(played["x"]) == len(moved["x"])
+
+
+def test_smooth_curves_send_their_evenly_spaced_positions_as_a_start_and_step():
+    """Issue 51: a smooth curve's positions (``np.linspace``) go as ``x0`` and ``dx``, from
+    which Plotly computes ``x0 + i * dx``: the same positions; positions not evenly spaced go
+    as they are."""
+    for first, last in ((0, 99), (40, 139), (3, 9), (0, 999)):
+        smooth = np.linspace(first, last, 2000)
+        values = np.column_stack([np.sin(smooth), np.cos(smooth / 7)])
+        fig = sinusoidal.sinusoid_lines(
+            smooth, values, np.zeros(0), np.zeros((0, 2)), labels=["a", "b"]
+        )
+        for trace in fig.data:
+            assert trace.x is None and trace.x0 == first
+            computed = trace.x0 + np.arange(2000) * trace.dx
+            np.testing.assert_array_equal(computed[:-1], smooth[:-1])
+            assert computed[-1] == pytest.approx(last, rel=1e-15)
+        # The words for a screen reader name the same positions as with the array.
+        explicit = go.Figure(fig).update_traces(x=smooth, x0=None, dx=None)
+        assert accessibility.text_alternative(fig) == accessibility.text_alternative(explicit)
+    uneven = np.array([0.0, 1.0, 3.0, 4.0])
+    fig = sinusoidal.sinusoid_lines(
+        uneven, np.zeros((4, 1)), np.zeros(0), np.zeros((0, 1)), labels=["a"]
+    )
+    assert list(fig.data[0].x) == uneven.tolist() and fig.data[0].x0 is None
 
 
 class TestLinkedHighlighting:

@@ -87,3 +87,14 @@ class TestFigureSVG:
     def test_a_trace_it_does_not_know_is_refused(self):
         with pytest.raises(ValueError, match="pie"):
             figure_svg(go.Figure(go.Pie(values=[1, 2])))
+
+
+def test_a_curve_given_by_its_first_position_and_step_is_drawn_at_those_positions():
+    """Issue 51: the sinusoids' smooth curves send ``x0`` and ``dx`` instead of their positions
+    (and a trace with neither has Plotly's 0, 1, 2, ...): the handout draws the same curve."""
+    y = np.sin(np.linspace(0, 6, 40))
+    given = go.Figure(go.Scatter(x=2.5 + 0.25 * np.arange(40), y=y, mode="lines"))
+    stepped = go.Figure(go.Scatter(x0=2.5, dx=0.25, y=y, mode="lines"))
+    assert figure_svg(stepped) == figure_svg(given)
+    counted = go.Figure(go.Scatter(x=np.arange(40.0), y=y, mode="lines"))
+    assert figure_svg(go.Figure(go.Scatter(y=y, mode="lines"))) == figure_svg(counted)
