@@ -8,7 +8,7 @@ import re
 import numpy as np
 import plotly.graph_objects as go
 
-from dashboard.figures.base import HOVER_ONLY
+from dashboard.figures.base import HOVER_ONLY, implied_coordinates
 from dashboard.formatting import format_number
 
 #: Series described one by one; the others are counted.
@@ -50,11 +50,8 @@ def _series_words(trace, x_title: str, y_title: str) -> str | None:
     if y is None or not y.size:
         return None
     x = _numbers(getattr(trace, "x", None))
-    if x is None or x.size != y.size:  # where Plotly draws a trace without x: x0 + i * dx
-        start, step = getattr(trace, "x0", None), getattr(trace, "dx", None)
-        x = (0.0 if start is None else start) + (1.0 if step is None else step) * np.arange(
-            y.size, dtype=np.float64
-        )
+    if x is None or x.size != y.size:  # where Plotly draws a trace without x
+        x = implied_coordinates(y.size, getattr(trace, "x0", None), getattr(trace, "dx", None))
     x_words = f" ({x_title})" if x_title else ""
     if y.size == 1:
         return f"{name}: at {format_number(x[0])}{x_words}, {format_number(y[0])}."

@@ -11,6 +11,7 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 
+import numpy as np
 import plotly.colors
 import plotly.graph_objects as go
 from plotly.basedatatypes import BaseFigure
@@ -321,6 +322,15 @@ class PlayedFigure(go.Figure):
 
     def to_plotly_json(self) -> dict:
         return self.to_dict()
+
+
+def implied_coordinates(count: int, start: float | None, step: float | None) -> np.ndarray:
+    """Where Plotly draws ``count`` points of a trace given without x (or y): ``start + i *
+    step``, its ``x0`` and ``dx`` (``y0`` and ``dy``), 0 and 1 when not given. The curves sent
+    as ``x0``/``dx`` (``sinusoidal._evenly_spaced``) are read back through this."""
+    return (0.0 if start is None else start) + (1.0 if step is None else step) * np.arange(
+        count, dtype=np.float64
+    )
 
 
 def index_axis(title: str | None, count: int, n_ticks: int = 10, **options) -> dict:

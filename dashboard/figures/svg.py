@@ -22,6 +22,7 @@ import plotly.colors
 import plotly.graph_objects as go
 from PIL import Image
 
+from dashboard.figures.base import implied_coordinates
 from dashboard.formatting import nice_step
 
 #: Type sizes (px at the SVG's own scale) and the colour of axes and text.
@@ -53,8 +54,7 @@ def _coordinates(trace: dict, key: str) -> np.ndarray:
     if values is not None:
         return _decode(values)
     other = _decode(trace.get("y" if key == "x" else "x"))
-    start, step = trace.get(f"{key}0", 0), trace.get(f"d{key}", 1)
-    return start + step * np.arange(len(other))
+    return implied_coordinates(len(other), trace.get(f"{key}0"), trace.get(f"d{key}"))
 
 
 def _text(value: str) -> list[str]:
