@@ -72,13 +72,14 @@ def curves(
     ``overlapping``: lines that may lie on top of one another, each narrower than the one
     before it and dashed its own way, so that every one stays visible where they coincide;
     ``points``: a marked point at each (x, y), named in the legend (the place a line says
-    something)."""
+    something). A single x draws each line as a point (a line of one point is not drawn)."""
+    mode = "lines+markers" if len(x) == 1 else "lines"
     traces = [
         {
             "type": "scatter",
             "x": x,
             "y": values,
-            "mode": "lines",
+            "mode": mode,
             "name": name,
             "line": {
                 "color": LINE_COLOURS[j % len(LINE_COLOURS)],

@@ -589,3 +589,12 @@ def test_a_colour_bar_gets_its_margin():
     lines = charts.curves(np.arange(3), {"a": np.ones(3)}, title="c", x_title="x", y_title="y")
     assert heatmap.layout.margin.r == base.MARGIN_RIGHT_COLOUR_BAR
     assert lines.layout.margin.r == base.MARGIN_RIGHT
+
+
+def test_curves_of_one_x_are_drawn_as_points():
+    """Distance at L = 1: each family's curve is one point (δ = 0); Plotly draws no line of one
+    point, so a line-only trace left the chart empty under its legend."""
+    one = charts.curves(np.arange(1), {"a": np.zeros(1)}, title="c", x_title="x", y_title="y")
+    many = charts.curves(np.arange(3), {"a": np.ones(3)}, title="c", x_title="x", y_title="y")
+    assert one.data[0].mode == "lines+markers"
+    assert many.data[0].mode == "lines"
