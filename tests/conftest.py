@@ -57,7 +57,7 @@ def pytest_report_header(config):
     return f"hypothesis profile: {PROFILE} ({PROFILE_EXAMPLES[PROFILE]} examples a test)"
 
 
-def covering_selection(cases: list[dict[str, int]]) -> list[int]:
+def covering_selection(cases: list[dict]) -> list[int]:
     """Which cases of one parametrized test cover every parameter value at least once.
 
     Greedy set cover: take the case that covers the most (argument, value) pairs not covered
@@ -100,16 +100,25 @@ def covering_selection(cases: list[dict[str, int]]) -> list[int]:
     return sorted(kept)
 
 
-def grid_values(item: pytest.Item) -> dict[int, str]:
-    """The value a parametrized case takes in each ``parametrize`` call of its test (stacked
-    decorators, or a fixture's ``params``), by the call's position: the case's id for it.
+#: Argument values compared as themselves: two cases with an equal one share it.
+_SCALARS = (str, int, float, bool, type(None))
 
-    pytest keeps one id per call in ``callspec._idlist`` (a private field, stable since pytest 7;
-    ``callspec.indices`` counts cases, not values). Without it every case counts as a value of
-    its own, so nothing is marked exhaustive: slower, never a test lost.
+
+def grid_values(item: pytest.Item) -> dict[str, tuple]:
+    """The value a parametrized case takes in each of its arguments (of stacked ``parametrize``
+    calls, one call's several names, or a fixture's ``params``): a number, a string, a bool or
+    None as itself (with its type: ``1`` is not ``True``), anything else (arrays, configs,
+    functions, classes) as the object it is, so that two cases share such a value only when
+    they are handed the same object.
+
+    So a list of rows ``(model, variant)`` keeps each model and each variant once in the quick
+    tier, as a stacked grid keeps each value of each list; a list of one argument keeps every
+    row. ``callspec.params`` is pytest's record of each argument's value.
     """
-    ids = getattr(item.callspec, "_idlist", None)
-    return dict(enumerate(ids)) if ids is not None else {0: item.callspec.id}
+    return {
+        name: (type(value).__name__, value) if type(value) in _SCALARS else ("object", id(value))
+        for name, value in item.callspec.params.items()
+    }
 
 
 def _mark_exhaustive(items: list[pytest.Item]) -> None:

@@ -51,10 +51,26 @@ def test_a_list_of_rows_keeps_every_row():
 @pytest.mark.parametrize("first", ["a", "b"])
 @pytest.mark.parametrize("second", ["x", "y", "z"])
 def test_grid_values_name_each_list_of_a_stacked_grid(request, first, second):
-    # pytest keeps one id per parametrize call (callspec._idlist, a private field): if an
-    # update drops it, every case would count as its own value and nothing would be left to
-    # the exhaustive tier. This fails first.
-    assert sorted(grid_values(request.node).values()) == sorted([first, second])
+    assert grid_values(request.node) == {"first": ("str", first), "second": ("str", second)}
+
+
+@pytest.mark.parametrize(
+    ("model", "variant", "table"),
+    [("llama", "dynamic", [1]), ("llama", "yarn", [1]), ("qwen", "dynamic", [1]), (1, True, [])],
+)
+def test_grid_values_of_a_list_of_rows(request, model, variant, table):
+    """Each argument of one call's rows is a dimension: equal numbers and strings are one value
+    (``1`` and ``True`` are not), any other value is the object handed to the case."""
+    values = grid_values(request.node)
+    assert values["model"] == (type(model).__name__, model)
+    assert values["variant"] == (type(variant).__name__, variant)
+    assert values["table"] == ("object", id(table))
+
+
+def test_a_list_of_rows_keeps_each_value_of_each_column():
+    rows = [("llama", "dynamic"), ("llama", "yarn"), ("qwen", "dynamic"), ("qwen", "yarn")]
+    cases = [{"model": ("str", m), "variant": ("str", v)} for m, v in rows]
+    assert covering_selection(cases) == [0, 3]
 
 
 def test_the_readme_commands_use_registered_markers():

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -61,21 +62,27 @@ def module_name(path: Path, root: Path = ROOT) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def imports(path: Path, root: Path = ROOT) -> list[tuple[str, str | None]]:
+@functools.cache  # the files do not change while the tests run; each rule reads them all
+def syntax_tree(path: Path) -> ast.Module:
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
+@functools.cache
+def imports(path: Path, root: Path = ROOT) -> tuple[tuple[str, str | None], ...]:
     """``(module, name)`` for every import in ``path`` (``name`` None for ``import module``),
     relative imports resolved, at any depth (TYPE_CHECKING blocks too)."""
     package = module_name(path, root).split(".")
     if path.name != "__init__.py":
         package = package[:-1]
     found = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(syntax_tree(path)):
         if isinstance(node, ast.Import):
             found.extend((alias.name, None) for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
             base = package[: len(package) - node.level + 1] if node.level else []
             module = ".".join([*base, *([node.module] if node.module else [])])
             found.extend((module, alias.name) for alias in node.names)
-    return found
+    return tuple(found)
 
 
 def targets(path: Path, root: Path = ROOT) -> set[str]:
@@ -159,7 +166,7 @@ def private_pe_core_names(path: Path, root: Path = ROOT) -> set[str]:
     imported (``from pe_core._numerics import ...``, ``from pe_core.x import _y``) or reached as
     an attribute (``pe_core._numerics``)."""
     used = targets(path, root)
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(syntax_tree(path)):
         value = node.value if isinstance(node, ast.Attribute) else None
         if isinstance(value, ast.Name) and value.id == "pe_core":
             used.add(f"pe_core.{node.attr}")
