@@ -9,6 +9,7 @@ charts), so no other module needs to branch on a convention's name.
 
 from __future__ import annotations
 
+import itertools
 import math
 import numbers
 from dataclasses import dataclass
@@ -108,16 +109,22 @@ class Convention:
         formula. NumPy's vectorized ``np.power`` is up to 1 ulp off for about 5% of exponents,
         which moves ``sin(k * w)`` by 1e-11 at ``k = 10**5``.
         """
-        n = self.column_layout(d_model).n_frequencies
-        return np.array(
-            [math.pow(base, self.exponent(i, d_model)) for i in range(n)], dtype=np.float64
-        ).reshape(n)
+        exponents = self.exponents(d_model)
+        return np.fromiter(
+            map(math.pow, itertools.repeat(base, exponents.size), exponents.tolist()),
+            np.float64,
+            exponents.size,
+        )
 
-    def exponent(self, i: int, d_model: int) -> float:
-        """The exponent of ``base`` for pair ``i``: ``-2i/d_model`` or ``-i/(h - shift)``."""
+    def exponents(self, d_model: int) -> NDArray[np.float64]:
+        """The exponent of ``base`` for each pair ``i``: ``-2i/d_model`` or ``-i/(h - shift)``
+        (0 for pair 0), each a whole number divided once, rounded as Python rounds it."""
+        pairs = np.arange(self.column_layout(d_model).n_frequencies, dtype=np.float64)
         if self.spacing == "paper":
-            return -2 * i / d_model
-        return -i / self.denominator(d_model) if i > 0 else 0.0
+            return -2 * pairs / d_model
+        exponents = -pairs / self.denominator(d_model)
+        exponents[:1] = 0.0
+        return exponents
 
     def denominator(self, d_model: int) -> float:
         """``D`` in the exponent ``-i/D`` of pair ``i``: ``d_model/2`` or ``h - shift`` (at
