@@ -1,5 +1,6 @@
-"""The conftest's one-scan-per-process and one-compile-per-process patches of private Streamlit
-functions still take effect.
+"""The conftest's patches of private Streamlit functions still take effect: one scan of the
+installed packages and one compile of a script per process, and a script run awaited by joining
+its thread.
 
 If a Streamlit update renames ``streamlit.components.v2.manifest_scanner.scan_component_manifests``
 or stops calling it through its module, the patch would do nothing and every AppTest would scan
@@ -9,8 +10,10 @@ docs/benchmarks.md): this test fails instead.
 
 from pathlib import Path
 
+import pytest
 import streamlit.components.v2.manifest_scanner as manifest_scanner
 import streamlit.runtime.scriptrunner.script_cache as _script_cache
+import streamlit.testing.v1.local_script_runner as _local_script_runner
 from streamlit.testing.v1 import AppTest
 
 from tests import conftest
@@ -45,3 +48,14 @@ def test_every_apptest_run_reuses_the_compiled_script():
     Path(path).write_text("import streamlit as st\nst.write('changed')")
     at.run()
     assert len(compiles()) == 2 and at.markdown[0].value == "changed"
+
+
+def test_a_run_is_awaited_by_joining_its_thread_and_still_times_out():
+    """The conftest's wait for a script run (a private function of Streamlit's AppTest)."""
+    assert _local_script_runner.require_widgets_deltas is conftest.require_widgets_deltas
+    at = AppTest.from_string("import streamlit as st\nst.write('done')", default_timeout=120)
+    at.run()
+    assert at.markdown[0].value == "done"
+    slow = AppTest.from_string("import time\ntime.sleep(0.6)", default_timeout=0.1)
+    with pytest.raises(RuntimeError, match=r"timed out after 0\.1\(s\)"):
+        slow.run()
