@@ -8,8 +8,9 @@ import streamlit as st
 
 from dashboard import claims, heap, links, plotly_preload, registry, sidebar, state, ui
 
+# No title here: the page's own is set below, once the page is known (a title here and there
+# changed the tab's title twice on every run, each change a message to the page; issue 51).
 st.set_page_config(
-    page_title="Positional Encoding Explorer",
     page_icon="🌊",
     layout="wide",
     # A presentation link opens on the chart, the sidebar closed.

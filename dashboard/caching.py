@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 import weakref
 from collections import OrderedDict
+from collections.abc import Hashable
 
 import numpy as np
 import streamlit as st
@@ -25,7 +26,7 @@ MAX_FIGURE_BYTES = 32 * 2**20
 MAX_FIGURE_ENTRIES = 64
 
 
-def figure(builder, *args):
+def figure(builder, *args, key: Hashable | None = None):
     """``builder(*args)``, a Plotly figure, built once per distinct ``args`` and then shared.
 
     Building a figure is mostly Plotly validating its arrays, tens of milliseconds for a large
@@ -36,8 +37,15 @@ def figure(builder, *args):
     ``st.cache_resource`` keeps one small slot per key (it hashes the arguments); the figure in
     a slot counts against :data:`MAX_FIGURE_BYTES`, and the least recently used figures are
     dropped from their slots when the total would exceed it (built again when asked for).
+
+    ``key``, when given, stands for ``args``: what the figure shows, for a figure that some
+    changes of ``args`` leave as it is (such as a base that does not change the curves of the
+    dimensions shown). It must hold everything the figure is built from; the figure is built
+    from the first ``args`` that gave it and shared by all the others.
     """
-    slot = _figure_slot(f"{builder.__module__}.{builder.__qualname__}", builder, args)
+    slot = _figure_slot(
+        f"{builder.__module__}.{builder.__qualname__}", builder, args if key is None else key
+    )
     fig = _FIGURES.get(slot)
     if fig is None:
         fig = _FIGURES.put(slot, builder(*args))

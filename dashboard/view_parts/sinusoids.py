@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -39,17 +40,43 @@ def sinusoid_data(config: Config, dims: tuple[int, ...], first: int, span: int) 
     return SinusoidData(smooth, smooth_values, integers, integer_values)
 
 
-def position_figure(
-    config: Config, dims: tuple[int, ...], first: int, span: int, frame_ms: int | None = None
-):
+def _labels(config: Config, dims: tuple[int, ...]) -> list[str]:
+    """Each chosen column's name in the legend: its role and wavelength."""
     info = column_info(config)
-    data = sinusoid_data(config, dims, first, span)
-    labels = [
+    return [
         f"dim {j} ({info.role[j]}, λ={claims.positions_text(info.wavelength[j])})"
         if info.role[j] != "zero"
         else f"dim {j} (zero)"
         for j in dims
     ]
+
+
+def position_key(
+    config: Config, dims: tuple[int, ...], first: int, span: int, frame_ms: int | None = None
+) -> tuple:
+    """What :func:`position_figure` draws for these arguments, as a key: the curves' names, a
+    digest of their numbers, the positions and the Play speed; the figure is built from these
+    alone. Parameters that leave the curves as they are give the same key: a base changes
+    nothing in dimensions 0 and 1 (their frequency is base^0 = 1), the Sinusoids view's
+    default at d_model 64, so its chart is not built again for them (issue 51)."""
+    data = sinusoid_data(config, dims, first, span)
+    digest = hashlib.blake2b(digest_size=16)
+    for array in (
+        data.smooth_positions,
+        data.smooth_values,
+        data.integer_positions,
+        data.integer_values,
+    ):
+        digest.update(f"{array.dtype}{array.shape}".encode())
+        digest.update(np.ascontiguousarray(array).tobytes())
+    return (tuple(_labels(config, dims)), first, span, frame_ms, digest.hexdigest())
+
+
+def position_figure(
+    config: Config, dims: tuple[int, ...], first: int, span: int, frame_ms: int | None = None
+):
+    data = sinusoid_data(config, dims, first, span)
+    labels = _labels(config, dims)
     last = int(data.smooth_positions[-1])
     subtitle = (
         f"positions {first:,}–{last:,}; markers at the integer positions"

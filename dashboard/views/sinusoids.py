@@ -7,7 +7,12 @@ import streamlit as st
 import pe_core
 from dashboard import caching, claims, params, state, ui
 from dashboard.config import Config
-from dashboard.view_parts.sinusoids import dimension_figure, position_figure, sinusoid_data
+from dashboard.view_parts.sinusoids import (
+    dimension_figure,
+    position_figure,
+    position_key,
+    sinusoid_data,
+)
 
 MAX_DIMS = 12
 #: Fast to slow at the paper's d_model: wavelengths 6.3, 20, 63 and 628 positions.
@@ -120,8 +125,11 @@ def _by_position(config: Config) -> None:
     if marked:
         SPEED.widget(config)
     frame_ms = 1000 // SPEED.value(config) if marked else None
-    shown = (config, tuple(dims), first, span, frame_ms)
-    ui.chart(caching.figure(position_figure, *shown), POSITION_KEY, select=marked)
+    arguments = (config, tuple(dims), first, span, frame_ms)
+    # Keyed on what it draws: a base that leaves these curves as they are (dimension 0, the
+    # default at d_model 64) keeps the chart, and the position clicked on it (issue 51).
+    shown = position_key(*arguments)
+    ui.chart(caching.figure(position_figure, *arguments, key=shown), POSITION_KEY, select=marked)
     chosen = ui.selected_whole_x(POSITION_KEY, config.n_positions, shown) if marked else None
     if chosen != st.session_state.get(CHOSEN_KEY):
         st.session_state[CHOSEN_KEY] = chosen

@@ -121,6 +121,25 @@ def test_a_position_clicked_on_the_curves_is_drawn_in_the_chart_below(app: AppPa
     assert app.problems() == []
 
 
+def test_a_position_clicked_stays_chosen_when_the_base_leaves_its_curve(app: AppPage):
+    """Issue 51: dimension 0 (the view's default at d_model 64) is the same curve at every
+    base, so a step of the base keeps its chart on the page, the clicked marker selected; the
+    chart below keeps drawing that position (at the new base), as the caption says. It was
+    dropped from the chart below while the marker stayed selected above."""
+    app.open("sinusoids")
+    _click(app, 0, 37, 1)
+    _wait_for_caption(app, "Position 37, clicked in the chart above, is drawn thick.")
+    above = app.page.locator(".js-plotly-plot").nth(0)
+    above.evaluate("plot => { plot.__peKept = true; }")  # the same chart after the step
+    app.step_slider("base (log scale)")
+    assert above.evaluate("plot => plot.__peKept === true")
+    assert above.evaluate("plot => plot.data[1].selectedpoints") == [37]
+    assert "Position 37, clicked in the chart above, is drawn thick." in _captions(app)
+    names = app.page.locator(".js-plotly-plot").nth(1).evaluate("p => p.data.map((t) => t.name)")
+    assert "position 37 (chosen above)" in names
+    assert app.problems() == []
+
+
 def _shapes(app: AppPage, chart: int) -> list[list]:
     return (
         app.page.locator(".js-plotly-plot")

@@ -72,6 +72,23 @@ def test_each_page_has_its_own_tab_title(browser, server):
             assert app.page.title() == f"{view.label} · Positional Encoding Explorer"
 
 
+def test_a_parameter_change_keeps_the_tab_title(browser, server):
+    """Issue 51: every run set the tab's title twice, the app's name and then the page's (each
+    a message within the page and a new title for the browser); a run now sets it once."""
+    with _page(browser, server) as app:
+        _open(app, "/sinusoids")
+        app.page.evaluate(
+            """() => { window.__titles = [];
+            new MutationObserver(() => window.__titles.push(document.title)).observe(
+                document.querySelector("title"), {childList: true, characterData: true,
+                                                  subtree: true}); }"""
+        )
+        app.step_slider("base (log scale)")
+        titles = set(app.page.evaluate("window.__titles"))
+        assert titles <= {"Sinusoids · Positional Encoding Explorer"}, titles
+        assert app.page.title() == "Sinusoids · Positional Encoding Explorer"
+
+
 @pytest.mark.parametrize("screen", list(SCREENS))
 @pytest.mark.parametrize(
     "slug", ["heatmap", "wavelengths", "rope", "similarity", "sinusoids", "rotation"]

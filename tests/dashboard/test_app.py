@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import pe_core
-from dashboard import registry, sidebar
+from dashboard import registry, sidebar, state
 from dashboard.config import Config
 from tests.apptest_helpers import (
     SIDEBAR_VIEWS,
@@ -284,6 +284,28 @@ def test_the_dimension_chart_sends_each_pair_once():
         at.run()
         no_errors(at)
         assert figure_payloads(at)[1] < most, d_model
+
+
+def test_a_base_that_leaves_the_curves_keeps_the_position_chart():
+    """Issue 51: the Sinusoids view opens on dimension 0 (at d_model 64), whose frequency is
+    base^0 = 1 at every base. A step of the base built its chart anew (about 20 ms of each
+    step's script) and the browser was sent the same chart; now the chart object, and so what
+    Streamlit sends (the element's id), stays. A dimension that turns slower still changes."""
+    at = new_app(view="sinusoids")
+    at.run()
+    no_errors(at)
+    shown = lambda: at.session_state[state.LAST_CHART + "sinusoids_position"]  # noqa: E731
+    ids = lambda: [element.proto.id for element in at.get("plotly_chart")]  # noqa: E731
+    before, (position_id, dimension_id) = shown(), ids()
+    assert at.multiselect(key="dims").value == [0]
+    at.select_slider(key="base").set_value(20000.0).run()
+    no_errors(at)
+    assert shown() is before and ids()[0] == position_id
+    assert ids()[1] != dimension_id  # the chart across the pairs does depend on the base
+    at.multiselect(key="dims").set_value([0, 2]).run()
+    changed = shown()
+    at.select_slider(key="base").set_value(10000.0).run()
+    assert shown() is not changed  # dimension 2 turns at base^(-2/64): a new chart
 
 
 @pytest.mark.slow

@@ -71,3 +71,19 @@ def test_clearing_the_cache_releases_the_bytes(small_store):
     st.cache_resource.clear()
     gc.collect()
     assert small_store.total == 0
+
+
+def test_a_key_stands_for_the_arguments(small_store):
+    """``key``: arguments that draw the same figure share it (issue 51: a base that leaves the
+    Sinusoids view's curves as they are), arguments with another key get their own."""
+    built = []
+
+    def build(n, value):
+        built.append(value)
+        return _heatmap(n, value)
+
+    first = caching.figure(build, 10, 1.0, key="ones")
+    assert caching.figure(build, 10, 2.0, key="ones") is first and built == [1.0]
+    assert caching.figure(build, 10, 2.0, key="twos") is not first and built == [1.0, 2.0]
+    assert caching.figure(build, 10, 1.0) is not first  # no key: the arguments are the key
+    assert built == [1.0, 2.0, 1.0]
