@@ -23,9 +23,11 @@ Tiers, marked here in ``pytest_collection_modifyitems`` (the meanings are in pyp
 
 from __future__ import annotations
 
+import atexit
 import functools
 import heapq
 import os
+import sys
 from collections import defaultdict
 from pathlib import Path
 
@@ -221,3 +223,19 @@ def require_widgets_deltas(runner, timeout: float = 3) -> None:
 
 
 _local_script_runner.require_widgets_deltas = require_widgets_deltas
+
+
+def _end_worker() -> None:
+    """The last exit handler of an xdist worker: its results are sent and every other handler
+    has run, so it ends at once instead of tearing its interpreter down object by object."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
+
+
+# A worker that has loaded PyTorch and transformers takes 2.6 to 3.2 s to tear its interpreter
+# down after its last exit handler, and the run waits for it (measured: the quick loop's last
+# result to its end 3.4 s, 0.8 s with this). Registered first, it runs last (atexit runs its
+# handlers in reverse order); xdist does not read a worker's exit status once it has reported.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    atexit.register(_end_worker)
