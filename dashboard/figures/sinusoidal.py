@@ -251,14 +251,23 @@ def dimension_lines(
                     + ": %{y:.6f}<extra></extra>",
                 }
             )
-    for kind, dash in (("sin", "solid"), ("cos", "dot")):  # what the two line styles mean
+    # What the line styles mean, for the kinds of column there are (d_model 1 has no cos).
+    styles = [
+        (kind, dash, word)
+        for kind, columns, dash, word in (
+            ("sin", sin_columns, "solid", "solid"),
+            ("cos", cos_columns, "dot", "dotted"),
+        )
+        if len(columns)
+    ]
+    for kind, dash, word in styles:
         traces.append(
             {
                 "type": "scatter",
                 "x": [None],
                 "y": [None],
                 "mode": "lines",
-                "name": f"{kind} columns ({'solid' if kind == 'sin' else 'dotted'})",
+                "name": f"{kind} columns ({word})",
                 "line": {"color": "#666666", "width": 1.6, "dash": dash},
                 "hoverinfo": "skip",
             }
@@ -266,7 +275,7 @@ def dimension_lines(
     return _figure(
         traces,
         title=title or "Value against pair index: every position is its own wave",
-        subtitle="solid: sin columns, dotted: cos columns",
+        subtitle=", ".join(f"{word}: {kind} columns" for kind, _, word in styles),
         xaxis=index_axis(
             "pair index i (slower to the right)",
             n_pairs,

@@ -176,6 +176,23 @@ def test_dimension_lines_sin_solid_cos_dotted_by_pair():
     assert [t.line.dash for t in fig.data[5:]] == ["solid", "dot"]
 
 
+def test_dimension_lines_name_only_the_kinds_of_column_there_are():
+    # d_model 1 has one sin column and no cos: the legend and the subtitle named a dotted cos
+    # style that nothing on the chart had.
+    rows = pe_core.sinusoidal_encoding([0], 1)
+    fig = sinusoidal.dimension_lines(
+        rows,
+        rows[:, :0],
+        positions=[0],
+        sin_columns=[0],
+        cos_columns=[],
+        frequency=pe_core.frequencies(1),
+        wavelength=pe_core.wavelengths(1),
+    )
+    assert [t.name for t in fig.data if t.name and "columns" in t.name] == ["sin columns (solid)"]
+    assert "solid: sin columns" in fig.layout.title.text and "cos" not in fig.layout.title.text
+
+
 def test_dimension_lines_say_each_pair_once_in_one_hover_box():
     # Each line's hover repeated every column's description: 2.8 MB of one chart at
     # d_model 8192. The pair's columns, ω and λ now go once, as numbers, in traces that are
