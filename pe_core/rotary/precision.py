@@ -153,14 +153,16 @@ def _transformers_angle_errors(
 ) -> NDArray[np.float64]:
     """:func:`transformers_angle_errors` of checked positions, given ``two_product(positions,
     rope.inv_freq)`` (a caller that has it already: the GGUF check's scan)."""
-    inv_freq = (
+    inv_freq32 = (
         rope.inv_freq_float32
         if rope.inv_freq_float32 is not None
         else rope.inv_freq.astype(np.float32)
-    ).astype(np.float64)
+    ).astype(np.float32)
     with np.errstate(over="ignore"):
-        positions32 = round_to_precision(positions, "float32")
-        angles = round_to_precision(positions32[:, None] * inv_freq[None, :], "float32")
+        positions32 = positions.astype(np.float32)
+        # float32 times float32, correctly rounded: the float64 product of two float32 numbers
+        # is exact, so this is the same number as rounding that product to float32.
+        angles = (positions32[:, None] * inv_freq32[None, :]).astype(np.float64)
     with np.errstate(invalid="ignore"):
         angle_error = (angles - exact) - error
     del exact, error
@@ -192,6 +194,9 @@ def _turn(angles: NDArray[np.float64]) -> NDArray[np.float64]:
     outside ``[0, 2pi)``: inside, NumPy's remainder returns it unchanged, so the result is the
     same to the bit, at a fraction of the cost (the errors measured here are small angles)."""
     shifted = angles + np.pi
+    if angles.size and angles.min() > -3.0 and angles.max() < 3.0:  # NaN compares False
+        shifted -= np.pi  # every angle + pi lies in [0, 2pi): nothing to take away
+        return shifted
     with np.errstate(invalid="ignore"):
         outside = ~((shifted >= 0.0) & (shifted < 2 * np.pi))  # NaN and inf included
     if outside.any():
