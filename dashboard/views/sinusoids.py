@@ -110,14 +110,14 @@ def _by_position(config: Config) -> None:
         st.session_state[DIMS.key] = kept or default_dims(config)
     left, middle, right = st.columns([3, 1, 1])
     DIMS.widget(config, left)
+    if config.n_positions < 2:  # no range of positions to choose: no inputs that say one
+        st.info("With a single position there is no curve to draw; add positions in the sidebar.")
+        return
     FIRST.widget(config, middle)
     SPAN.widget(config, right)
     dims = DIMS.value(config)
     if not dims:
         st.info("Choose at least one dimension to plot.")
-        return
-    if config.n_positions < 2:
-        st.info("With a single position there is no curve to draw; add positions in the sidebar.")
         return
     first, span = FIRST.value(config), SPAN.value(config)
     # Integer positions marked (up to 1,000 shown): what Play steps through and a click picks.

@@ -286,6 +286,19 @@ def test_the_dimension_chart_sends_each_pair_once():
         assert figure_payloads(at)[1] < most, d_model
 
 
+def test_a_single_position_shows_no_range_of_positions():
+    """At L = 1 the Sinusoids view said there was a single position while its "Positions
+    shown" input read 2 (its lowest value): the inputs of a range are not shown there."""
+    at = new_app(view="sinusoids", L=1)
+    at.run()
+    no_errors(at)
+    assert "single position" in " ".join(info.value for info in at.info)
+    assert [field.label for field in at.number_input if field.key in ("sin_from", "sin_span")] == []
+    at.number_input(key="L").set_value(50).run()
+    no_errors(at)
+    assert at.number_input(key="sin_span").value == 50  # the default, at most L
+
+
 def test_a_base_that_leaves_the_curves_keeps_the_position_chart():
     """Issue 51: the Sinusoids view opens on dimension 0 (at d_model 64), whose frequency is
     base^0 = 1 at every base. A step of the base built its chart anew (about 20 ms of each
