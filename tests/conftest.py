@@ -139,13 +139,34 @@ def _mark_exhaustive(items: list[pytest.Item]) -> None:
                 case.add_marker(pytest.mark.exhaustive)
 
 
+#: The quick loop (the README's quick-command) runs every test function but these tiers' ...
+QUICK_LEAVES_OUT = {"browser", "slow", "exhaustive"}
+#: ... and at least this share of the suite's test functions (issue 48; doctests one by one).
+QUICK_SHARE = 0.95
+#: Set when the whole suite was collected (pytest without paths): (functions the quick loop
+#: runs, all the functions), for tests/test_tiers.py.
+QUICK_FUNCTIONS = pytest.StashKey[tuple[int, int]]()
+
+
+def quick_functions(items: list[pytest.Item]) -> tuple[int, int]:
+    """How many test functions the quick loop runs at least one case of, and how many there are."""
+    quick: dict[str, bool] = {}
+    for item in items:
+        function = item.nodeid.split("[", 1)[0]
+        runs = not any(item.get_closest_marker(name) for name in QUICK_LEAVES_OUT)
+        quick[function] = quick.get(function, False) or runs
+    return sum(quick.values()), len(quick)
+
+
 @pytest.hookimpl(tryfirst=True)  # before -m deselects by marker
-def pytest_collection_modifyitems(items):
+def pytest_collection_modifyitems(config, items):
     for item in items:
         marker = _folder_marker(item.path)
         if marker is not None:
             item.add_marker(marker)
     _mark_exhaustive(items)
+    if config.args_source == pytest.Config.ArgsSource.TESTPATHS:
+        config.stash[QUICK_FUNCTIONS] = quick_functions(items)
 
 
 @functools.cache

@@ -134,3 +134,15 @@ def test_every_live_comparison_is_marked_library():
         if "library" not in marks
     ]
     assert unmarked == []
+
+
+def test_the_quick_loop_runs_95_percent_of_the_test_functions(pytestconfig):
+    """The README's promise for the quick loop (issue 48): a new browser or slow test lowers
+    the share; mark ``slow`` the heavy cases of a grid only, and the function stays in."""
+    from tests.conftest import QUICK_FUNCTIONS, QUICK_SHARE
+
+    counts = pytestconfig.stash.get(QUICK_FUNCTIONS, None)
+    if counts is None:
+        pytest.skip("counted only when the whole suite is collected (pytest without paths)")
+    quick, total = counts
+    assert quick >= QUICK_SHARE * total, f"the quick loop runs {quick} of {total} functions"
