@@ -35,8 +35,9 @@ ANGLE_TOLERANCE = 1e-3
 #: Relative difference of two float32-stored parameters that counts as different.
 _RELATIVE = 1e-6
 #: Positions x pairs per block of the position-by-position search: a block's float64 temporaries
-#: (128 KiB each) stay in the CPU's cache. Over the test corpus's 21 files, 2**14 took half the
-#: time of 2**20 (docs/benchmarks.md, issue 48); 2**12 pays Python's overhead per block.
+#: (128 KiB each) stay in the CPU's cache. Against 2**20, a check took half the time or less,
+#: both in a fresh process (benchmarks/gguf_check.py) and repeated in one; 2**16 was as slow as
+#: 2**20 in a fresh process, 2**12 pays Python's overhead per block (docs/benchmarks.md).
 _BLOCK = 1 << 14
 
 
