@@ -7,10 +7,11 @@ counts only entries).
 
 from __future__ import annotations
 
+import hashlib
 import threading
 import weakref
 from collections import OrderedDict
-from collections.abc import Hashable
+from collections.abc import Hashable, Mapping
 
 import numpy as np
 import streamlit as st
@@ -50,6 +51,50 @@ def figure(builder, *args, key: Hashable | None = None):
     if fig is None:
         fig = _FIGURES.put(slot, builder(*args))
     return fig
+
+
+def figure_of(factory, *args, **kwargs):
+    """``factory(*args, **kwargs)``, a figure from one of the pure figure factories of
+    ``dashboard.figures``, built once per distinct drawing and then shared (:func:`figure`).
+
+    For a figure made from arrays computed in the view rather than from small parameters: the
+    key is the factory and a digest of every argument (an array by its dtype, shape and bytes,
+    a mapping by its items in order, a number by its exact value), that is, what the figure
+    draws. A rerun that draws the same curves gets the same figure object, and with it what
+    ``ui.chart`` derived from it (its specification as sent, its text alternative) and the same
+    element in the browser. Raises TypeError for an argument it cannot digest exactly.
+    """
+    digest = hashlib.blake2b(digest_size=16)
+    _digest(digest, (args, kwargs))
+    key = (f"{factory.__module__}.{factory.__qualname__}", digest.hexdigest())
+    return figure(_call, factory, args, kwargs, key=key)
+
+
+def _call(factory, args: tuple, kwargs: dict):
+    return factory(*args, **kwargs)
+
+
+def _digest(digest, value) -> None:
+    """Feed ``value`` into ``digest``, with its type and structure: two values digest alike
+    only if they are equal and of the same kinds (an array of float64 is not one of int64)."""
+    if isinstance(value, np.ndarray):
+        if value.dtype.hasobject:
+            raise TypeError("figure_of: cannot digest an array of Python objects")
+        digest.update(f"array {value.dtype.str} {value.shape};".encode())
+        digest.update(np.ascontiguousarray(value).tobytes())
+    elif isinstance(value, Mapping):
+        digest.update(f"mapping {len(value)};".encode())
+        for key, item in value.items():
+            _digest(digest, key)
+            _digest(digest, item)
+    elif isinstance(value, list | tuple):
+        digest.update(f"{type(value).__name__} {len(value)};".encode())
+        for item in value:
+            _digest(digest, item)
+    elif value is None or isinstance(value, bool | int | float | complex | str | np.generic):
+        digest.update(f"{type(value).__name__} {value!r};".encode())
+    else:
+        raise TypeError(f"figure_of: cannot digest {type(value).__name__} {value!r:.80}")
 
 
 class _Slot:

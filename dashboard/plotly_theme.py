@@ -49,6 +49,16 @@ _MAPS = {"heatmap", "contour", "histogram2d", "histogram2dcontour"}
 #: Types whose category axis (x, or y for ``orientation="h"``) has no grid by default.
 _ORIENTED = {"bar", "box", "violin", "histogram", "funnel", "waterfall"}
 
+#: Tick labels that cannot overflow the chart, which Plotly need not check. By default
+#: (``ticklabeloverflow`` "hide past div") Plotly measures every label of an axis again after
+#: placing each one, to hide those past the chart's edge: for an axis of n labels, n passes
+#: over n labels, each setting the labels' opacity and measuring them (a log axis from 1 to
+#: 10^6 has 19 labels: about 22 ms of a switch to the RoPE lab, issue 51). An axis with
+#: ``automargin`` (every axis of the app: Streamlit's theme sets it) widens the margins until
+#: its labels are inside the chart, and a colour bar pushes the margin it needs, so nothing is
+#: past the edge to hide; "allow" skips the check and draws the same labels.
+LABELS_INSIDE = "allow"
+
 
 def under(value, default):
     """``value`` with ``default``'s entries where it has none, nested dicts merged the same way
@@ -128,6 +138,8 @@ def _axis_theme(theme: Mapping, axis: Mapping, traits: set[str]) -> dict:
     for switch, (given, default) in switches.items():
         if not given & set(axis):
             kept[switch] = theme.get(switch, default)
+    if axis.get("automargin", theme.get("automargin")) is True:
+        kept["ticklabeloverflow"] = LABELS_INSIDE
     return kept
 
 
@@ -143,6 +155,10 @@ def themed(spec: Mapping, scheme: str) -> dict:
         items = template["data"].get(kind) or [{}]
         data.append(under(trace, items[seen.get(kind, 0) % len(items)]))
         seen[kind] = seen.get(kind, 0) + 1
+        if kind in _MAPS:  # their colour bar, a margin pusher (LABELS_INSIDE)
+            data[-1]["colorbar"] = under(
+                data[-1].get("colorbar", {}), {"ticklabeloverflow": LABELS_INSIDE}
+            )
     layout = {key: value for key, value in spec["layout"].items() if key != "template"}
     for name, traits in _axes(layout, data).items():
         axis = layout.get(name, {})

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dashboard import claims, params, ui
+from dashboard import caching, claims, params, ui
 from dashboard.config import Config
 from dashboard.figures import charts, matrices
 from dashboard.formatting import counted
@@ -95,7 +95,7 @@ def render(config: Config) -> None:
     _shapes(config, data)
     item = _chosen_sequence(data)
     _panels(config, data, item)
-    ui.chart(charts.norms_chart(data.norms), "emb_norms")
+    ui.chart(caching.figure_of(charts.norms_chart, data.norms), "emb_norms")
 
 
 def _shapes(config: Config, data: EmbeddingData) -> None:
@@ -154,7 +154,8 @@ def _panels(config: Config, data: EmbeddingData, item: int) -> None:
     ):
         limit = float(np.max(np.abs(values[:, columns]), initial=0.0)) or 1.0
         ui.chart(
-            matrices.matrix_heatmap(
+            caching.figure_of(
+                matrices.matrix_heatmap,
                 values[:, columns],
                 rows=labels,
                 columns=columns,

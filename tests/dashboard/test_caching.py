@@ -87,3 +87,31 @@ def test_a_key_stands_for_the_arguments(small_store):
     assert caching.figure(build, 10, 2.0, key="twos") is not first and built == [1.0, 2.0]
     assert caching.figure(build, 10, 1.0) is not first  # no key: the arguments are the key
     assert built == [1.0, 2.0, 1.0]
+
+
+def test_figure_of_builds_a_drawing_once(small_store):
+    """``figure_of`` (issue 51): a pure factory's figure is keyed by what it draws, its
+    arguments digested exactly: the same arrays and words give the same figure object, any
+    change of a value, a dtype, a shape or a word another one, and what it cannot digest is
+    refused rather than keyed loosely."""
+    built = []
+
+    def bars(values, *, title):
+        built.append(title)
+        return _heatmap(3, float(len(built)))
+
+    values = np.array([1.0, 2.0, 3.0])
+    first = caching.figure_of(bars, {"a": values}, title="t")
+    assert caching.figure_of(bars, {"a": values.copy()}, title="t") is first and built == ["t"]
+    others = [
+        caching.figure_of(bars, {"a": np.array([1.0, 2.0, 3.5])}, title="t"),
+        caching.figure_of(bars, {"a": values.astype(np.float32)}, title="t"),
+        caching.figure_of(bars, {"a": values.reshape(3, 1)}, title="t"),
+        caching.figure_of(bars, {"b": values}, title="t"),
+        caching.figure_of(bars, {"a": values}, title="u"),
+    ]
+    assert all(other is not first for other in others) and len(built) == 6
+    with pytest.raises(TypeError, match="cannot digest"):
+        caching.figure_of(bars, {"a": np.array([object()])}, title="t")
+    with pytest.raises(TypeError, match="cannot digest"):
+        caching.figure_of(bars, {"a": values}, title=object())

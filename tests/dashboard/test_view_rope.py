@@ -621,3 +621,29 @@ class TestIssue53TheLinkKeepsTheConfig:
         box = at.text_area(key="rope_json")
         assert box.max_chars == rope_view.MAX_CONFIG_CHARS == 20_000
         assert f"at most {box.max_chars:,} characters" in box.label
+
+
+def test_a_rerun_draws_the_same_charts_without_building_them():
+    """Issue 51: the score, bound, layouts and precision charts were built anew on every run of
+    the lab (plotly.py's validation, then the copy for the browser: about a third of a cached
+    switch's script); now each is keyed by what it draws (``caching.figure_of``), so a run
+    that shows the same curves reuses every chart object, and Streamlit sends the same
+    elements. Another model dtype still draws another precision chart."""
+    from dashboard import state
+
+    keys = ("rope_pairs", "rope_scores", "rope_bound", "rope_layouts", "rope_precision")
+    at = new_app(view="rope")
+    at.run()
+    no_errors(at)
+    shown = lambda: [at.session_state[state.LAST_CHART + key] for key in keys]  # noqa: E731
+    ids = lambda: [element.proto.id for element in at.get("plotly_chart")]  # noqa: E731
+    before, before_ids = shown(), ids()
+    at.run()
+    no_errors(at)
+    assert [a is b for a, b in zip(shown(), before, strict=True)] == [True] * len(keys)
+    assert ids() == before_ids
+    at.button_group(key="rope_prec").set_value("float16").run()
+    no_errors(at)
+    after = shown()
+    assert after[-1] is not before[-1]
+    assert [a is b for a, b in zip(after[:-1], before[:-1], strict=True)] == [True] * 4

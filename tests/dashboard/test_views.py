@@ -167,6 +167,26 @@ class TestEmbeddings:
         encoding = next(t for t in norms["data"] if t["name"] == "encoding")
         np.testing.assert_allclose(decode(encoding["y"]), np.sqrt(2.0))
 
+    def test_a_rerun_reuses_the_charts_and_another_sequence_draws_its_own(self):
+        """Issue 51: the three panels and the norms chart were built anew on every run; keyed
+        by what they draw (``caching.figure_of``), a rerun reuses them, and choosing another
+        sequence of the batch redraws only the panels of that sequence."""
+        from dashboard import state
+
+        keys = ("emb_embeddings", "emb_encoding", "emb_total", "emb_norms")
+        at = new_app(view="embeddings", d=8, L=20, emb_mode="random", emb_batch=2, emb_seq=5)
+        at.run()
+        no_errors(at)
+        shown = lambda: [at.session_state[state.LAST_CHART + key] for key in keys]  # noqa: E731
+        before = shown()
+        at.run()
+        no_errors(at)
+        assert [a is b for a, b in zip(shown(), before, strict=True)] == [True] * 4
+        at.select_slider(key="emb_item").set_value(1).run()
+        no_errors(at)
+        same = [a is b for a, b in zip(shown(), before, strict=True)]
+        assert same == [False, True, False, True]  # the encoding and the norms are the batch's
+
 
 def _npy(array) -> bytes:
     buffer = io.BytesIO()

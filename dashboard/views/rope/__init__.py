@@ -487,7 +487,8 @@ def _scores(config: Config, data: RopeData) -> None:
     left, right = st.columns(2)
     with left:
         ui.chart(
-            charts.curves(
+            caching.figure_of(
+                charts.curves,
                 data.offsets,
                 data.scores,
                 title="q·κ after rotation",
@@ -500,7 +501,8 @@ def _scores(config: Config, data: RopeData) -> None:
         )
     with right:
         ui.chart(
-            charts.curves(
+            caching.figure_of(
+                charts.curves,
                 data.offsets,
                 data.bounds,
                 title="RoFormer's relative upper bound",

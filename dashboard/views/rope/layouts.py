@@ -11,7 +11,7 @@ import pandas as pd
 import streamlit as st
 
 import pe_core
-from dashboard import ui
+from dashboard import caching, ui
 from dashboard.figures import charts, linked
 
 #: The two layouts of a rotary head, in the order the view names them.
@@ -49,7 +49,8 @@ def render(rope: pe_core.RotaryEncoding, chosen: int | None) -> None:
     permutation = pe_core.rope_permutation(rope.head_dim, rope.rotary_dim)
     layouts = layout_comparison(rope)
     ui.chart(
-        charts.column_bars(
+        caching.figure_of(
+            charts.column_bars,
             {
                 "x = 1, 2, 3, …": layouts.x[:LAYOUT_COLUMNS],
                 "rotated, halves": layouts.halves[:LAYOUT_COLUMNS],

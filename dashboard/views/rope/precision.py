@@ -10,7 +10,7 @@ import numpy as np
 import streamlit as st
 
 import pe_core
-from dashboard import claims, params, ui
+from dashboard import caching, claims, params, ui
 from dashboard.caching import cached
 from dashboard.config import Config
 from dashboard.figures import charts
@@ -158,7 +158,8 @@ def render(config: Config, rope: pe_core.RotaryEncoding) -> None:
         for name, values in lines.items()
     }
     ui.chart(
-        charts.curves(
+        caching.figure_of(
+            charts.curves,
             POSITIONS,
             drawn,
             title=f"Angle error against position ({dtype} model)",
