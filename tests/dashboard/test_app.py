@@ -322,9 +322,10 @@ def test_a_base_that_leaves_the_curves_keeps_the_position_chart():
 
 
 #: The views whose page at the top of the ranges is heavy (the heatmap's image of 2**21 cells, the
-#: similarity of a million positions): slow; the others run in the quick tier too (0.04 to 0.4 s
+#: similarity of a million positions, the uniqueness search, the conventions' tables: 0.6 to 1.5
+#: s of CPU each in the quick loop): slow; the others run in the quick tier too (0.04 to 0.2 s
 #: each, measured one by one with -n 0 on 2026-11-28).
-HEAVY_AT_THE_TOP = {"heatmap", "similarity"}
+HEAVY_AT_THE_TOP = {"heatmap", "similarity", "uniqueness", "conventions"}
 AT_THE_TOP = [
     pytest.param(view, marks=pytest.mark.slow) if view in HEAVY_AT_THE_TOP else view
     for view in SIDEBAR_VIEWS
