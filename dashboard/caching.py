@@ -64,37 +64,45 @@ def figure_of(factory, *args, **kwargs):
     ``ui.chart`` derived from it (its specification as sent, its text alternative) and the same
     element in the browser. Raises TypeError for an argument it cannot digest exactly.
     """
-    digest = hashlib.blake2b(digest_size=16)
-    _digest(digest, (args, kwargs))
-    key = (f"{factory.__module__}.{factory.__qualname__}", digest.hexdigest())
+    key = (f"{factory.__module__}.{factory.__qualname__}", digest(args, kwargs))
     return figure(_call, factory, args, kwargs, key=key)
+
+
+def digest(*values) -> str:
+    """A digest of ``values`` (arrays by dtype, shape and bytes; mappings, lists and tuples item
+    by item; numbers, strings and None by type and exact value): equal for equal values of the
+    same kinds, for a cache key that stands for what a figure draws. Raises TypeError for a
+    value it cannot digest exactly."""
+    hasher = hashlib.blake2b(digest_size=16)
+    _feed(hasher, values)
+    return hasher.hexdigest()
 
 
 def _call(factory, args: tuple, kwargs: dict):
     return factory(*args, **kwargs)
 
 
-def _digest(digest, value) -> None:
-    """Feed ``value`` into ``digest``, with its type and structure: two values digest alike
+def _feed(hasher, value) -> None:
+    """Feed ``value`` into ``hasher``, with its type and structure: two values digest alike
     only if they are equal and of the same kinds (an array of float64 is not one of int64)."""
     if isinstance(value, np.ndarray):
         if value.dtype.hasobject:
-            raise TypeError("figure_of: cannot digest an array of Python objects")
-        digest.update(f"array {value.dtype.str} {value.shape};".encode())
-        digest.update(np.ascontiguousarray(value).tobytes())
+            raise TypeError("cannot digest an array of Python objects")
+        hasher.update(f"array {value.dtype.str} {value.shape};".encode())
+        hasher.update(np.ascontiguousarray(value).tobytes())
     elif isinstance(value, Mapping):
-        digest.update(f"mapping {len(value)};".encode())
+        hasher.update(f"mapping {len(value)};".encode())
         for key, item in value.items():
-            _digest(digest, key)
-            _digest(digest, item)
+            _feed(hasher, key)
+            _feed(hasher, item)
     elif isinstance(value, list | tuple):
-        digest.update(f"{type(value).__name__} {len(value)};".encode())
+        hasher.update(f"{type(value).__name__} {len(value)};".encode())
         for item in value:
-            _digest(digest, item)
+            _feed(hasher, item)
     elif value is None or isinstance(value, bool | int | float | complex | str | np.generic):
-        digest.update(f"{type(value).__name__} {value!r};".encode())
+        hasher.update(f"{type(value).__name__} {value!r};".encode())
     else:
-        raise TypeError(f"figure_of: cannot digest {type(value).__name__} {value!r:.80}")
+        raise TypeError(f"cannot digest {type(value).__name__} {value!r:.80}")
 
 
 class _Slot:

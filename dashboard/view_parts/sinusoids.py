@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 
 import numpy as np
 
 import pe_core
 from dashboard import claims
-from dashboard.caching import cached
+from dashboard.caching import cached, digest
 from dashboard.config import Config
 from dashboard.data import column_info, rows_at
 from dashboard.figures import sinusoidal
@@ -53,23 +52,23 @@ def _labels(config: Config, dims: tuple[int, ...]) -> list[str]:
 
 def position_key(
     config: Config, dims: tuple[int, ...], first: int, span: int, frame_ms: int | None = None
-) -> tuple:
+) -> str:
     """What :func:`position_figure` draws for these arguments, as a key: the curves' names, a
     digest of their numbers, the positions and the Play speed; the figure is built from these
     alone. Parameters that leave the curves as they are give the same key: a base changes
     nothing in dimensions 0 and 1 (their frequency is base^0 = 1), the Sinusoids view's
     default at d_model 64, so its chart is not built again for them (issue 51)."""
     data = sinusoid_data(config, dims, first, span)
-    digest = hashlib.blake2b(digest_size=16)
-    for array in (
+    return digest(
+        _labels(config, dims),
+        first,
+        span,
+        frame_ms,
         data.smooth_positions,
         data.smooth_values,
         data.integer_positions,
         data.integer_values,
-    ):
-        digest.update(f"{array.dtype}{array.shape}".encode())
-        digest.update(np.ascontiguousarray(array).tobytes())
-    return (tuple(_labels(config, dims)), first, span, frame_ms, digest.hexdigest())
+    )
 
 
 def position_figure(
