@@ -139,8 +139,13 @@ def test_every_live_comparison_is_marked_library():
 def test_the_quick_loop_runs_95_percent_of_the_test_functions(pytestconfig):
     """The README's promise for the quick loop (issue 48): a new browser or slow test lowers
     the share; mark ``slow`` the heavy cases of a grid only, and the function stays in."""
-    from tests.conftest import QUICK_FUNCTIONS, QUICK_SHARE
+    from tests.conftest import QUICK_FUNCTIONS, QUICK_LEAVES_OUT, QUICK_SHARE
 
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme.split("<!-- quick-command -->", 1)[1].split("```bash\n", 1)[1]
+    expression = re.search(r'-m "([^"]+)"', block.split("\n```", 1)[0]).group(1)
+    # The share is counted for the tiers the README's quick command leaves out.
+    assert set(re.findall(r"\w+", expression)) - {"not", "or", "and"} == QUICK_LEAVES_OUT
     counts = pytestconfig.stash.get(QUICK_FUNCTIONS, None)
     if counts is None:
         pytest.skip("counted only when the whole suite is collected (pytest without paths)")
