@@ -413,6 +413,10 @@ def _read_npz(
         archive = zipfile.ZipFile(io.BytesIO(data))
     except zipfile.BadZipFile:
         raise InputError(f"{label} is not a .npz file (not a zip archive)") from None
+    except (NotImplementedError, OSError, EOFError, ValueError, struct.error) as error:
+        # A damaged table of contents: a zip version zipfile lacks (NotImplementedError), a
+        # name that is not the UTF-8 its flag says (UnicodeDecodeError), ...
+        raise InputError(f"{label}: its zip table of contents cannot be read: {error}") from None
     with archive:
         members = archive.infolist()
         unpacked = sum(member.file_size for member in members)

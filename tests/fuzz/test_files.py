@@ -107,6 +107,18 @@ def test_damaged_files_give_arrays_or_an_input_error(file, monkeypatch_pickle):
         rope_inputs(arrays)
 
 
+def test_regression_a_table_of_contents_of_a_newer_zip_version_is_an_input_error():
+    """Found by the test above: a member whose "version needed to extract" reads 6.4 made
+    zipfile raise NotImplementedError from the archive's constructor (not an InputError)."""
+    buffer = io.BytesIO()
+    np.savez(buffer, cos=np.ones((2, 4)), sin=np.zeros((2, 4)))
+    data = bytearray(buffer.getvalue())
+    entry = data.index(b"PK\x01\x02")  # the first entry of the central directory
+    data[entry + 6 : entry + 8] = struct.pack("<H", 64)  # version needed to extract: 6.4
+    with pytest.raises(pe_core.InputError, match="zip table of contents"):
+        load_arrays(bytes(data), "cache.npz")
+
+
 @pytest.fixture(scope="module")
 def monkeypatch_pickle():
     """pickle.loads and pickle.load fail the test if anything calls them during the module."""
