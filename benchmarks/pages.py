@@ -78,6 +78,12 @@ REFERENCE_APP = ROOT / "benchmarks" / "reference_app.py"
 LINKS = ("sinusoids", "rope", "wavelengths", "uniqueness?L=2000&d=2")
 SLIDER = "base (log scale)"
 SLIDER_PAGES = ("Heatmap", "Sinusoids")
+#: The value a range input takes after a key (as its ``value``: a string).
+NEXT_VALUE_JS = """(e, key) => {
+  const [value, step, low, high] = [e.value, e.step || 1, e.min, e.max].map(Number);
+  const next = {ArrowRight: value + step, ArrowLeft: value - step, Home: low, End: high}[key];
+  return String(Math.min(high, Math.max(low, next)));
+}"""
 UPLOAD_ROWS, UPLOAD_COLUMNS = 2048, 128  # float32: 1 MiB of values
 QUIET_MS = 400
 TIMEOUT_MS = 90_000
@@ -193,6 +199,7 @@ class Session:
         self.page = page
         self.server = server
         self.received = 0
+        self.drawn: dict[str, set[str]] = {}  # each slider's values drawn in this session
         page.on("websocket", self._on_websocket)
         self.cdp = context.new_cdp_session(page)
         self.cdp.send("Performance.enable")
@@ -250,9 +257,26 @@ class Session:
         return self._measured(lambda: self.app.click_tab(label), "window.__pe.lastInput")
 
     def slider_step(self, key: str) -> dict:
+        """One step of the page's slider. Each measured step goes to a value not drawn before
+        in this session (a value drawn before is answered from the caches): at the slider's
+        end, an uncounted step back to its first stop comes first, and a slider with no value
+        left to draw is an error that names --rounds."""
         label = SLIDER if self.app.slider(SLIDER).count() else "frequency"
+        slider = self.app.slider(label)
+        drawn = self.drawn.setdefault(label, {slider.evaluate("e => e.value")})
+        if key == "ArrowRight" and slider.evaluate("e => e.value === e.max"):
+            say("slider", label, "Home (not counted)")
+            self.app.step_slider(label, "Home")
+            drawn.add(slider.evaluate("e => e.value"))
+        if slider.evaluate(NEXT_VALUE_JS, key) in drawn:
+            raise SystemExit(
+                f"the {label!r} slider has no value left that this session has not drawn: "
+                "use fewer --rounds, or --skip slider"
+            )
         say("slider", label, key)
-        return self._measured(lambda: self.app.step_slider(label, key), "window.__pe.lastInput")
+        times = self._measured(lambda: self.app.step_slider(label, key), "window.__pe.lastInput")
+        drawn.add(slider.evaluate("e => e.value"))
+        return times
 
     def upload(self, path: Path, text: str) -> dict:
         """``path`` given to the page's file input; "drawn" is when ``text`` shows."""
