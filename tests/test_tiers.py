@@ -73,19 +73,50 @@ def test_a_list_of_rows_keeps_each_value_of_each_column():
     assert covering_selection(cases) == [0, 3]
 
 
-def test_the_readme_commands_use_registered_markers():
+COMMANDS = ("<!-- quick-command -->", "<!-- test-command -->", "<!-- browser-command -->")
+
+
+def _readme_command(anchor: str) -> str:
+    """The bash block after ``anchor`` in the README, as .ci/run reads it."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    return readme.split(anchor, 1)[1].split("```bash\n", 1)[1].split("\n```", 1)[0]
+
+
+def test_the_readme_commands_use_registered_markers():
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     registered = set(re.findall(r'^\s*"(\w+): ', pyproject, flags=re.MULTILINE))
     registered.add("hypothesis")  # registered by hypothesis' own pytest plugin
     assert {"browser", "fuzz", "slow", "library", "exhaustive"} <= registered
-    for anchor in ("<!-- quick-command -->", "<!-- test-command -->"):
-        block = readme.split(anchor, 1)[1].split("```bash\n", 1)[1].split("\n```", 1)[0]
+    for anchor in COMMANDS:
+        block = _readme_command(anchor)
         for expression in re.findall(r'-m "([^"]+)"', block):
             words = set(re.findall(r"\w+", expression)) - {"and", "or", "not"}
             assert words <= registered, (anchor, words - registered)
         for profile in re.findall(r"PE_HYPOTHESIS_PROFILE=(\w+)", block):
             assert profile in PROFILE_EXAMPLES, (anchor, profile)
+
+
+def _selects(expression: str, marks: set[str]) -> bool:
+    """Whether pytest's ``-m expression`` selects a test carrying ``marks`` (the grammar is
+    Python's: and, or, not, parentheses and names)."""
+    names = set(re.findall(r"\w+", expression)) - {"and", "or", "not"}
+    return eval(expression, {"__builtins__": {}}, {name: name in marks for name in names})
+
+
+def test_ci_runs_every_test():
+    """No test falls between .ci/run's selections: the README's test command, its browser
+    tests' command and the exhaustive tier, for a test with any combination of markers."""
+    run = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "<!-- test-command -->" in run and "<!-- browser-command -->" in run
+    expressions = [
+        re.search(r'-m "([^"]+)"', _readme_command(anchor)).group(1) for anchor in COMMANDS[1:]
+    ]
+    assert re.search(r"pytest -p no:cacheprovider -m exhaustive\)", run)
+    expressions.append("exhaustive")
+    markers = ("browser", "fuzz", "slow", "library", "exhaustive", "hypothesis")
+    for marks in itertools.product((False, True), repeat=len(markers)):
+        carried = {marker for marker, carries in zip(markers, marks, strict=True) if carries}
+        assert any(_selects(expression, carried) for expression in expressions), carried
 
 
 LIBRARIES = {"torch", "transformers", "diffusers", "positional_encodings"}
