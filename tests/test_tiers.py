@@ -82,6 +82,11 @@ def _readme_command(anchor: str) -> str:
     return readme.split(anchor, 1)[1].split("```bash\n", 1)[1].split("\n```", 1)[0]
 
 
+def _marker_names(expression: str) -> set[str]:
+    """The markers a ``-m`` expression names."""
+    return set(re.findall(r"\w+", expression)) - {"and", "or", "not"}
+
+
 def test_the_readme_commands_use_registered_markers():
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     registered = set(re.findall(r'^\s*"(\w+): ', pyproject, flags=re.MULTILINE))
@@ -90,7 +95,7 @@ def test_the_readme_commands_use_registered_markers():
     for anchor in COMMANDS:
         block = _readme_command(anchor)
         for expression in re.findall(r'-m "([^"]+)"', block):
-            words = set(re.findall(r"\w+", expression)) - {"and", "or", "not"}
+            words = _marker_names(expression)
             assert words <= registered, (anchor, words - registered)
         for profile in re.findall(r"PE_HYPOTHESIS_PROFILE=(\w+)", block):
             assert profile in PROFILE_EXAMPLES, (anchor, profile)
@@ -99,7 +104,7 @@ def test_the_readme_commands_use_registered_markers():
 def _selects(expression: str, marks: set[str]) -> bool:
     """Whether pytest's ``-m expression`` selects a test carrying ``marks`` (the grammar is
     Python's: and, or, not, parentheses and names)."""
-    names = set(re.findall(r"\w+", expression)) - {"and", "or", "not"}
+    names = _marker_names(expression)
     return eval(expression, {"__builtins__": {}}, {name: name in marks for name in names})
 
 
@@ -107,7 +112,7 @@ def test_ci_runs_every_test():
     """No test falls between .ci/run's selections: the README's test command, its browser
     tests' command and the exhaustive tier, for a test with any combination of markers."""
     run = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
-    assert "<!-- test-command -->" in run and "<!-- browser-command -->" in run
+    assert "$(readme_command test-command)" in run and "$(readme_command browser-command)" in run
     expressions = [
         re.search(r'-m "([^"]+)"', _readme_command(anchor)).group(1) for anchor in COMMANDS[1:]
     ]
@@ -172,11 +177,9 @@ def test_the_quick_loop_runs_95_percent_of_the_test_functions(pytestconfig):
     the share; mark ``slow`` the heavy cases of a grid only, and the function stays in."""
     from tests.conftest import QUICK_FUNCTIONS, QUICK_LEAVES_OUT, QUICK_SHARE
 
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    block = readme.split("<!-- quick-command -->", 1)[1].split("```bash\n", 1)[1]
-    expression = re.search(r'-m "([^"]+)"', block.split("\n```", 1)[0]).group(1)
+    expression = re.search(r'-m "([^"]+)"', _readme_command(COMMANDS[0])).group(1)
     # The share is counted for the tiers the README's quick command leaves out.
-    assert set(re.findall(r"\w+", expression)) - {"not", "or", "and"} == QUICK_LEAVES_OUT
+    assert _marker_names(expression) == QUICK_LEAVES_OUT
     counts = pytestconfig.stash.get(QUICK_FUNCTIONS, None)
     if counts is None:
         pytest.skip("counted only when the whole suite is collected (pytest without paths)")
